@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// CreateContext writes a new context into its own DB and the DB 0 registry.
+// With c.ID == 0 the lowest free id is taken. It refuses an existing id.
+func (s *Store) CreateContext(ctx context.Context, c *model.Context) error {
+	if c.ID == 0 {
+		id, err := s.freeContextID(ctx)
+		if err != nil {
+			return fmt.Errorf("store.CreateContext: %w", err)
+		}
+		c.ID = id
+	}
+	db, err := s.DB(c.ID)
+	if err != nil {
+		return fmt.Errorf("store.CreateContext: %w", err)
+	}
+	stamp(&c.CreatedAt, &c.UpdatedAt)
+	ok, err := db.HSetNX(ctx, ContextKey(c.ID), "id", u(c.ID)).Result()
+	if err != nil {
+		return fmt.Errorf("store.CreateContext %d: %w", c.ID, err)
+	}
+	if !ok {
+		return fmt.Errorf("store.CreateContext: context %d: %w", c.ID, ErrExists)
+	}
+	return s.writeContext(ctx, db, c)
+}
+
+// SaveContext overwrites an existing context (both copies).
+func (s *Store) SaveContext(ctx context.Context, c *model.Context) error {
+	db, err := s.DB(c.ID)
+	if err != nil {
+		return fmt.Errorf("store.SaveContext: %w", err)
+	}
+	stamp(&c.CreatedAt, &c.UpdatedAt)
+	return s.writeContext(ctx, db, c)
+}
+
+func (s *Store) writeContext(ctx context.Context, db *redis.Client, c *model.Context) error {
+	h := c.ToHash()
+	if err := hset(ctx, db, ContextKey(c.ID), h); err != nil {
+		return fmt.Errorf("store.SaveContext: %w", err)
+	}
+	if err := hset(ctx, s.global, ContextKey(c.ID), h); err != nil {
+		return fmt.Errorf("store.SaveContext registry: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) freeContextID(ctx context.Context) (uint64, error) {
+	for id := uint64(1); id < s.maxDB; id++ {
+		n, err := s.global.Exists(ctx, ContextKey(id)).Result()
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 {
+			return id, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: all %d databases are in use", ErrBadContext, s.maxDB-1)
+}
+
+// LoadContext reads context:<id> from its own DB.
+func (s *Store) LoadContext(ctx context.Context, id uint64) (*model.Context, error) {
+	db, err := s.DB(id)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadContext: %w", err)
+	}
+	h, err := load(ctx, db, ContextKey(id))
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadContext: %w", err)
+	}
+	return model.ContextFromHash(ContextKey(id), h)
+}
+
+// ListContexts returns the registry copies in DB 0.
+func (s *Store) ListContexts(ctx context.Context) ([]*model.Context, error) {
+	keys, err := scan(ctx, s.global, "context:*")
+	if err != nil {
+		return nil, fmt.Errorf("store.ListContexts: %w", err)
+	}
+	return loadAll(ctx, s.global, keys, model.ContextFromHash)
+}
+
+// DeleteContext removes the context record (both copies); the DB's other
+// keys are left for the operator to flush.
+func (s *Store) DeleteContext(ctx context.Context, id uint64) error {
+	db, err := s.DB(id)
+	if err != nil {
+		return fmt.Errorf("store.DeleteContext: %w", err)
+	}
+	if err := del(ctx, db, ContextKey(id)); err != nil {
+		return fmt.Errorf("store.DeleteContext: %w", err)
+	}
+	_ = s.global.Del(ctx, ContextKey(id)).Err()
+	return nil
+}
+
+// UpdateContext applies fn to the context under optimistic locking (WATCH),
+// retrying on conflict, and saves both copies.
+func (s *Store) UpdateContext(ctx context.Context, id uint64, fn func(*model.Context) error) (*model.Context, error) {
+	db, err := s.DB(id)
+	if err != nil {
+		return nil, fmt.Errorf("store.UpdateContext: %w", err)
+	}
+	key := ContextKey(id)
+	var out *model.Context
+	for try := 0; try < 20; try++ {
+		err = db.Watch(ctx, func(tx *redis.Tx) error {
+			h, err := tx.HGetAll(ctx, key).Result()
+			if err != nil {
+				return err
+			}
+			if len(h) == 0 {
+				return fmt.Errorf("%s: %w", key, ErrNotFound)
+			}
+			c, err := model.ContextFromHash(key, h)
+			if err != nil {
+				return err
+			}
+			if err := fn(c); err != nil {
+				return err
+			}
+			stamp(&c.CreatedAt, &c.UpdatedAt)
+			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+				p.HSet(ctx, key, pairs(c.ToHash())...)
+				return nil
+			})
+			out = c
+			return err
+		}, key)
+		if !errors.Is(err, redis.TxFailedErr) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store.UpdateContext %d: %w", id, err)
+	}
+	if err := hset(ctx, s.global, key, out.ToHash()); err != nil {
+		return nil, fmt.Errorf("store.UpdateContext registry: %w", err)
+	}
+	return out, nil
+}
+
+// Grant gives actor role in context id.
+func (s *Store) Grant(ctx context.Context, id, actor uint64, role model.Role) (*model.Context, error) {
+	return s.UpdateContext(ctx, id, func(c *model.Context) error {
+		if !role.Valid() {
+			return fmt.Errorf("unknown role %q (want admin, executor or reader)", role)
+		}
+		c.Grant(actor, role)
+		return nil
+	})
+}
+
+// Revoke removes actor's role in context id.
+func (s *Store) Revoke(ctx context.Context, id, actor uint64, role model.Role) (*model.Context, error) {
+	return s.UpdateContext(ctx, id, func(c *model.Context) error {
+		if !role.Valid() {
+			return fmt.Errorf("unknown role %q (want admin, executor or reader)", role)
+		}
+		c.Revoke(actor, role)
+		return nil
+	})
+}
+
+// Authorize reports whether the actor with pubkey holds role in context id;
+// the error says why not (unknown actor, no such context, missing role).
+func (s *Store) Authorize(ctx context.Context, id uint64, pubkey string, role model.Role) (*model.Actor, error) {
+	a, err := s.ActorByPubkey(ctx, pubkey)
+	if err != nil {
+		return nil, fmt.Errorf("%w: unknown actor %s: not registered on this agent", ErrDenied, pubkey)
+	}
+	c, err := s.LoadContext(ctx, id)
+	if err != nil {
+		return a, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
+	}
+	if !c.Has(a.ID, role) {
+		return a, fmt.Errorf("%w: actor %d (%s) lacks role %s in context %d", ErrDenied, a.ID, pubkey, role, id)
+	}
+	return a, nil
+}

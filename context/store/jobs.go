@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// ReplyTTL is how long a reply:<job key> list lives after the job ends.
+const ReplyTTL = 24 * time.Hour
+
+// SaveJob writes j into its context DB (allocating its id when 0).
+func (s *Store) SaveJob(ctx context.Context, j *model.RunnerJob) error {
+	db, err := s.DB(j.ContextID)
+	if err != nil {
+		return fmt.Errorf("store.SaveJob: %w", err)
+	}
+	if j.ID == 0 {
+		if j.ID, err = NextID(ctx, db, "job"); err != nil {
+			return fmt.Errorf("store.SaveJob: %w", err)
+		}
+	}
+	stamp(&j.CreatedAt, &j.UpdatedAt)
+	if err := hset(ctx, db, JobKey(j.CallerID, j.ID), j.ToHash()); err != nil {
+		return fmt.Errorf("store.SaveJob: %w", err)
+	}
+	return nil
+}
+
+// EnqueueJob saves j with status dispatched and pushes it on
+// queue:<script_type>, atomically.
+func (s *Store) EnqueueJob(ctx context.Context, j *model.RunnerJob) error {
+	db, err := s.DB(j.ContextID)
+	if err != nil {
+		return fmt.Errorf("store.EnqueueJob: %w", err)
+	}
+	if j.ID == 0 {
+		if j.ID, err = NextID(ctx, db, "job"); err != nil {
+			return fmt.Errorf("store.EnqueueJob: %w", err)
+		}
+	}
+	if j.Attempt == 0 {
+		j.Attempt = 1
+	}
+	j.Status = model.JobDispatched
+	stamp(&j.CreatedAt, &j.UpdatedAt)
+	key := JobKey(j.CallerID, j.ID)
+	err = saveAndPush.Run(ctx, db, []string{key, QueueKey(j.ScriptType)}, pairs(j.ToHash())...).Err()
+	return scriptErr("store.EnqueueJob", err)
+}
+
+// LoadJob reads job:<caller>:<id> from context ctxID.
+func (s *Store) LoadJob(ctx context.Context, ctxID, caller, id uint64) (*model.RunnerJob, error) {
+	return s.LoadJobKey(ctx, ctxID, JobKey(caller, id))
+}
+
+// LoadJobKey reads a job by its key.
+func (s *Store) LoadJobKey(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadJob: %w", err)
+	}
+	h, err := load(ctx, db, key)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadJob: %w", err)
+	}
+	j, err := model.JobFromHash(key, h)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadJob: %w", err)
+	}
+	if j.ContextID == 0 {
+		j.ContextID = ctxID
+	}
+	return j, nil
+}
+
+// ListJobs returns the jobs of a context.
+func (s *Store) ListJobs(ctx context.Context, ctxID uint64) ([]*model.RunnerJob, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.ListJobs: %w", err)
+	}
+	keys, err := scan(ctx, db, "job:*")
+	if err != nil {
+		return nil, fmt.Errorf("store.ListJobs: %w", err)
+	}
+	return loadAll(ctx, db, keys, model.JobFromHash)
+}
+
+// DeleteJob removes a job hash.
+func (s *Store) DeleteJob(ctx context.Context, ctxID, caller, id uint64) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.DeleteJob: %w", err)
+	}
+	if err := del(ctx, db, JobKey(caller, id)); err != nil {
+		return fmt.Errorf("store.DeleteJob: %w", err)
+	}
+	return nil
+}
+
+// SetJobStatus moves the job at key to status, fenced on attempt (0 = any),
+// writing the extra fields too. Invalid moves give model.ErrBadTransition,
+// stale attempts ErrFenced.
+func (s *Store) SetJobStatus(ctx context.Context, ctxID uint64, key string, attempt int64,
+	status model.JobStatus, fields model.Hash) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.SetJobStatus: %w", err)
+	}
+	args := append([]any{attemptArg(attempt), string(status), now()}, pairs(fields)...)
+	return scriptErr("store.SetJobStatus", setJobStatus.Run(ctx, db, []string{key}, args...).Err())
+}
+
+// CompleteJob ends the job's attempt with status finished or error, writing
+// fields (result, error, …), pushing the status on reply:<key> for waiters
+// and the key on jobs_done for the scheduler — atomically.
+func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attempt int64,
+	status model.JobStatus, fields model.Hash) error {
+	if !status.Terminal() {
+		return fmt.Errorf("store.CompleteJob: %q is not a final status", status)
+	}
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.CompleteJob: %w", err)
+	}
+	ttl := int64(ReplyTTL / time.Second)
+	args := append([]any{attemptArg(attempt), string(status), now(), ttl}, pairs(fields)...)
+	keys := []string{key, ReplyKey(key), JobsDoneKey}
+	return scriptErr("store.CompleteJob", completeJob.Run(ctx, db, keys, args...).Err())
+}
+
+// RequeueJob puts the job back on queue:<type> as a new attempt (fenced on
+// attempt, 0 = any) and returns the new attempt number.
+func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType string, attempt int64,
+	fields model.Hash) (int64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return 0, fmt.Errorf("store.RequeueJob: %w", err)
+	}
+	args := append([]any{attemptArg(attempt), string(model.JobDispatched), now()}, pairs(fields)...)
+	n, err := requeueJob.Run(ctx, db, []string{key, QueueKey(scriptType), ReplyKey(key)}, args...).Int64()
+	return n, scriptErr("store.RequeueJob", err)
+}
+
+// WaitJob blocks until the job at key ends (or ctx is done) and returns it.
+// It works whether the job ended before or after the call.
+func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.WaitJob: %w", err)
+	}
+	for {
+		j, err := s.LoadJobKey(ctx, ctxID, key)
+		if err != nil {
+			return nil, err
+		}
+		if j.Status.Terminal() {
+			return j, nil
+		}
+		// Wake on the reply list; re-check periodically in case the
+		// push was consumed by another waiter.
+		err = db.BRPopLPush(ctx, ReplyKey(key), ReplyKey(key), 2*time.Second).Err()
+		if ctx.Err() != nil {
+			return j, ctx.Err()
+		}
+		_ = err
+	}
+}
+
+func attemptArg(a int64) string {
+	if a <= 0 {
+		return ""
+	}
+	return strconv.FormatInt(a, 10)
+}

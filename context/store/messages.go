@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// SaveMessage writes m into its context DB (allocating its id when 0).
+func (s *Store) SaveMessage(ctx context.Context, m *model.Message) error {
+	db, err := s.DB(m.ContextID)
+	if err != nil {
+		return fmt.Errorf("store.SaveMessage: %w", err)
+	}
+	if m.ID == 0 {
+		if m.ID, err = NextID(ctx, db, "message"); err != nil {
+			return fmt.Errorf("store.SaveMessage: %w", err)
+		}
+	}
+	stamp(&m.CreatedAt, &m.UpdatedAt)
+	return wrap("store.SaveMessage", hset(ctx, db, MessageKey(m.CallerID, m.ID), m.ToHash()))
+}
+
+// PushMessage saves m (status dispatched) and pushes its key on list
+// (MsgOutKey to send, MsgInKey when received), atomically.
+func (s *Store) PushMessage(ctx context.Context, m *model.Message, list string) error {
+	db, err := s.DB(m.ContextID)
+	if err != nil {
+		return fmt.Errorf("store.PushMessage: %w", err)
+	}
+	if m.ID == 0 {
+		if m.ID, err = NextID(ctx, db, "message"); err != nil {
+			return fmt.Errorf("store.PushMessage: %w", err)
+		}
+	}
+	if m.Status == "" {
+		m.Status = model.MsgDispatched
+	}
+	stamp(&m.CreatedAt, &m.UpdatedAt)
+	key := MessageKey(m.CallerID, m.ID)
+	return scriptErr("store.PushMessage", saveAndPush.Run(ctx, db, []string{key, list}, pairs(m.ToHash())...).Err())
+}
+
+// LoadMessage reads message:<caller>:<id> of context ctxID.
+func (s *Store) LoadMessage(ctx context.Context, ctxID, caller, id uint64) (*model.Message, error) {
+	return s.LoadMessageKey(ctx, ctxID, MessageKey(caller, id))
+}
+
+// LoadMessageKey reads a message by key.
+func (s *Store) LoadMessageKey(ctx context.Context, ctxID uint64, key string) (*model.Message, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadMessage: %w", err)
+	}
+	h, err := load(ctx, db, key)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadMessage: %w", err)
+	}
+	m, err := model.MessageFromHash(key, h)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadMessage: %w", err)
+	}
+	return m, nil
+}
+
+// ListMessages returns the messages of a context.
+func (s *Store) ListMessages(ctx context.Context, ctxID uint64) ([]*model.Message, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.ListMessages: %w", err)
+	}
+	keys, err := scan(ctx, db, "message:*")
+	if err != nil {
+		return nil, fmt.Errorf("store.ListMessages: %w", err)
+	}
+	return loadAll(ctx, db, keys, model.MessageFromHash)
+}
+
+// DeleteMessage removes a message hash.
+func (s *Store) DeleteMessage(ctx context.Context, ctxID, caller, id uint64) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.DeleteMessage: %w", err)
+	}
+	return wrap("store.DeleteMessage", del(ctx, db, MessageKey(caller, id)))
+}
+
+// SetMessageStatus moves a message to status (validated), writing fields.
+func (s *Store) SetMessageStatus(ctx context.Context, ctxID uint64, key string,
+	status model.MessageStatus, fields model.Hash) error {
+	m, err := s.LoadMessageKey(ctx, ctxID, key)
+	if err != nil {
+		return fmt.Errorf("store.SetMessageStatus: %w", err)
+	}
+	if !m.Status.CanMoveTo(status) {
+		return fmt.Errorf("store.SetMessageStatus %s: %w: %q -> %q", key, model.ErrBadTransition, m.Status, status)
+	}
+	db, _ := s.DB(ctxID)
+	h := model.Hash{"status": string(status), "updated_at": u(uint64(now()))}
+	for k, v := range fields {
+		h[k] = v
+	}
+	return wrap("store.SetMessageStatus", hset(ctx, db, key, h))
+}

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// SaveFlow writes f into its context DB (allocating its id when 0).
+func (s *Store) SaveFlow(ctx context.Context, f *model.Flow) error {
+	db, err := s.DB(f.ContextID)
+	if err != nil {
+		return fmt.Errorf("store.SaveFlow: %w", err)
+	}
+	if f.ID == 0 {
+		if f.ID, err = NextID(ctx, db, "flow"); err != nil {
+			return fmt.Errorf("store.SaveFlow: %w", err)
+		}
+	}
+	stamp(&f.CreatedAt, &f.UpdatedAt)
+	return wrap("store.SaveFlow", hset(ctx, db, FlowKey(f.ID), f.ToHash()))
+}
+
+// LoadFlow reads flow:<id> of context ctxID.
+func (s *Store) LoadFlow(ctx context.Context, ctxID, id uint64) (*model.Flow, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadFlow: %w", err)
+	}
+	h, err := load(ctx, db, FlowKey(id))
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadFlow: %w", err)
+	}
+	return model.FlowFromHash(FlowKey(id), h)
+}
+
+// ListFlows returns the flows of a context.
+func (s *Store) ListFlows(ctx context.Context, ctxID uint64) ([]*model.Flow, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.ListFlows: %w", err)
+	}
+	keys, err := scan(ctx, db, "flow:*")
+	if err != nil {
+		return nil, fmt.Errorf("store.ListFlows: %w", err)
+	}
+	return loadAll(ctx, db, keys, model.FlowFromHash)
+}
+
+// DeleteFlow removes flow:<id>.
+func (s *Store) DeleteFlow(ctx context.Context, ctxID, id uint64) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.DeleteFlow: %w", err)
+	}
+	return wrap("store.DeleteFlow", del(ctx, db, FlowKey(id)))
+}
+
+// SaveRunner writes r into context ctxID (allocating its id when 0).
+func (s *Store) SaveRunner(ctx context.Context, ctxID uint64, r *model.Runner) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.SaveRunner: %w", err)
+	}
+	if r.ID == 0 {
+		if r.ID, err = NextID(ctx, db, "runner"); err != nil {
+			return fmt.Errorf("store.SaveRunner: %w", err)
+		}
+	}
+	stamp(&r.CreatedAt, &r.UpdatedAt)
+	return wrap("store.SaveRunner", hset(ctx, db, RunnerKey(r.ID), r.ToHash()))
+}
+
+// LoadRunner reads runner:<id> of context ctxID.
+func (s *Store) LoadRunner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadRunner: %w", err)
+	}
+	h, err := load(ctx, db, RunnerKey(id))
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadRunner: %w", err)
+	}
+	return model.RunnerFromHash(RunnerKey(id), h)
+}
+
+// ListRunners returns the runners of a context.
+func (s *Store) ListRunners(ctx context.Context, ctxID uint64) ([]*model.Runner, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.ListRunners: %w", err)
+	}
+	keys, err := scan(ctx, db, "runner:*")
+	if err != nil {
+		return nil, fmt.Errorf("store.ListRunners: %w", err)
+	}
+	return loadAll(ctx, db, keys, model.RunnerFromHash)
+}
+
+// DeleteRunner removes runner:<id>.
+func (s *Store) DeleteRunner(ctx context.Context, ctxID, id uint64) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.DeleteRunner: %w", err)
+	}
+	return wrap("store.DeleteRunner", del(ctx, db, RunnerKey(id)))
+}
+
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

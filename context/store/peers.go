@@ -1,0 +1,45 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// SavePeer writes a row of the peer table (DB 0).
+func (s *Store) SavePeer(ctx context.Context, p *model.Peer) error {
+	if p.PeerID == "" {
+		return fmt.Errorf("store.SavePeer: empty peer id")
+	}
+	return wrap("store.SavePeer", hset(ctx, s.global, PeerKey(p.PeerID), p.ToHash()))
+}
+
+// LoadPeer reads peer:<id>; ErrNotFound when unknown.
+func (s *Store) LoadPeer(ctx context.Context, peerID string) (*model.Peer, error) {
+	h, err := load(ctx, s.global, PeerKey(peerID))
+	if err != nil {
+		return nil, fmt.Errorf("store.LoadPeer: %w", err)
+	}
+	return model.PeerFromHash(PeerKey(peerID), h)
+}
+
+// ListPeers returns the whole peer table.
+func (s *Store) ListPeers(ctx context.Context) ([]*model.Peer, error) {
+	keys, err := scan(ctx, s.global, "peer:*")
+	if err != nil {
+		return nil, fmt.Errorf("store.ListPeers: %w", err)
+	}
+	return loadAll(ctx, s.global, keys, model.PeerFromHash)
+}
+
+// SetMeta writes node metadata fields (DB 0 hash "node").
+func (s *Store) SetMeta(ctx context.Context, fields model.Hash) error {
+	return wrap("store.SetMeta", hset(ctx, s.global, NodeKey, fields))
+}
+
+// Meta reads node metadata.
+func (s *Store) Meta(ctx context.Context) (model.Hash, error) {
+	h, err := s.global.HGetAll(ctx, NodeKey).Result()
+	return h, wrap("store.Meta", err)
+}

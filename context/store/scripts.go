@@ -1,0 +1,127 @@
+package store
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// luaMoves is the job lifecycle table as a Lua table literal, generated from
+// model.JobMoves so Go and Lua cannot disagree.
+var luaMoves = func() string {
+	var b strings.Builder
+	b.WriteString("local moves = {")
+	moves := model.JobMoves()
+	keys := make([]string, 0, len(moves))
+	for k := range moves {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "[%q]={", k)
+		for _, n := range moves[model.JobStatus(k)] {
+			fmt.Fprintf(&b, "[%q]=true,", n)
+		}
+		b.WriteString("},")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}()
+
+// luaCheck fences on attempt and validates the move; it expects the job key
+// in KEYS[1], the expected attempt in ARGV[1] ("" = any) and the new status
+// in ARGV[2]. It returns an error reply "fenced: …" or "transition: …".
+const luaCheck = `
+local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'id')
+if not cur[3] and not cur[1] then return redis.error_reply('notfound: ' .. KEYS[1]) end
+local st = cur[1] or ''
+local att = cur[2] or ''
+if att == '' then att = '0' end
+if ARGV[1] ~= '' and ARGV[1] ~= att then
+  return redis.error_reply('fenced: ' .. KEYS[1] .. ' is at attempt ' .. att .. ', not ' .. ARGV[1])
+end
+local allowed = moves[st]
+if allowed == nil or not allowed[ARGV[2]] then
+  return redis.error_reply('transition: ' .. KEYS[1] .. ' cannot go from "' .. st .. '" to "' .. ARGV[2] .. '"')
+end
+`
+
+// saveAndPush writes a hash and pushes its key on a list, atomically.
+// KEYS[1] hash key, KEYS[2] list key. ARGV field, value, field, value…
+var saveAndPush = redis.NewScript(`
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return redis.call('LPUSH', KEYS[2], KEYS[1])
+`)
+
+// saveActor writes an actor and its pubkey index, refusing a pubkey that
+// belongs to another actor.
+// KEYS[1] actor:<id>, KEYS[2] actor_by_pubkey:<pubkey> (or "" key when none).
+// ARGV[1] id, ARGV[2..] field, value pairs.
+var saveActor = redis.NewScript(`
+if KEYS[2] ~= '' then
+  local owner = redis.call('GET', KEYS[2])
+  if owner and owner ~= ARGV[1] then
+    return redis.error_reply('exists: pubkey already belongs to actor ' .. owner)
+  end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if KEYS[2] ~= '' then redis.call('SET', KEYS[2], ARGV[1]) end
+return 1
+`)
+
+// deleteActor removes an actor and its index entry if it points at it.
+// KEYS[1] actor:<id>, KEYS[2] actor_by_pubkey:<pubkey>. ARGV[1] id.
+var deleteActor = redis.NewScript(`
+local n = redis.call('DEL', KEYS[1])
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return n
+`)
+
+// setJobStatus moves a job to a new status, fenced on attempt.
+// KEYS[1] job key. ARGV[1] expected attempt or "", ARGV[2] new status,
+// ARGV[3] now (unix s), ARGV[4..] extra field, value pairs.
+var setJobStatus = redis.NewScript(luaMoves + luaCheck + `
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3])
+if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
+return 1
+`)
+
+// completeJob ends a job attempt: fence, validate, write status and fields,
+// wake waiters and tell the scheduler.
+// KEYS[1] job key, KEYS[2] reply:<job key>, KEYS[3] jobs_done.
+// ARGV[1] expected attempt or "", ARGV[2] finished|error, ARGV[3] now,
+// ARGV[4] reply TTL seconds, ARGV[5..] field, value pairs.
+var completeJob = redis.NewScript(luaMoves + luaCheck + `
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3])
+if #ARGV > 4 then redis.call('HSET', KEYS[1], unpack(ARGV, 5)) end
+redis.call('LPUSH', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+redis.call('LPUSH', KEYS[3], KEYS[1])
+return 1
+`)
+
+// requeueJob puts a job back as a new attempt.
+// KEYS[1] job key, KEYS[2] queue:<type>, KEYS[3] reply:<job key> (cleared so
+// waiters do not see the old attempt's end). ARGV[1] expected attempt or "",
+// ARGV[2] "dispatched", ARGV[3] now, ARGV[4..] field, value pairs.
+var requeueJob = redis.NewScript(luaMoves + luaCheck + `
+local next = tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') or 0
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], 'attempt', tostring(next + 1))
+if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
+redis.call('DEL', KEYS[3])
+redis.call('LPUSH', KEYS[2], KEYS[1])
+return next + 1
+`)
+
+// pairs flattens a hash into HSET arguments.
+func pairs(h model.Hash) []any {
+	out := make([]any, 0, 2*len(h))
+	for k, v := range h {
+		out = append(out, k, v)
+	}
+	return out
+}

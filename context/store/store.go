@@ -1,0 +1,202 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// Store talks to one Redis server: DB 0 for node-global data and one DB per
+// context. It is safe for concurrent use.
+type Store struct {
+	base   *redis.Options
+	log    *slog.Logger
+	maxDB  uint64 // number of databases the server has
+	global *redis.Client
+
+	mu      sync.Mutex
+	clients map[uint64]*redis.Client // guarded by mu
+	closed  bool                     // guarded by mu
+}
+
+// Open connects to the Redis at url (redis://, rediss://, unix://; user and
+// password in the URL) and learns how many databases it has.
+func Open(ctx context.Context, url string, log *slog.Logger) (*Store, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("store.Open: redis url: %w", err)
+	}
+	return New(ctx, opts, log)
+}
+
+// New is Open with parsed options. The client retries with backoff, so a
+// Redis that goes away and comes back is reconnected transparently.
+func New(ctx context.Context, opts *redis.Options, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	o := *opts
+	o.DB = 0
+	if o.MaxRetries == 0 {
+		o.MaxRetries = 5
+	}
+	o.MinRetryBackoff, o.MaxRetryBackoff = 8*time.Millisecond, time.Second
+	o.ContextTimeoutEnabled = true
+	s := &Store{base: &o, log: log, clients: map[uint64]*redis.Client{}}
+	s.global = redis.NewClient(&o)
+	s.clients[0] = s.global
+	if err := s.global.Ping(ctx).Err(); err != nil {
+		s.global.Close()
+		return nil, fmt.Errorf("store.Open: ping %s: %w", o.Addr, err)
+	}
+	s.maxDB = s.databases(ctx)
+	return s, nil
+}
+
+// databases asks the server how many DBs it has; 16 (Redis' default) when
+// CONFIG is not allowed.
+func (s *Store) databases(ctx context.Context) uint64 {
+	res, err := s.global.ConfigGet(ctx, "databases").Result()
+	if err == nil {
+		if n, err := strconv.ParseUint(res["databases"], 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	s.log.Warn("store: cannot read CONFIG databases; assuming 16", "err", err)
+	return 16
+}
+
+// Databases returns how many DBs the server has (contexts are 1..n-1).
+func (s *Store) Databases() uint64 { return s.maxDB }
+
+// Global returns the DB 0 client.
+func (s *Store) Global() *redis.Client { return s.global }
+
+// DB returns the client for context id's database, refusing ids the server
+// cannot SELECT.
+func (s *Store) DB(id uint64) (*redis.Client, error) {
+	if err := s.CheckContextID(id); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("store: closed")
+	}
+	c, ok := s.clients[id]
+	if !ok {
+		o := *s.base
+		o.DB = int(id)
+		o.PoolSize = 4
+		c = redis.NewClient(&o)
+		s.clients[id] = c
+	}
+	return c, nil
+}
+
+// CheckContextID refuses 0 and ids beyond the server's databases.
+func (s *Store) CheckContextID(id uint64) error {
+	if id == 0 {
+		return fmt.Errorf("%w: context 0 does not exist (DB 0 is node-global); use 1..%d", ErrBadContext, s.maxDB-1)
+	}
+	if id >= s.maxDB {
+		return fmt.Errorf("%w: context %d needs DB %d but this Redis has %d databases (0..%d); raise `databases` in redis.conf",
+			ErrBadContext, id, id, s.maxDB, s.maxDB-1)
+	}
+	return nil
+}
+
+// Close closes every connection; safe to call twice.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var first error
+	for _, c := range s.clients {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Ping checks the server answers.
+func (s *Store) Ping(ctx context.Context) error { return s.global.Ping(ctx).Err() }
+
+// NextID allocates the next id of kind in the given DB client.
+func NextID(ctx context.Context, c *redis.Client, kind string) (uint64, error) {
+	n, err := c.Incr(ctx, SeqKey(kind)).Result()
+	if err != nil {
+		return 0, fmt.Errorf("store.NextID %s: %w", kind, err)
+	}
+	return uint64(n), nil
+}
+
+func now() int64 { return time.Now().Unix() }
+
+// load reads a hash; ErrNotFound when it is empty.
+func load(ctx context.Context, c *redis.Client, key string) (model.Hash, error) {
+	h, err := c.HGetAll(ctx, key).Result()
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", key, err)
+	}
+	if len(h) == 0 {
+		return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	return h, nil
+}
+
+// scan lists keys matching pattern.
+func scan(ctx context.Context, c *redis.Client, pattern string) ([]string, error) {
+	var out []string
+	it := c.Scan(ctx, 0, pattern, 1000).Iterator()
+	for it.Next(ctx) {
+		out = append(out, it.Val())
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("scan %s: %w", pattern, err)
+	}
+	return out, nil
+}
+
+// del deletes key; ErrNotFound when it did not exist.
+func del(ctx context.Context, c *redis.Client, key string) error {
+	n, err := c.Del(ctx, key).Result()
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	return nil
+}
+
+func hset(ctx context.Context, c *redis.Client, key string, h model.Hash) error {
+	args := make([]any, 0, 2*len(h))
+	for k, v := range h {
+		args = append(args, k, v)
+	}
+	if err := c.HSet(ctx, key, args...).Err(); err != nil {
+		return fmt.Errorf("save %s: %w", key, err)
+	}
+	return nil
+}
+
+func stamp(created, updated *int64) {
+	t := now()
+	if *created == 0 {
+		*created = t
+	}
+	*updated = t
+}

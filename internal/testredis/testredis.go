@@ -1,0 +1,214 @@
+// Package testredis starts real redis-server processes for tests: one per
+// simulated agent, each on a random loopback port in its own temp dir, and
+// stops them when the test ends. It is the only way tests get a Redis.
+package testredis
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a running redis-server owned by a test.
+type Server struct {
+	Addr string // 127.0.0.1:port
+	Dir  string // its working directory (AOF/RDB live here)
+	URL  string // redis://127.0.0.1:port
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd // guarded by mu
+	port int
+	bin  string
+	exit chan struct{} // guarded by mu
+}
+
+// Options tunes Start.
+type Options struct {
+	Databases int  // default 64
+	AOF       bool // appendonly yes
+	Dir       string
+}
+
+// Binary returns the redis-server path or skips the test when absent.
+func Binary(tb testing.TB) string {
+	p, err := exec.LookPath("redis-server")
+	if err != nil {
+		tb.Skip("redis-server not installed (apt-get install -y redis-server); .ci/run installs it")
+	}
+	return p
+}
+
+// Start launches a redis-server and registers its shutdown with tb.Cleanup.
+func Start(tb testing.TB, opt ...Options) *Server {
+	tb.Helper()
+	var o Options
+	if len(opt) > 0 {
+		o = opt[0]
+	}
+	if o.Databases == 0 {
+		o.Databases = 64
+	}
+	if o.Dir == "" {
+		o.Dir = tb.TempDir()
+	}
+	s := &Server{Dir: o.Dir, bin: Binary(tb)}
+	var lastErr error
+	for try := 0; try < 5; try++ {
+		port, err := freePort()
+		if err != nil {
+			tb.Fatalf("testredis: %v", err)
+		}
+		if lastErr = s.start(port, o); lastErr == nil {
+			tb.Cleanup(s.Stop)
+			return s
+		}
+	}
+	tb.Fatalf("testredis: start: %v", lastErr)
+	return nil
+}
+
+func (s *Server) start(port int, o Options) error {
+	args := []string{
+		"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--dir", s.Dir, "--databases", strconv.Itoa(o.Databases),
+		"--save", "", "--protected-mode", "no", "--loglevel", "warning",
+	}
+	if o.AOF {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	}
+	cmd := exec.Command(s.bin, args...)
+	logf, err := os.Create(filepath.Join(s.Dir, "redis.log"))
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return err
+	}
+	exit := make(chan struct{})
+	go func() { _ = cmd.Wait(); logf.Close(); close(exit) }()
+	s.mu.Lock()
+	s.cmd, s.port, s.exit = cmd, port, exit
+	s.Addr = fmt.Sprintf("127.0.0.1:%d", port)
+	s.URL = "redis://" + s.Addr
+	s.mu.Unlock()
+	if err := waitReady(s.Addr, exit); err != nil {
+		_ = cmd.Process.Kill()
+		<-exit
+		return fmt.Errorf("%w; log: %s", err, tail(filepath.Join(s.Dir, "redis.log")))
+	}
+	return nil
+}
+
+func waitReady(addr string, exit chan struct{}) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exit:
+			return fmt.Errorf("redis-server exited early")
+		default:
+		}
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			_, _ = c.Write([]byte("PING\r\n"))
+			_ = c.SetReadDeadline(time.Now().Add(time.Second))
+			line, err := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			if err == nil && strings.HasPrefix(line, "+PONG") {
+				return nil
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("redis-server on %s not ready in 10s", addr)
+}
+
+// Client returns a go-redis client on db, closed at test end.
+func (s *Server) Client(tb testing.TB, db int) *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DB: db})
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Kill stops the server abruptly (SIGKILL) — a crash.
+func (s *Server) Kill() {
+	s.mu.Lock()
+	cmd, exit := s.cmd, s.exit
+	s.mu.Unlock()
+	if cmd != nil && cmd.Process != nil {
+		_ = cmd.Process.Kill()
+		<-exit
+	}
+}
+
+// Stop shuts the server down; safe to call twice.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	cmd, exit := s.cmd, s.exit
+	s.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-exit:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exit
+	}
+}
+
+// Restart starts the server again on the same port and dir (after Kill or
+// Stop), so clients reconnect to the same address.
+func (s *Server) Restart(tb testing.TB, opt ...Options) {
+	tb.Helper()
+	var o Options
+	if len(opt) > 0 {
+		o = opt[0]
+	}
+	if o.Databases == 0 {
+		o.Databases = 64
+	}
+	s.Stop()
+	if err := s.start(s.port, o); err != nil {
+		tb.Fatalf("testredis: restart: %v", err)
+	}
+}
+
+// FlushAll empties every DB.
+func (s *Server) FlushAll(tb testing.TB) {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer c.Close()
+	if err := c.FlushAll(context.Background()).Err(); err != nil {
+		tb.Fatalf("testredis: flushall: %v", err)
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	if len(b) > 500 {
+		b = b[len(b)-500:]
+	}
+	return string(b)
+}
