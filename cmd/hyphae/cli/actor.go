@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+func newActor(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "actor",
+		Short: "Actors known to this agent (people and agents, by peer ID)",
+	}
+	var asJSON bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List actors",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var as []node.ActorView
+			if err := g.call(cmd.Context(), "actor.list", nil, &as); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), as)
+			}
+			for _, a := range as {
+				self := ""
+				if a.Self {
+					self = " (this agent)"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%4d  %s%s\n", a.ID, a.Pubkey, self)
+			}
+			return nil
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	add := &cobra.Command{
+		Use:   "add PEER_ID",
+		Short: "Register an actor by peer ID (grant does this too)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var a node.ActorView
+			if err := g.call(cmd.Context(), "actor.create", map[string]any{"pubkey": args[0]}, &a); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "actor %d = %s\n", a.ID, a.Pubkey)
+			return nil
+		},
+	}
+	cmd.AddCommand(list, add)
+	return cmd
+}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+func newContext(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "context",
+		Aliases: []string{"ctx"},
+		Short:   "Create contexts (tenants) and grant actors roles in them",
+		Long: `A context is a tenant: Redis DB N on this agent, with lists of admins,
+executors (may submit jobs) and readers. Other agents' actors are named by
+their peer ID (hyphae id on their machine prints it).`,
+	}
+	cmd.AddCommand(newContextCreate(g), newContextGrant(g, true), newContextGrant(g, false),
+		newContextShow(g), newContextList(g))
+	return cmd
+}
+
+func newContextCreate(g *globals) *cobra.Command {
+	var id uint64
+	var name string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "create",
+		Short:   "Create a context; this agent's actor becomes its admin",
+		Example: "  hyphae context create --id 1 --name lab",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var c node.ContextView
+			if err := g.call(cmd.Context(), "context.create", map[string]any{"id": id, "name": name}, &c); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), c)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created context %d\n", c.ID)
+			return nil
+		},
+	}
+	cmd.Flags().Uint64Var(&id, "id", 0, "context id = Redis DB number (default: lowest free)")
+	cmd.Flags().StringVar(&name, "name", "", "a name to remember it by")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newContextGrant(g *globals, give bool) *cobra.Command {
+	var actor, role string
+	verb, method := "grant", "context.grant"
+	if !give {
+		verb, method = "revoke", "context.revoke"
+	}
+	cmd := &cobra.Command{
+		Use:     verb + " CONTEXT --actor PEER_ID --role executor|reader|admin",
+		Short:   map[bool]string{true: "Give an actor a role in a context", false: "Take a role away"}[give],
+		Example: "  hyphae context " + verb + " 1 --actor 12D3KooW... --role executor",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseUint(args[0], 10, 64)
+			if err != nil {
+				return usage("context id %q: want a number", args[0])
+			}
+			var c node.ContextView
+			if err := g.call(cmd.Context(), method, map[string]any{"id": id, "actor": actor, "role": role}, &c); err != nil {
+				return err
+			}
+			printContext(cmd.OutOrStdout(), &c)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&actor, "actor", "", "peer ID (or local actor id) of the actor")
+	cmd.Flags().StringVar(&role, "role", "executor", "admin, executor or reader")
+	_ = cmd.MarkFlagRequired("actor")
+	return cmd
+}
+
+func newContextShow(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show CONTEXT",
+		Short: "Show a context and who may do what in it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseUint(args[0], 10, 64)
+			if err != nil {
+				return usage("context id %q: want a number", args[0])
+			}
+			var c node.ContextView
+			if err := g.call(cmd.Context(), "context.load", map[string]any{"id": id}, &c); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), c)
+			}
+			printContext(cmd.OutOrStdout(), &c)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newContextList(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List this agent's contexts",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var cs []node.ContextView
+			if err := g.call(cmd.Context(), "context.list", nil, &cs); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), cs)
+			}
+			for i := range cs {
+				printContext(cmd.OutOrStdout(), &cs[i])
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printContext(w io.Writer, c *node.ContextView) {
+	fmt.Fprintf(w, "context %d %s\n  admins:    %v\n  executors: %v\n  readers:   %v\n", c.ID, c.Name, c.Admins, c.Executors, c.Readers)
+}

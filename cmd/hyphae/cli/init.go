@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+func newInit(g *globals) *cobra.Command {
+	var swarm bool
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create a data dir: actor key, config file and API token",
+		Long: `Create the agent's data dir (default ~/.hyphae, or $HYPHAE_DATA_DIR, or
+--data-dir): an ed25519 actor key (actor.key, mode 0600) whose public key is
+this agent's peer ID, a commented config (hyphae.yaml) and an API token
+(api.token). An existing key is never overwritten.`,
+		Example: "  hyphae init\n  hyphae init --data-dir /var/lib/hyphae --swarm-key",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			res, err := node.Init(g.dataDir, swarm)
+			if err != nil {
+				return failed("%v", err)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "initialised %s\n", res.Paths.Dir)
+			fmt.Fprintf(w, "  peer id:       %s\n", res.Identity.PeerID())
+			fmt.Fprintf(w, "  age recipient: %s\n", res.Identity.AgeRecipient())
+			for _, f := range res.Created {
+				fmt.Fprintf(w, "  wrote          %s\n", f)
+			}
+			if res.SwarmKey != "" {
+				fmt.Fprintf(w, "copy %s to every agent of this private network\n", res.SwarmKey)
+			}
+			fmt.Fprintf(w, "next: hyphae run --data-dir %s\n", res.Paths.Dir)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&swarm, "swarm-key", false, "also generate a swarm key: a private network only agents holding it can join")
+	return cmd
+}

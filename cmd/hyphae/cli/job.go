@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+func newJob(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "job",
+		Short: "Run jobs here or on another agent; status, logs, stop",
+	}
+	cmd.AddCommand(newJobRun(g), newJobStatus(g), newJobLogs(g), newJobStop(g), newJobList(g))
+	return cmd
+}
+
+type jobRunFlags struct {
+	to, typ, script, file, name string
+	ctx                         uint64
+	env                         []string
+	timeout                     time.Duration
+	retries                     int64
+	wait, asJSON                bool
+}
+
+func newJobRun(g *globals) *cobra.Command {
+	f := &jobRunFlags{}
+	cmd := &cobra.Command{
+		Use:   "run --context N --type T (--script S | --file F)",
+		Short: "Submit a job; with --wait, follow it and print its result",
+		Long: `Submit a job into context N, to this agent (--to self) or to another agent
+(--to PEER_ID; that agent's context N must grant you executor). With --wait
+it prints status changes (stderr) and the result; the exit code is 0 when the
+job finished, 1 when it failed or was refused (the reason on stderr).`,
+		Example: `  hyphae job run --context 1 --type sh --script 'echo "n=42" >> "$HYPHAE_RESULT"' --wait
+  hyphae job run --to 12D3KooW... --context 2 --type python --file job.py --wait --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return jobRun(cmd, g, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.to, "to", "self", "where to run: self or a peer ID")
+	fl.Uint64Var(&f.ctx, "context", 0, "context id (required)")
+	fl.StringVar(&f.typ, "type", "sh", "script type: sh, bash, python, or one the runner configures")
+	fl.StringVar(&f.script, "script", "", "the script text")
+	fl.StringVar(&f.file, "file", "", "read the script from this file")
+	fl.StringVar(&f.name, "name", "", "a name for the job")
+	fl.StringArrayVar(&f.env, "env", nil, "environment variable K=V (repeatable)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "kill the job after this long (default: the runner's)")
+	fl.Int64Var(&f.retries, "retries", 0, "extra attempts when the job fails")
+	fl.BoolVar(&f.wait, "wait", false, "wait for the job to end and print its result")
+	fl.BoolVar(&f.asJSON, "json", false, "print the job as JSON (with status, result, error)")
+	_ = cmd.MarkFlagRequired("context")
+	return cmd
+}
+
+func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
+	p, err := f.params()
+	if err != nil {
+		return err
+	}
+	var j node.JobView
+	if err := g.call(cmd.Context(), "job.run", p, &j); err != nil {
+		return err
+	}
+	if f.wait {
+		jw, err := waitJob(cmd.Context(), g, j.ContextID, j.Key, cmd.ErrOrStderr(), !f.asJSON)
+		if err != nil {
+			return err
+		}
+		j = *jw
+	}
+	if f.asJSON {
+		if err := printJSON(cmd.OutOrStdout(), j); err != nil {
+			return err
+		}
+	} else {
+		printJob(cmd.OutOrStdout(), &j)
+	}
+	if f.wait && j.Status != "finished" {
+		return failed("job %s %s: %s", j.Key, j.Status, j.Error)
+	}
+	return nil
+}
+
+func (f *jobRunFlags) params() (*node.JobRunParams, error) {
+	script := f.script
+	if f.file != "" {
+		if script != "" {
+			return nil, usage("give --script or --file, not both")
+		}
+		b, err := os.ReadFile(f.file)
+		if err != nil {
+			return nil, usage("--file: %v", err)
+		}
+		script = string(b)
+	}
+	if script == "" {
+		return nil, usage("nothing to run: give --script '...' or --file F")
+	}
+	env := map[string]string{}
+	for _, kv := range f.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usage("--env %q: want K=V", kv)
+		}
+		env[k] = v
+	}
+	return &node.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
+		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries}, nil
+}
+
+// waitJob follows a job until it ends, reporting status changes to w.
+func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Writer, verbose bool) (*node.JobView, error) {
+	last := ""
+	for {
+		var j node.JobView
+		err := g.call(ctx, "job.wait", map[string]any{"context": ctxID, "key": key, "timeout": 1}, &j)
+		if err != nil {
+			return nil, err
+		}
+		if verbose && j.Status != last {
+			fmt.Fprintf(w, "%s  %s %s\n", time.Now().Format("15:04:05"), key, j.Status)
+			last = j.Status
+		}
+		if j.Status == "finished" || j.Status == "error" {
+			return &j, nil
+		}
+		if ctx.Err() != nil {
+			return &j, ctx.Err()
+		}
+	}
+}
+
+func printJob(w io.Writer, j *node.JobView) {
+	fmt.Fprintf(w, "job %s in context %d: %s", j.Key, j.ContextID, j.Status)
+	if j.Attempt > 1 {
+		fmt.Fprintf(w, " (attempt %d)", j.Attempt)
+	}
+	fmt.Fprintln(w)
+	if j.Error != "" {
+		fmt.Fprintf(w, "  error: %s\n", j.Error)
+	}
+	keys := make([]string, 0, len(j.Result))
+	for k := range j.Result {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := j.Result[k]
+		if k == "stdout" {
+			v = strings.TrimRight(v, "\n")
+			if strings.Contains(v, "\n") {
+				v = "\n    " + strings.ReplaceAll(v, "\n", "\n    ")
+			}
+		}
+		fmt.Fprintf(w, "  %s = %s\n", k, v)
+	}
+}
+
+func parseCtx(s string) (uint64, error) {
+	id, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, usage("context id %q: want a number", s)
+	}
+	return id, nil
+}

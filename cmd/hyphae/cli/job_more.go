@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+func newJobStatus(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "status CONTEXT JOB_KEY",
+		Short:   "Show a job: status, attempt, result, error",
+		Example: "  hyphae job status 1 job:1:42",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCtx(args[0])
+			if err != nil {
+				return err
+			}
+			var j node.JobView
+			if err := g.call(cmd.Context(), "job.load", map[string]any{"context": id, "key": args[1]}, &j); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), j)
+			}
+			printJob(cmd.OutOrStdout(), &j)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newJobList(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list CONTEXT",
+		Short: "List a context's jobs",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCtx(args[0])
+			if err != nil {
+				return err
+			}
+			var js []node.JobView
+			if err := g.call(cmd.Context(), "job.list", map[string]any{"context": id}, &js); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), js)
+			}
+			for _, j := range js {
+				fmt.Fprintf(cmd.OutOrStdout(), "%-16s %-8s %-10s %s\n", j.Key, j.Type, j.Status, j.Error)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newJobStop(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stop CONTEXT JOB_KEY",
+		Short: "Stop a running or queued job (it ends error: stopped)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCtx(args[0])
+			if err != nil {
+				return err
+			}
+			if err := g.call(cmd.Context(), "job.stop", map[string]any{"context": id, "key": args[1]}, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "stop requested for %s\n", args[1])
+			return nil
+		},
+	}
+}
+
+// LogsView is what job.logs returns.
+type LogsView struct {
+	Lines  []string `json:"lines"`
+	Next   int64    `json:"next"`
+	Status string   `json:"status"`
+}
+
+func newJobLogs(g *globals) *cobra.Command {
+	var follow bool
+	cmd := &cobra.Command{
+		Use:   "logs CONTEXT JOB_KEY",
+		Short: "Print a job's output lines; -f follows until the job ends",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCtx(args[0])
+			if err != nil {
+				return err
+			}
+			var from int64
+			for {
+				var lv LogsView
+				p := map[string]any{"context": id, "key": args[1], "from": from}
+				if err := g.call(cmd.Context(), "job.logs", p, &lv); err != nil {
+					return err
+				}
+				for _, l := range lv.Lines {
+					fmt.Fprintln(cmd.OutOrStdout(), l)
+				}
+				from = lv.Next
+				if !follow || lv.Status == "finished" || lv.Status == "error" {
+					return nil
+				}
+				select {
+				case <-cmd.Context().Done():
+					return nil
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines until the job ends")
+	return cmd
+}

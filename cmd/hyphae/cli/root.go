@@ -1,0 +1,114 @@
+// Package cli implements the hyphae commands, one noun per file. Every
+// command except init, id, run and demo talks to the agent running on
+// --data-dir through its API socket; none opens Redis itself.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/config"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailed  = 1 // the command, job or flow failed, or was refused
+	ExitUsage   = 2 // bad flags or arguments
+	ExitNoAgent = 3 // no agent is running on the data dir
+)
+
+// exitError carries an exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func failed(format string, args ...any) error {
+	return &exitError{ExitFailed, fmt.Errorf(format, args...)}
+}
+
+func usage(format string, args ...any) error {
+	return &exitError{ExitUsage, fmt.Errorf(format, args...)}
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	dataDir string
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
+// Main runs the CLI with args and returns the process exit code.
+func Main(ctx context.Context, args []string) int {
+	g := &globals{stdout: os.Stdout, stderr: os.Stderr}
+	root := newRoot(g)
+	root.SetArgs(args)
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(g.stderr, "hyphae:", err)
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, api.ErrNoAgent):
+		return ExitNoAgent
+	case isUsage(err):
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+func newRoot(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hyphae",
+		Short: "Hyphae: a peer-to-peer job agent — one binary on every machine, no central server",
+		Long: `Hyphae runs one agent per machine. Agents find each other (mDNS on a LAN,
+bootstrap peers and a DHT beyond it), carry signed, encrypted messages over
+gossipsub, keep state in Redis, and run jobs and DAG flows for the actors
+allowed into their contexts.
+
+Start here:
+  hyphae demo                      three agents in one process, a cross-tenant flow
+  hyphae init && hyphae run        a real agent on this machine (~/.hyphae)
+  hyphae job run --context 1 --type sh --script 'echo hi' --wait`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", config.DefaultDataDir(),
+		"agent data directory (env HYPHAE_DATA_DIR, default ~/.hyphae)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usage("%v (see %s --help)", err, c.CommandPath())
+	})
+	for _, add := range []func(*globals) *cobra.Command{
+		newInit, newID, newRun, newVersion, newContext, newActor, newJob, newPeers, newNodeInfo,
+	} {
+		root.AddCommand(add(g))
+	}
+	addLater(root, g)
+	return root
+}
+
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires ", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/config"
+)
+
+// runFlags are the flags of `hyphae run`; each overrides its config key.
+type runFlags struct {
+	config, redis, api, roles, logLevel, logFormat, workerID string
+	listen, bootstrap                                        []string
+	noMDNS                                                   bool
+	concurrency                                              int
+	presence                                                 time.Duration
+}
+
+func newRun(g *globals) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the agent on this machine (foreground; SIGINT/SIGTERM drain and stop)",
+		Long: `Run the agent: store, overlay, runner and supervisor, and the local API.
+Configuration comes from --config (default <data-dir>/hyphae.yaml when it
+exists); every flag given overrides its key. With no Redis configured the
+agent runs its own. The first SIGINT/SIGTERM drains (no new work, running
+jobs finish, outbox flushed) and exits 0; a second one exits at once.`,
+		Example: `  hyphae run
+  hyphae run --data-dir /tmp/a --listen /ip4/0.0.0.0/tcp/4101 --api 127.0.0.1:9701
+  hyphae run --redis redis://127.0.0.1:6379 --roles runner --no-mdns \
+      --bootstrap /ip4/192.0.2.10/tcp/4001/p2p/12D3KooW...`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadRunConfig(g, f, cmd.Flags())
+			if err != nil {
+				return usage("%v", err)
+			}
+			log := newLogger(cfg.Log, cmd.ErrOrStderr())
+			n, err := node.New(cfg, log)
+			if err != nil {
+				return failed("%v", err)
+			}
+			if err := n.Run(cmd.Context()); err != nil {
+				return failed("%v", err)
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "config file (default <data-dir>/hyphae.yaml if present)")
+	fl.StringVar(&f.redis, "redis", "", "Redis URL (redis://, rediss://, unix://); empty = embedded")
+	fl.StringVar(&f.api, "api", "", `TCP API address host:port (default 127.0.0.1:9652; "off" = socket only)`)
+	fl.StringVar(&f.roles, "roles", "", "comma-separated roles: supervisor,runner (default both)")
+	fl.StringArrayVar(&f.listen, "listen", nil, "overlay listen multiaddr (repeatable)")
+	fl.StringArrayVar(&f.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr with /p2p/ID (repeatable)")
+	fl.BoolVar(&f.noMDNS, "no-mdns", false, "turn off LAN discovery by mDNS")
+	fl.StringVar(&f.logLevel, "log-level", "", "debug, info, warn, error")
+	fl.StringVar(&f.logFormat, "log-format", "", "text or json")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "jobs run at once (default CPUs)")
+	fl.StringVar(&f.workerID, "worker-id", "", "serve the hero dispatcher queues of this worker id")
+	fl.DurationVar(&f.presence, "presence-interval", 0, "how often presence is announced (default 3s)")
+	return cmd
+}
+
+// loadRunConfig reads the file, applies flags, fills defaults, validates.
+func loadRunConfig(g *globals, f *runFlags, fl *pflag.FlagSet) (*config.Config, error) {
+	cfg := &config.Config{}
+	path := f.config
+	if path == "" {
+		if p := node.PathsFor(g.dataDir).Config; fileExists(p) {
+			path = p
+		}
+	}
+	if path != "" {
+		c, err := config.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		cfg = c
+	}
+	if fl.Changed("data-dir") || cfg.DataDir == "" {
+		cfg.DataDir = g.dataDir
+	}
+	applyRunFlags(cfg, f, fl)
+	cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return cfg, nil
+}
+
+func applyRunFlags(cfg *config.Config, f *runFlags, fl *pflag.FlagSet) {
+	set := fl.Changed
+	if set("redis") {
+		cfg.Redis.URL = f.redis
+	}
+	if set("api") {
+		cfg.API.Listen = f.api
+	}
+	if set("roles") {
+		cfg.Roles = splitList(f.roles)
+	}
+	if set("listen") {
+		cfg.Overlay.Listen = f.listen
+	}
+	if set("bootstrap") {
+		cfg.Overlay.Bootstrap = f.bootstrap
+	}
+	if set("no-mdns") {
+		off := !f.noMDNS
+		cfg.Overlay.MDNS = &off
+	}
+	if set("log-level") {
+		cfg.Log.Level = f.logLevel
+	}
+	if set("log-format") {
+		cfg.Log.Format = f.logFormat
+	}
+	if set("concurrency") {
+		cfg.Runner.Concurrency = f.concurrency
+	}
+	if set("worker-id") {
+		cfg.Runner.WorkerID = f.workerID
+	}
+	if set("presence-interval") {
+		cfg.Overlay.PresenceInterval = f.presence
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func newLogger(c config.Log, w io.Writer) *slog.Logger {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: lvl}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

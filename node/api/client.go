@@ -1,0 +1,137 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"syscall"
+)
+
+// ErrNoAgent: nothing is listening on the data dir's socket.
+var ErrNoAgent = errors.New("no agent running")
+
+// Client calls an agent's API over its unix socket or TCP.
+type Client struct {
+	base   string // http://unix or http://host:port
+	token  string
+	socket string
+	http   *http.Client
+	seq    atomic.Int64
+}
+
+// NewUnixClient talks to the agent whose socket is at path.
+func NewUnixClient(path string) *Client {
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", path)
+	}}
+	return &Client{base: "http://hyphae", socket: path, http: &http.Client{Transport: tr}}
+}
+
+// NewTCPClient talks to addr (host:port) with a bearer token.
+func NewTCPClient(addr, token string) *Client {
+	return &Client{base: "http://" + addr, token: token, http: &http.Client{}}
+}
+
+// Call invokes method with params and decodes the result into out (may be nil).
+func (c *Client) Call(ctx context.Context, method string, params, out any) error {
+	if params == nil {
+		params = struct{}{}
+	}
+	p, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("api.Call %s: params: %w", method, err)
+	}
+	body, _ := json.Marshal(request{JSONRPC: "2.0", ID: json.RawMessage(fmt.Sprint(c.seq.Add(1))), Method: method, Params: p})
+	resp, err := c.post(ctx, "/rpc", body)
+	if err != nil {
+		return err
+	}
+	var r response
+	if err := json.Unmarshal(resp, &r); err != nil {
+		return fmt.Errorf("api.Call %s: bad response: %w", method, err)
+	}
+	if r.Error != nil {
+		return r.Error
+	}
+	if out != nil && len(r.Result) > 0 {
+		if err := json.Unmarshal(r.Result, out); err != nil {
+			return fmt.Errorf("api.Call %s: decode result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// Get fetches a plain endpoint (e.g. /health) and returns status and body.
+func (c *Client) Get(ctx context.Context, path string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	c.auth(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, c.connErr(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// Stream opens a plain endpoint for reading (server-sent events).
+func (c *Client) Stream(ctx context.Context, path string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.auth(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.connErr(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return nil, fmt.Errorf("%s: %s: %s", path, resp.Status, bytes.TrimSpace(b))
+	}
+	return resp.Body, nil
+}
+
+func (c *Client) post(ctx context.Context, path string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	c.auth(req)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, c.connErr(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("api: %s: %s", resp.Status, bytes.TrimSpace(b))
+	}
+	return b, err
+}
+
+func (c *Client) auth(req *http.Request) {
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+}
+
+func (c *Client) connErr(err error) error {
+	if c.socket != "" && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
+		return fmt.Errorf("%w on socket %s", ErrNoAgent, c.socket)
+	}
+	return err
+}

@@ -1,0 +1,201 @@
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MaxRequest bounds a request body.
+const MaxRequest = 8 << 20
+
+// Server serves a Table over a unix socket and optionally TCP.
+type Server struct {
+	table    *Table
+	token    string
+	log      *slog.Logger
+	classify Classifier
+	mux      *http.ServeMux
+
+	mu        sync.Mutex
+	servers   []*http.Server // guarded by mu
+	listeners []net.Listener // guarded by mu
+	wg        sync.WaitGroup
+}
+
+// NewServer builds a server for table; token guards TCP.
+func NewServer(table *Table, token string, classify Classifier, log *slog.Logger) *Server {
+	s := &Server{table: table, token: token, log: log, classify: classify, mux: http.NewServeMux()}
+	s.mux.HandleFunc("POST /rpc", s.serveRPC)
+	return s
+}
+
+// Handle registers a plain HTTP handler; open=true serves it on TCP without
+// the token (health and metrics probes).
+func (s *Server) Handle(pattern string, h http.Handler, open bool) {
+	if !open {
+		h = s.requireToken(h)
+	}
+	s.mux.Handle(pattern, h)
+}
+
+// ListenUnix serves on a unix socket at path (mode 0600), replacing a
+// stale socket file left by a crashed agent.
+func (s *Server) ListenUnix(path string) error {
+	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
+		c.Close()
+		return fmt.Errorf("api: another agent is already serving %s", path)
+	}
+	_ = os.Remove(path)
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return fmt.Errorf("api: listen %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return fmt.Errorf("api: chmod %s: %w", path, err)
+	}
+	s.serve(l, s.mux)
+	return nil
+}
+
+// ListenTCP serves on addr; every request except the open handlers needs
+// "Authorization: Bearer <token>". It returns the bound address.
+func (s *Server) ListenTCP(addr string) (net.Addr, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("api: listen %s: %w", addr, err)
+	}
+	s.serve(l, s.tcpGuard(s.mux))
+	return l.Addr(), nil
+}
+
+func (s *Server) serve(l net.Listener, h http.Handler) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	s.mu.Lock()
+	s.servers = append(s.servers, srv)
+	s.listeners = append(s.listeners, l)
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("api: serve", "addr", l.Addr().String(), "err", err)
+		}
+	}()
+}
+
+// Shutdown stops serving; safe to call twice.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	servers := s.servers
+	s.servers = nil
+	s.mu.Unlock()
+	for _, srv := range servers {
+		if err := srv.Shutdown(ctx); err != nil {
+			_ = srv.Close()
+		}
+	}
+	s.wg.Wait()
+	return nil
+}
+
+type tcpKey struct{}
+
+// tcpGuard marks requests as coming over TCP so requireToken applies.
+func (s *Server) tcpGuard(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/rpc" && !s.tokenOK(r) {
+			http.Error(w, "401 unauthorized: send 'Authorization: Bearer <token>' with the token from <data_dir>/api.token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tcpKey{}, true)))
+	})
+}
+
+func (s *Server) requireToken(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Context().Value(tcpKey{}) != nil && !s.tokenOK(r) {
+			http.Error(w, "401 unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) tokenOK(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
+}
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequest+1))
+	w.Header().Set("Content-Type", "application/json")
+	if err != nil || len(body) > MaxRequest {
+		writeJSON(w, response{JSONRPC: "2.0", ID: json.RawMessage("null"),
+			Error: Errorf(CodeInvalidRequest, "request body unreadable or over %d bytes", MaxRequest)})
+		return
+	}
+	var req request
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: Errorf(CodeParse, "parse error: %v", err)})
+		return
+	}
+	writeJSON(w, s.dispatch(r.Context(), &req))
+}
+
+func (s *Server) dispatch(ctx context.Context, req *request) response {
+	resp := response{JSONRPC: "2.0", ID: req.ID}
+	if resp.ID == nil {
+		resp.ID = json.RawMessage("null")
+	}
+	if req.JSONRPC != "2.0" || req.Method == "" {
+		resp.Error = Errorf(CodeInvalidRequest, `invalid request: want {"jsonrpc":"2.0","method":...}`)
+		return resp
+	}
+	m, ok := s.table.Get(req.Method)
+	if !ok {
+		resp.Error = Errorf(CodeNoMethod, "method %q not found; rpc.discover lists the methods", req.Method)
+		return resp
+	}
+	res, err := m.Handler(ctx, req.Params)
+	if err != nil {
+		resp.Error = toError(err, s.classify)
+		return resp
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		resp.Error = Errorf(CodeInternal, "encode result: %v", err)
+		return resp
+	}
+	resp.Result = b
+	return resp
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	_ = json.NewEncoder(w).Encode(v)
+}

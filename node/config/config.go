@@ -1,0 +1,245 @@
+// Package config is the agent's configuration: one YAML file decoded
+// strictly (unknown keys are errors with their line), documented defaults,
+// validation before anything starts, and flags that override the file.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is everything `hyphae run` needs. Zero values mean "default".
+type Config struct {
+	DataDir string   `yaml:"data_dir"` // default $HYPHAE_DATA_DIR, then ~/.hyphae
+	Roles   []string `yaml:"roles"`    // supervisor, runner; default both
+	Log     Log      `yaml:"log"`
+	Redis   Redis    `yaml:"redis"`
+	API     API      `yaml:"api"`
+	Overlay Overlay  `yaml:"overlay"`
+	Runner  Runner   `yaml:"runner"`
+	// Executors maps extra script types to a command line; "{file}" is
+	// replaced by the script's path, e.g. v: [v, run, "{file}"].
+	Executors map[string][]string `yaml:"executors"`
+	Bus       Bus                 `yaml:"bus"`
+}
+
+// Log configures structured logging.
+type Log struct {
+	Level  string `yaml:"level"`  // debug, info, warn, error; default info
+	Format string `yaml:"format"` // text or json; default text
+}
+
+// Redis says which Redis to use.
+type Redis struct {
+	// URL of an existing Redis (redis://, rediss://, unix://). Empty: the
+	// agent runs its own (redis-server child, else in-process).
+	URL       string `yaml:"url"`
+	Databases int    `yaml:"databases"` // for the embedded one; default 256
+}
+
+// API is the local control API.
+type API struct {
+	Listen string `yaml:"listen"` // host:port for TCP; default 127.0.0.1:9652; "off" disables TCP
+}
+
+// Overlay is the libp2p side.
+type Overlay struct {
+	Listen           []string      `yaml:"listen"`    // default tcp+quic on 4001, all interfaces
+	Bootstrap        []string      `yaml:"bootstrap"` // multiaddrs with /p2p/
+	MDNS             *bool         `yaml:"mdns"`      // default true
+	DHT              *bool         `yaml:"dht"`       // default true
+	SwarmKey         string        `yaml:"swarm_key"` // path to a swarm key file (private network)
+	RelayService     bool          `yaml:"relay_service"`
+	Relays           []string      `yaml:"relays"`
+	NATPortMap       *bool         `yaml:"nat_port_map"` // default true
+	PresenceInterval time.Duration `yaml:"presence_interval"`
+}
+
+// Runner tunes job execution.
+type Runner struct {
+	Concurrency    int           `yaml:"concurrency"`     // default number of CPUs
+	DefaultTimeout time.Duration `yaml:"default_timeout"` // default 1h
+	WorkerID       string        `yaml:"worker_id"`       // hero dispatcher worker id; empty = off
+	Python         string        `yaml:"python"`          // interpreter; default python3 on PATH
+}
+
+// Bus tunes message delivery.
+type Bus struct {
+	TimeoutAck time.Duration `yaml:"timeout_ack"` // resend when unacked; default 3s
+	Timeout    time.Duration `yaml:"timeout"`     // give up; default 10m
+	Skew       time.Duration `yaml:"skew"`        // accepted clock skew; default 2m
+}
+
+// Load reads and strictly decodes path (missing file → error).
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return Parse(b, path)
+}
+
+// Parse strictly decodes YAML; name labels errors.
+func Parse(b []byte, name string) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("config %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return &c, nil
+}
+
+// DefaultDataDir is $HYPHAE_DATA_DIR, else ~/.hyphae.
+func DefaultDataDir() string {
+	if d := os.Getenv("HYPHAE_DATA_DIR"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".hyphae"
+	}
+	return filepath.Join(home, ".hyphae")
+}
+
+// Defaults fills every zero value with its documented default.
+func (c *Config) Defaults() {
+	if c.DataDir == "" {
+		c.DataDir = DefaultDataDir()
+	}
+	if len(c.Roles) == 0 {
+		c.Roles = []string{"supervisor", "runner"}
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = "text"
+	}
+	if c.Redis.Databases == 0 {
+		c.Redis.Databases = 256
+	}
+	if c.API.Listen == "" {
+		c.API.Listen = "127.0.0.1:9652"
+	}
+	c.Overlay.defaults()
+	if c.Runner.DefaultTimeout == 0 {
+		c.Runner.DefaultTimeout = time.Hour
+	}
+	if c.Bus.TimeoutAck == 0 {
+		c.Bus.TimeoutAck = 3 * time.Second
+	}
+	if c.Bus.Timeout == 0 {
+		c.Bus.Timeout = 10 * time.Minute
+	}
+	if c.Bus.Skew == 0 {
+		c.Bus.Skew = 2 * time.Minute
+	}
+}
+
+func (o *Overlay) defaults() {
+	if len(o.Listen) == 0 {
+		o.Listen = []string{"/ip4/0.0.0.0/tcp/4001", "/ip4/0.0.0.0/udp/4001/quic-v1"}
+	}
+	t := true
+	if o.MDNS == nil {
+		o.MDNS = &t
+	}
+	if o.DHT == nil {
+		o.DHT = &t
+	}
+	if o.NATPortMap == nil {
+		o.NATPortMap = &t
+	}
+	if o.PresenceInterval == 0 {
+		o.PresenceInterval = 3 * time.Second
+	}
+}
+
+// HasRole reports whether the agent plays role.
+func (c *Config) HasRole(role string) bool {
+	for _, r := range c.Roles {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks everything that can be checked before starting.
+func (c *Config) Validate() error {
+	var errs []error
+	for _, r := range c.Roles {
+		if r != "supervisor" && r != "runner" {
+			errs = append(errs, fmt.Errorf("roles: unknown role %q (want supervisor, runner)", r))
+		}
+	}
+	if !oneOf(c.Log.Level, "debug", "info", "warn", "error") {
+		errs = append(errs, fmt.Errorf("log.level: %q (want debug, info, warn, error)", c.Log.Level))
+	}
+	if !oneOf(c.Log.Format, "text", "json") {
+		errs = append(errs, fmt.Errorf("log.format: %q (want text or json)", c.Log.Format))
+	}
+	if c.Redis.URL != "" && !hasAnyPrefix(c.Redis.URL, "redis://", "rediss://", "unix://") {
+		errs = append(errs, fmt.Errorf("redis.url: %q (want redis://, rediss:// or unix://)", c.Redis.URL))
+	}
+	if c.Redis.Databases < 2 {
+		errs = append(errs, fmt.Errorf("redis.databases: %d (need at least 2: DB 0 plus one context)", c.Redis.Databases))
+	}
+	if c.API.Listen != "off" {
+		if _, _, err := net.SplitHostPort(c.API.Listen); err != nil {
+			errs = append(errs, fmt.Errorf("api.listen: %q: want host:port or off", c.API.Listen))
+		}
+	}
+	errs = append(errs, c.validateMore()...)
+	return errors.Join(errs...)
+}
+
+func (c *Config) validateMore() []error {
+	var errs []error
+	if c.Runner.Concurrency < 0 {
+		errs = append(errs, fmt.Errorf("runner.concurrency: %d must not be negative", c.Runner.Concurrency))
+	}
+	for t, argv := range c.Executors {
+		if len(argv) == 0 {
+			errs = append(errs, fmt.Errorf("executors.%s: empty command line", t))
+		}
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"bus.timeout_ack", c.Bus.TimeoutAck}, {"bus.timeout", c.Bus.Timeout}, {"bus.skew", c.Bus.Skew},
+		{"runner.default_timeout", c.Runner.DefaultTimeout}, {"overlay.presence_interval", c.Overlay.PresenceInterval}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("%s: %v must not be negative", d.name, d.v))
+		}
+	}
+	return append(errs, validateAddrs(c)...)
+}
+
+func oneOf(v string, opts ...string) bool {
+	for _, o := range opts {
+		if v == o {
+			return true
+		}
+	}
+	return false
+}
+
+func hasAnyPrefix(v string, ps ...string) bool {
+	for _, p := range ps {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}

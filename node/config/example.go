@@ -1,0 +1,55 @@
+package config
+
+// Example is the commented config `hyphae init` writes; configs/hyphae.yaml
+// holds the same text. Every key is optional.
+const Example = `# Hyphae agent configuration. Every key is optional; the values shown
+# are the defaults. Flags of 'hyphae run' override this file.
+
+# Where the actor key, API token, embedded Redis and job files live.
+# data_dir: ~/.hyphae
+
+# What this agent does: supervisor (owns contexts, runs flows, routes jobs)
+# and/or runner (executes jobs).
+roles: [supervisor, runner]
+
+log:
+  level: info        # debug, info, warn, error
+  format: text       # text or json
+
+redis:
+  # An existing Redis: redis://[user:pass@]host:port, rediss://..., unix:///path.
+  # Empty: the agent runs its own (redis-server child with AOF in data_dir
+  # when installed, otherwise an in-process store that keeps nothing).
+  url: ""
+  databases: 256     # for the embedded redis-server: contexts are DB 1..255
+
+api:
+  listen: 127.0.0.1:9652   # JSON-RPC over HTTP, token in <data_dir>/api.token; "off" = unix socket only
+
+overlay:
+  listen: [/ip4/0.0.0.0/tcp/4001, /ip4/0.0.0.0/udp/4001/quic-v1]
+  bootstrap: []            # e.g. /ip4/192.0.2.10/tcp/4001/p2p/12D3KooW...
+  mdns: true               # find agents on the LAN by themselves
+  dht: true                # find agents through any shared bootstrap peer
+  swarm_key: ""            # path to a swarm key: only agents holding it can connect
+  relay_service: false     # act as a relay for agents behind NAT (public nodes)
+  relays: []               # relays to use when this agent is behind NAT
+  nat_port_map: true       # UPnP / NAT-PMP
+  presence_interval: 3s
+
+runner:
+  concurrency: 0           # jobs at once; 0 = number of CPUs
+  default_timeout: 1h      # for jobs whose timeout is 0
+  worker_id: ""            # serve the hero dispatcher queues of this worker id
+  python: ""               # interpreter for python jobs; default python3 on PATH
+
+# Extra script types: a command line where {file} is the script's path.
+executors: {}
+#  v: [v, run, "{file}"]
+#  rust: [rust-script, "{file}"]
+
+bus:
+  timeout_ack: 3s          # resend a message not acknowledged by then
+  timeout: 10m             # give up on a message after this
+  skew: 2m                 # accepted clock difference between agents
+`

@@ -1,0 +1,77 @@
+package node
+
+import (
+	"context"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// GrantParams grants or revokes a role.
+type GrantParams struct {
+	ID    uint64 `json:"id"`
+	Actor string `json:"actor"`
+	Role  string `json:"role"`
+}
+
+func (n *Node) registerContextMethods() {
+	api.Register(n.table, "context.create", "Create a context (tenant); this agent's actor becomes its admin.",
+		func(ctx context.Context, p struct {
+			ID   uint64 `json:"id,omitempty"`
+			Name string `json:"name,omitempty"`
+		}) (*ContextView, error) {
+			c := &model.Context{ID: p.ID, Name: p.Name, Admins: []uint64{n.self.ID}}
+			if err := n.store.CreateContext(ctx, c); err != nil {
+				return nil, err
+			}
+			n.contextsChanged()
+			return contextView(c), nil
+		})
+	api.Register(n.table, "context.load", "Show one context with its admins, executors and readers.",
+		func(ctx context.Context, p struct {
+			ID uint64 `json:"id"`
+		}) (*ContextView, error) {
+			c, err := n.store.LoadContext(ctx, p.ID)
+			if err != nil {
+				return nil, err
+			}
+			return contextView(c), nil
+		})
+	api.Register(n.table, "context.list", "List this agent's contexts.",
+		func(ctx context.Context, _ struct{}) ([]*ContextView, error) {
+			cs, err := n.store.ListContexts(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]*ContextView, 0, len(cs))
+			for _, c := range cs {
+				out = append(out, contextView(c))
+			}
+			return out, nil
+		})
+	api.Register(n.table, "context.grant", "Give an actor (peer ID, registered if new) a role: admin, executor or reader.",
+		func(ctx context.Context, p GrantParams) (*ContextView, error) { return n.grant(ctx, p, true) })
+	api.Register(n.table, "context.revoke", "Take a role away from an actor.",
+		func(ctx context.Context, p GrantParams) (*ContextView, error) { return n.grant(ctx, p, false) })
+}
+
+func (n *Node) grant(ctx context.Context, p GrantParams, give bool) (*ContextView, error) {
+	role := model.Role(p.Role)
+	if !role.Valid() {
+		return nil, api.InvalidParams("role", "%q: want admin, executor or reader", p.Role)
+	}
+	a, err := n.resolveActor(ctx, p.Actor, give)
+	if err != nil {
+		return nil, err
+	}
+	var c *model.Context
+	if give {
+		c, err = n.store.Grant(ctx, p.ID, a.ID, role)
+	} else {
+		c, err = n.store.Revoke(ctx, p.ID, a.ID, role)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return contextView(c), nil
+}

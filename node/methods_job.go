@@ -1,0 +1,150 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// JobRunParams submits a job.
+type JobRunParams struct {
+	To      string            `json:"to,omitempty"` // "self" (default) or a peer ID
+	Context uint64            `json:"context"`
+	Type    string            `json:"type"`
+	Script  string            `json:"script"`
+	Name    string            `json:"name,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Timeout int64             `json:"timeout,omitempty"` // seconds
+	Retries int64             `json:"retries,omitempty"`
+}
+
+// JobRef names a job in a context by key (job:<caller>:<id>).
+type JobRef struct {
+	Context uint64 `json:"context"`
+	Key     string `json:"key"`
+}
+
+func (n *Node) registerJobMethods() {
+	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self) or to another agent (to=peer ID).",
+		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, true) })
+	api.Register(n.table, "job.create", "Store a job without running it.",
+		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, false) })
+	api.Register(n.table, "job.load", "Show a job.", n.jobLoad)
+	api.Register(n.table, "job.status", "A job's status.",
+		func(ctx context.Context, p JobRef) (map[string]string, error) {
+			j, err := n.jobLoad(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			return map[string]string{"key": j.Key, "status": j.Status, "error": j.Error}, nil
+		})
+	api.Register(n.table, "job.result", "A job's result map.",
+		func(ctx context.Context, p JobRef) (map[string]string, error) {
+			j, err := n.jobLoad(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			return j.Result, nil
+		})
+	api.Register(n.table, "job.wait", "Block until the job ends (or timeout seconds pass) and return it.",
+		func(ctx context.Context, p struct {
+			JobRef
+			Timeout int64 `json:"timeout,omitempty"`
+		}) (*JobView, error) {
+			return n.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second)
+		})
+	api.Register(n.table, "job.list", "List a context's jobs.",
+		func(ctx context.Context, p struct {
+			Context uint64 `json:"context"`
+		}) ([]*JobView, error) {
+			js, err := n.store.ListJobs(ctx, p.Context)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]*JobView, 0, len(js))
+			for _, j := range js {
+				out = append(out, jobView(j))
+			}
+			return out, nil
+		})
+}
+
+func (n *Node) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, error) {
+	if err := checkJobParams(p); err != nil {
+		return nil, err
+	}
+	if p.To != "" && p.To != "self" && p.To != n.id.PeerID().String() {
+		if !run {
+			return nil, api.InvalidParams("to", "job.create stores local jobs only; use job.run for remote ones")
+		}
+		return n.submitRemote(ctx, p)
+	}
+	if err := n.store.CheckContextID(p.Context); err != nil {
+		return nil, api.InvalidParams("context", "%v", err)
+	}
+	if _, err := n.store.LoadContext(ctx, p.Context); err != nil {
+		return nil, api.InvalidParams("context", "context %d does not exist on this agent (hyphae context create --id %d)", p.Context, p.Context)
+	}
+	if n.draining.Load() && run {
+		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new jobs")
+	}
+	j := &model.RunnerJob{CallerID: n.self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
+		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env}
+	var err error
+	if run {
+		err = n.store.EnqueueJob(ctx, j)
+	} else {
+		err = n.store.SaveJob(ctx, j)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return jobView(j), nil
+}
+
+func checkJobParams(p JobRunParams) error {
+	switch {
+	case p.Context == 0:
+		return api.InvalidParams("context", "required: the context id (1 or more)")
+	case p.Type == "":
+		return api.InvalidParams("type", "required: a script type such as sh, bash or python")
+	case p.Script == "":
+		return api.InvalidParams("script", "required: the script to run")
+	case p.Timeout < 0:
+		return api.InvalidParams("timeout", "must not be negative")
+	case p.Retries < 0:
+		return api.InvalidParams("retries", "must not be negative")
+	}
+	return nil
+}
+
+func (n *Node) jobLoad(ctx context.Context, p JobRef) (*JobView, error) {
+	if _, _, err := store.ParseJobKey(p.Key); err != nil {
+		return nil, api.InvalidParams("key", "%v", err)
+	}
+	j, err := n.store.LoadJobKey(ctx, p.Context, p.Key)
+	if err != nil {
+		return nil, err
+	}
+	return jobView(j), nil
+}
+
+func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration) (*JobView, error) {
+	if _, _, err := store.ParseJobKey(p.Key); err != nil {
+		return nil, api.InvalidParams("key", "%v", err)
+	}
+	if d <= 0 || d > time.Hour {
+		d = time.Hour
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	j, err := n.store.WaitJob(wctx, p.Context, p.Key)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
+	return jobView(j), nil
+}

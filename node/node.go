@@ -1,0 +1,194 @@
+// Package node wires an agent together: identity, store (embedded Redis or
+// a configured one), overlay, bridge, scheduler, runner and the control
+// API. Run(ctx) starts everything and blocks until ctx is cancelled, then
+// shuts down in reverse order. Shutdown is safe to call twice.
+package node
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/crypto/identity"
+	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/config"
+	"github.com/hyphae-run/hyphae/node/embedredis"
+)
+
+// Version is the agent's version, set at build time with -ldflags.
+var Version = "0.1.0-dev"
+
+// Node is one agent.
+type Node struct {
+	cfg   *config.Config
+	log   *slog.Logger
+	paths Paths
+	id    *identity.Identity
+
+	redis *embedredis.Server // nil when redis.url is set
+	store *store.Store
+	self  *model.Actor // this agent's own actor record
+	table *api.Table
+	api   *api.Server
+	parts []part // started components, in start order
+
+	started  time.Time
+	draining atomic.Bool
+	ready    atomic.Bool
+	apiAddr  string
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+}
+
+// part is a started component that must be shut down.
+type part struct {
+	name     string
+	shutdown func(context.Context) error
+}
+
+// New validates cfg and loads the identity; nothing is started yet.
+func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	p := PathsFor(cfg.DataDir)
+	id, err := identity.Load(p.Key)
+	if err != nil {
+		return nil, fmt.Errorf("node: %w (run `hyphae init --data-dir %s` first)", err, cfg.DataDir)
+	}
+	return &Node{cfg: cfg, log: log, paths: p, id: id, table: api.NewTable()}, nil
+}
+
+// ID returns the agent's identity.
+func (n *Node) ID() *identity.Identity { return n.id }
+
+// Store returns the agent's store (after Start).
+func (n *Node) Store() *store.Store { return n.store }
+
+// APIAddr is the bound TCP API address ("" when off).
+func (n *Node) APIAddr() string { return n.apiAddr }
+
+// Run starts the agent and blocks until ctx is done, then shuts down.
+func (n *Node) Run(ctx context.Context) error {
+	if err := n.Start(ctx); err != nil {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = n.Shutdown(sctx)
+		return err
+	}
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return n.Shutdown(sctx)
+}
+
+// Start brings every component up, in dependency order.
+func (n *Node) Start(ctx context.Context) error {
+	n.started = time.Now()
+	if err := os.MkdirAll(n.paths.Jobs, 0o700); err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"store", n.startStore},
+		{"actor", n.ensureSelf},
+		{"components", n.startComponents},
+		{"api", n.startAPI},
+	}
+	for _, s := range steps {
+		if err := s.fn(ctx); err != nil {
+			return fmt.Errorf("node: start %s: %w", s.name, err)
+		}
+	}
+	n.ready.Store(true)
+	n.log.Info("agent running", "peer_id", n.id.PeerID().String(), "roles", n.cfg.Roles,
+		"data_dir", n.cfg.DataDir, "api", n.apiAddr, "socket", n.paths.Socket, "version", Version)
+	return nil
+}
+
+func (n *Node) startStore(ctx context.Context) error {
+	url := n.cfg.Redis.URL
+	if url == "" {
+		srv, err := embedredis.Start(ctx, embedredis.Options{DataDir: n.cfg.DataDir, Databases: n.cfg.Redis.Databases, Log: n.log})
+		if err != nil {
+			return err
+		}
+		n.redis = srv
+		n.addPart("embedded redis", srv.Shutdown)
+		url = srv.URL()
+		n.log.Info("store: embedded", "kind", srv.Kind(), "persistent", srv.Persistent())
+	}
+	st, err := store.Open(ctx, url, n.log)
+	if err != nil {
+		return err
+	}
+	n.store = st
+	n.addPart("store", func(context.Context) error { return st.Close() })
+	return n.store.SetMeta(ctx, model.Hash{"peer_id": n.id.PeerID().String(), "version": Version,
+		"started_at": fmt.Sprint(n.started.Unix())})
+}
+
+// ensureSelf makes sure this agent's own actor record exists.
+func (n *Node) ensureSelf(ctx context.Context) error {
+	a, err := n.store.EnsureActor(ctx, n.id.PeerID().String())
+	if err != nil {
+		return err
+	}
+	n.self = a
+	return nil
+}
+
+func (n *Node) startAPI(ctx context.Context) error {
+	token, err := ReadToken(n.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	n.registerMethods()
+	n.api = api.NewServer(n.table, token, classify, n.log)
+	n.registerHTTP()
+	n.addPart("api", n.api.Shutdown)
+	if err := n.api.ListenUnix(n.paths.Socket); err != nil {
+		return err
+	}
+	if n.cfg.API.Listen != "off" {
+		addr, err := n.api.ListenTCP(n.cfg.API.Listen)
+		if err != nil {
+			return fmt.Errorf("%w (another agent on this port? set --api HOST:PORT or api.listen: off)", err)
+		}
+		n.apiAddr = addr.String()
+	}
+	return nil
+}
+
+func (n *Node) addPart(name string, fn func(context.Context) error) {
+	n.parts = append(n.parts, part{name, fn})
+}
+
+// Shutdown drains and stops every component in reverse start order. It is
+// safe to call more than once.
+func (n *Node) Shutdown(ctx context.Context) error {
+	n.shutdownOnce.Do(func() {
+		n.draining.Store(true)
+		n.ready.Store(false)
+		for i := len(n.parts) - 1; i >= 0; i-- {
+			p := n.parts[i]
+			if err := p.shutdown(ctx); err != nil {
+				n.log.Warn("shutdown", "part", p.name, "err", err)
+				if n.shutdownErr == nil {
+					n.shutdownErr = fmt.Errorf("shutdown %s: %w", p.name, err)
+				}
+			}
+		}
+		n.log.Info("agent stopped")
+	})
+	return n.shutdownErr
+}

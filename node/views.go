@@ -1,0 +1,71 @@
+package node
+
+import (
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// JobView is a job as the API shows it.
+type JobView struct {
+	Key       string            `json:"key"`
+	ID        uint64            `json:"id"`
+	CallerID  uint64            `json:"caller_id"`
+	ContextID uint64            `json:"context_id"`
+	Name      string            `json:"name,omitempty"`
+	FlowID    uint64            `json:"flow_id,omitempty"`
+	Type      string            `json:"script_type"`
+	Script    string            `json:"script"`
+	Status    string            `json:"status"`
+	Result    map[string]string `json:"result"`
+	Error     string            `json:"error,omitempty"`
+	Attempt   int64             `json:"attempt"`
+	Retries   int64             `json:"retries"`
+	Timeout   int64             `json:"timeout"`
+	Runner    string            `json:"runner,omitempty"`
+	EnvVars   map[string]string `json:"env_vars,omitempty"`
+	CreatedAt int64             `json:"created_at"`
+	UpdatedAt int64             `json:"updated_at"`
+}
+
+func jobView(j *model.RunnerJob) *JobView {
+	r := j.Result
+	if r == nil {
+		r = map[string]string{}
+	}
+	return &JobView{Key: store.JobKey(j.CallerID, j.ID), ID: j.ID, CallerID: j.CallerID, ContextID: j.ContextID,
+		Name: j.Name, FlowID: j.FlowID, Type: j.ScriptType, Script: j.Script, Status: string(j.Status),
+		Result: r, Error: j.Error, Attempt: j.Attempt, Retries: j.Retries, Timeout: j.Timeout,
+		Runner: j.Runner, EnvVars: j.EnvVars, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt}
+}
+
+// ContextView is a context as the API shows it.
+type ContextView struct {
+	ID        uint64   `json:"id"`
+	Name      string   `json:"name,omitempty"`
+	Admins    []uint64 `json:"admins"`
+	Readers   []uint64 `json:"readers"`
+	Executors []uint64 `json:"executors"`
+	CreatedAt int64    `json:"created_at"`
+	UpdatedAt int64    `json:"updated_at"`
+}
+
+func contextView(c *model.Context) *ContextView {
+	return &ContextView{ID: c.ID, Name: c.Name, Admins: nz(c.Admins), Readers: nz(c.Readers),
+		Executors: nz(c.Executors), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+// ActorView is an actor as the API shows it.
+type ActorView struct {
+	ID        uint64   `json:"id"`
+	Pubkey    string   `json:"pubkey"`
+	Address   []string `json:"address"`
+	Self      bool     `json:"self,omitempty"`
+	CreatedAt int64    `json:"created_at"`
+}
+
+func nz(v []uint64) []uint64 {
+	if v == nil {
+		return []uint64{}
+	}
+	return v
+}
