@@ -67,14 +67,34 @@ func (s *Store) LoadJobKey(ctx context.Context, ctxID uint64, key string) (*mode
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadJob: %w", err)
 	}
-	j, err := model.JobFromHash(key, h)
+	j, err := decodeJob(ctxID)(key, h)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadJob: %w", err)
 	}
-	if j.ContextID == 0 {
-		j.ContextID = ctxID
-	}
 	return j, nil
+}
+
+// decodeJob decodes a job hash of context ctxID, taking the ids that a
+// hand-written hash leaves out from its key and DB.
+func decodeJob(ctxID uint64) func(string, model.Hash) (*model.RunnerJob, error) {
+	return func(key string, h model.Hash) (*model.RunnerJob, error) {
+		j, err := model.JobFromHash(key, h)
+		if err != nil {
+			return nil, err
+		}
+		if j.ContextID == 0 {
+			j.ContextID = ctxID
+		}
+		if caller, id, perr := ParseJobKey(key); perr == nil {
+			if j.CallerID == 0 {
+				j.CallerID = caller
+			}
+			if j.ID == 0 {
+				j.ID = id
+			}
+		}
+		return j, nil
+	}
 }
 
 // ListJobs returns the jobs of a context.
@@ -87,7 +107,7 @@ func (s *Store) ListJobs(ctx context.Context, ctxID uint64) ([]*model.RunnerJob,
 	if err != nil {
 		return nil, fmt.Errorf("store.ListJobs: %w", err)
 	}
-	return loadAll(ctx, db, keys, model.JobFromHash)
+	return loadAll(ctx, db, keys, decodeJob(ctxID))
 }
 
 // DeleteJob removes a job hash.
@@ -116,8 +136,9 @@ func (s *Store) SetJobStatus(ctx context.Context, ctxID uint64, key string, atte
 }
 
 // CompleteJob ends the job's attempt with status finished or error, writing
-// fields (result, error, …), pushing the status on reply:<key> for waiters
-// and the key on jobs_done for the scheduler — atomically.
+// fields (result, error, …), pushing the status on reply:<key> for waiters,
+// the key on jobs_done when the job belongs to a flow (the scheduler) and on
+// remote_done when it came from another agent (the bridge) — atomically.
 func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash) error {
 	if !status.Terminal() {
@@ -129,7 +150,7 @@ func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attem
 	}
 	ttl := int64(ReplyTTL / time.Second)
 	args := append([]any{attemptArg(attempt), string(status), now(), ttl}, pairs(fields)...)
-	keys := []string{key, ReplyKey(key), JobsDoneKey}
+	keys := []string{key, ReplyKey(key), JobsDoneKey, RemoteDoneKey}
 	return scriptErr("store.CompleteJob", completeJob.Run(ctx, db, keys, args...).Err())
 }
 

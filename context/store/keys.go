@@ -48,6 +48,10 @@ func ReplyKey(jobKey string) string { return "reply:" + jobKey }
 // consumes it (event-driven flows).
 const JobsDoneKey = "jobs_done"
 
+// RemoteDoneKey lists keys of ended jobs that came from another agent; the
+// bridge consumes it and sends each result home.
+const RemoteDoneKey = "remote_done"
+
 // SeqKey is the id counter for a kind of object in a DB.
 func SeqKey(kind string) string { return "seq:" + kind }
 

@@ -57,11 +57,34 @@ func (s *Store) LoadMessageKey(ctx context.Context, ctxID uint64, key string) (*
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadMessage: %w", err)
 	}
-	m, err := model.MessageFromHash(key, h)
+	m, err := decodeMessage(ctxID)(key, h)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadMessage: %w", err)
 	}
 	return m, nil
+}
+
+// decodeMessage decodes a message hash of context ctxID, taking the ids that
+// a hand-written hash leaves out from its key and DB.
+func decodeMessage(ctxID uint64) func(string, model.Hash) (*model.Message, error) {
+	return func(key string, h model.Hash) (*model.Message, error) {
+		m, err := model.MessageFromHash(key, h)
+		if err != nil {
+			return nil, err
+		}
+		if m.ContextID == 0 {
+			m.ContextID = ctxID
+		}
+		if caller, id, perr := ParseMessageKey(key); perr == nil {
+			if m.CallerID == 0 {
+				m.CallerID = caller
+			}
+			if m.ID == 0 {
+				m.ID = id
+			}
+		}
+		return m, nil
+	}
 }
 
 // ListMessages returns the messages of a context.
@@ -74,7 +97,7 @@ func (s *Store) ListMessages(ctx context.Context, ctxID uint64) ([]*model.Messag
 	if err != nil {
 		return nil, fmt.Errorf("store.ListMessages: %w", err)
 	}
-	return loadAll(ctx, db, keys, model.MessageFromHash)
+	return loadAll(ctx, db, keys, decodeMessage(ctxID))
 }
 
 // DeleteMessage removes a message hash.
@@ -102,4 +125,14 @@ func (s *Store) SetMessageStatus(ctx context.Context, ctxID uint64, key string,
 		h[k] = v
 	}
 	return wrap("store.SetMessageStatus", hset(ctx, db, key, h))
+}
+
+// PushKey pushes an existing hash's key on a list of context ctxID (e.g.
+// msg_out after SaveMessage).
+func (s *Store) PushKey(ctx context.Context, ctxID uint64, list, key string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.PushKey: %w", err)
+	}
+	return wrap("store.PushKey", db.LPush(ctx, list, key).Err())
 }

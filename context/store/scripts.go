@@ -91,8 +91,10 @@ return 1
 `)
 
 // completeJob ends a job attempt: fence, validate, write status and fields,
-// wake waiters and tell the scheduler.
-// KEYS[1] job key, KEYS[2] reply:<job key>, KEYS[3] jobs_done.
+// wake waiters, tell the flow scheduler (jobs with a flow_id) and the bridge
+// (jobs that came from another agent: origin_peer set).
+// KEYS[1] job key, KEYS[2] reply:<job key>, KEYS[3] jobs_done,
+// KEYS[4] remote_done.
 // ARGV[1] expected attempt or "", ARGV[2] finished|error, ARGV[3] now,
 // ARGV[4] reply TTL seconds, ARGV[5..] field, value pairs.
 var completeJob = redis.NewScript(luaMoves + luaCheck + `
@@ -100,7 +102,9 @@ redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3])
 if #ARGV > 4 then redis.call('HSET', KEYS[1], unpack(ARGV, 5)) end
 redis.call('LPUSH', KEYS[2], ARGV[2])
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
-redis.call('LPUSH', KEYS[3], KEYS[1])
+local f = redis.call('HMGET', KEYS[1], 'flow_id', 'origin_peer')
+if f[1] and f[1] ~= '' and f[1] ~= '0' then redis.call('LPUSH', KEYS[3], KEYS[1]) end
+if f[2] and f[2] ~= '' then redis.call('LPUSH', KEYS[4], KEYS[1]) end
 return 1
 `)
 

@@ -1,0 +1,225 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// Keys of the bridge (our additions, per context DB unless noted).
+
+// OutboxKey is a ZSET of message keys awaiting an ack; score = unix ms of
+// the next (re)send.
+const OutboxKey = "outbox"
+
+// MsgOutProcessingKey holds msg_out entries taken but not yet in the outbox.
+const MsgOutProcessingKey = "msg_out:processing"
+
+// RemoteDoneProcessingKey holds remote_done entries being sent home.
+const RemoteDoneProcessingKey = "remote_done:processing"
+
+// SeenKey marks a bus envelope as received (DB 0), for replay detection.
+func SeenKey(replayKey string) string { return "seen:" + replayKey }
+
+// InboundKey maps a sender's message reference to the local job key it
+// produced: inbound:<sender peer>:<ref>.
+func InboundKey(sender, ref string) string { return "inbound:" + sender + ":" + ref }
+
+// InboundJobKey maps a sender's origin job to the local job key:
+// inbound_job:<sender peer>:<origin ctx>:<origin job key>.
+func InboundJobKey(sender string, originCtx uint64, originJob string) string {
+	return "inbound_job:" + sender + ":" + u(originCtx) + ":" + originJob
+}
+
+// MarkSeen records a bus envelope id for ttl; it reports false when it was
+// already seen (a replay).
+func (s *Store) MarkSeen(ctx context.Context, replayKey string, ttl time.Duration) (bool, error) {
+	ok, err := s.global.SetNX(ctx, SeenKey(replayKey), 1, ttl).Result()
+	if err != nil {
+		return false, fmt.Errorf("store.MarkSeen: %w", err)
+	}
+	return ok, nil
+}
+
+// materialize stores a received job message and its job, enqueues the job
+// and records the dedupe mappings — unless the sender's ref was seen, then
+// it returns the existing local job key.
+// KEYS[1] inbound:<sender>:<ref>, KEYS[2] inbound_job:<…>, KEYS[3] message
+// key, KEYS[4] msg_in, KEYS[5] job key, KEYS[6] queue:<type>.
+// ARGV[1] TTL seconds of the mappings, ARGV[2] number of message field
+// pairs (n), ARGV[3 .. 2+2n] message pairs, the rest job pairs.
+var materialize = redis.NewScript(`
+local prev = redis.call('GET', KEYS[1])
+if prev then return {0, prev} end
+local n = tonumber(ARGV[2])
+redis.call('HSET', KEYS[3], unpack(ARGV, 3, 2 + 2 * n))
+redis.call('LPUSH', KEYS[4], KEYS[3])
+redis.call('HSET', KEYS[5], unpack(ARGV, 3 + 2 * n))
+redis.call('LPUSH', KEYS[6], KEYS[5])
+redis.call('SET', KEYS[1], KEYS[5], 'EX', tonumber(ARGV[1]))
+redis.call('SET', KEYS[2], KEYS[5], 'EX', tonumber(ARGV[1]))
+return {1, KEYS[5]}
+`)
+
+// InboundTTL is how long dedupe mappings of received messages live.
+const InboundTTL = 7 * 24 * time.Hour
+
+// Materialize stores the received message m on msg_in and the job j on
+// queue:<type> of context ctxID, once per (sender, ref). It returns the
+// local job key and whether this call created it.
+func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
+	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return "", false, fmt.Errorf("store.Materialize: %w", err)
+	}
+	if prev, err := db.Get(ctx, InboundKey(sender, ref)).Result(); err == nil {
+		return prev, false, nil
+	}
+	if m.ID, err = NextID(ctx, db, "message"); err != nil {
+		return "", false, err
+	}
+	if j.ID, err = NextID(ctx, db, "job"); err != nil {
+		return "", false, err
+	}
+	stamp(&m.CreatedAt, &m.UpdatedAt)
+	stamp(&j.CreatedAt, &j.UpdatedAt)
+	mp, jp := pairs(m.ToHash()), pairs(j.ToHash())
+	args := append([]any{int64(InboundTTL / time.Second), len(mp) / 2}, mp...)
+	args = append(args, jp...)
+	keys := []string{InboundKey(sender, ref), InboundJobKey(sender, originCtx, originJob),
+		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType)}
+	res, err := materialize.Run(ctx, db, keys, args...).Slice()
+	if err != nil {
+		return "", false, scriptErr("store.Materialize", err)
+	}
+	created, _ := res[0].(int64)
+	key, _ := res[1].(string)
+	return key, created == 1, nil
+}
+
+// InboundJob finds the local job made from a sender's origin job.
+func (s *Store) InboundJob(ctx context.Context, ctxID uint64, sender string, originCtx uint64, originJob string) (string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return "", err
+	}
+	k, err := db.Get(ctx, InboundJobKey(sender, originCtx, originJob)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", fmt.Errorf("store.InboundJob: %w", ErrNotFound)
+	}
+	return k, err
+}
+
+// TakeMsgOut blocks up to wait for a key on msg_out and moves it to the
+// processing list; "" when none arrived.
+func (s *Store) TakeMsgOut(ctx context.Context, ctxID uint64, list, processing string, wait time.Duration) (string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return "", err
+	}
+	k, err := db.BLMove(ctx, list, processing, "RIGHT", "LEFT", wait).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	return k, err
+}
+
+// Requeue moves every entry of processing back onto list (recovery).
+func (s *Store) Requeue(ctx context.Context, ctxID uint64, processing, list string) (int, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for {
+		err := db.LMove(ctx, processing, list, "RIGHT", "RIGHT").Err()
+		if errors.Is(err, redis.Nil) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+// Done removes key from a processing list.
+func (s *Store) Done(ctx context.Context, ctxID uint64, processing, key string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return err
+	}
+	return db.LRem(ctx, processing, 1, key).Err()
+}
+
+// OutboxAdd schedules message key for (re)sending at t.
+func (s *Store) OutboxAdd(ctx context.Context, ctxID uint64, key string, t time.Time) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return err
+	}
+	return db.ZAdd(ctx, OutboxKey, redis.Z{Score: float64(t.UnixMilli()), Member: key}).Err()
+}
+
+// OutboxDue returns message keys due at now.
+func (s *Store) OutboxDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, err
+	}
+	return db.ZRangeByScore(ctx, OutboxKey, &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: max}).Result()
+}
+
+// OutboxRemove drops key from the outbox; it reports whether it was there.
+func (s *Store) OutboxRemove(ctx context.Context, ctxID uint64, key string) (bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return false, err
+	}
+	n, err := db.ZRem(ctx, OutboxKey, key).Result()
+	return n > 0, err
+}
+
+// OutboxSize counts messages awaiting an ack in a context.
+func (s *Store) OutboxSize(ctx context.Context, ctxID uint64) (int64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return 0, err
+	}
+	return db.ZCard(ctx, OutboxKey).Result()
+}
+
+// SetFields writes fields onto any hash in a context DB.
+func (s *Store) SetFields(ctx context.Context, ctxID uint64, key string, fields model.Hash) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return err
+	}
+	return wrap("store.SetFields", hset(ctx, db, key, fields))
+}
+
+// Fields reads named fields of a hash ("" for missing ones).
+func (s *Store) Fields(ctx context.Context, ctxID uint64, key string, names ...string) ([]string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := db.HMGet(ctx, key, names...).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		if sv, ok := v.(string); ok {
+			out[i] = sv
+		}
+	}
+	return out, nil
+}

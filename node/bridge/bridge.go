@@ -1,0 +1,186 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/crypto/identity"
+	"github.com/hyphae-run/hyphae/overlay"
+)
+
+// Transport is what the bridge needs of the overlay.
+type Transport interface {
+	Send(ctx context.Context, to peer.ID, data []byte) error
+	Inbox() <-chan overlay.Received
+	SetInboxValidator(overlay.InboxValidator)
+	Peers(ctx context.Context) ([]*model.Peer, error)
+	Up(peer.ID) bool
+}
+
+// Config wires the bridge to its node.
+type Config struct {
+	Self       *identity.Identity
+	Contexts   func(context.Context) ([]uint64, error) // local contexts to serve
+	LocalTypes func() []string                         // script types this agent runs (nil: none)
+	// StopLocal stops a job of this agent's runner.
+	StopLocal  func(ctx context.Context, ctxID uint64, jobKey string) error
+	TimeoutAck time.Duration // first resend after this; default 3s
+	Timeout    time.Duration // give up after this; default 10m
+	Skew       time.Duration // accepted clock skew; default 2m
+	MaxSize    int           // max envelope bytes; default 1 MiB
+	Workers    int           // inbound handlers; default 4
+}
+
+func (c *Config) defaults() {
+	if c.TimeoutAck <= 0 {
+		c.TimeoutAck = 3 * time.Second
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Minute
+	}
+	if c.Skew <= 0 {
+		c.Skew = envelope.DefaultSkew
+	}
+	if c.MaxSize <= 0 {
+		c.MaxSize = 1 << 20
+	}
+	if c.Workers <= 0 {
+		c.Workers = 4
+	}
+}
+
+// Bridge moves messages between the context DBs and the bus.
+type Bridge struct {
+	cfg   Config
+	st    *store.Store
+	tr    Transport
+	log   *slog.Logger
+	ver   *envelope.Verifier
+	stats *Stats
+	self  peer.ID
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	sem    chan struct{} // bounds concurrent sends
+
+	mu       sync.Mutex
+	loops    map[uint64]context.CancelFunc // per-context loops; guarded by mu
+	inflight map[string]bool               // outbox keys being sent; guarded by mu
+	stopped  bool                          // guarded by mu
+}
+
+// New builds a bridge; Start runs it.
+func New(cfg Config, st *store.Store, tr Transport, log *slog.Logger) (*Bridge, error) {
+	if cfg.Self == nil || st == nil || tr == nil || cfg.Contexts == nil {
+		return nil, errors.New("bridge.New: Self, store, transport and Contexts are required")
+	}
+	cfg.defaults()
+	b := &Bridge{cfg: cfg, st: st, tr: tr, log: log, stats: newStats(), self: cfg.Self.PeerID(),
+		sem: make(chan struct{}, 64), loops: map[uint64]context.CancelFunc{}, inflight: map[string]bool{}}
+	b.ver = &envelope.Verifier{Self: cfg.Self, Skew: cfg.Skew, MaxSize: cfg.MaxSize}
+	return b, nil
+}
+
+// Stats returns the counters.
+func (b *Bridge) Stats() *Stats { return b.stats }
+
+// Start installs the inbox validator and starts the loops.
+func (b *Bridge) Start(ctx context.Context) error {
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.tr.SetInboxValidator(b.validate)
+	for i := 0; i < b.cfg.Workers; i++ {
+		b.spawn(b.receiveLoop)
+	}
+	b.spawn(b.outboxLoop)
+	b.spawn(b.contextsLoop)
+	return nil
+}
+
+// Shutdown stops every loop; safe to call twice. Messages in the outbox
+// stay there and are sent by the next start.
+func (b *Bridge) Shutdown(ctx context.Context) error {
+	b.mu.Lock()
+	if b.stopped || b.cancel == nil {
+		b.stopped = true
+		b.mu.Unlock()
+		return nil
+	}
+	b.stopped = true
+	b.mu.Unlock()
+	b.cancel()
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("bridge.Shutdown: %w", ctx.Err())
+	}
+}
+
+func (b *Bridge) spawn(f func()) {
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); f() }()
+}
+
+// contextsLoop starts per-context loops for contexts as they appear.
+func (b *Bridge) contextsLoop() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		b.refreshContexts()
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Kick makes the bridge look for new contexts now.
+func (b *Bridge) Kick() { b.refreshContexts() }
+
+func (b *Bridge) refreshContexts() {
+	ids, err := b.cfg.Contexts(b.ctx)
+	if err != nil {
+		if b.ctx.Err() == nil {
+			b.log.Warn("bridge: list contexts", "err", err)
+		}
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.stopped {
+		return
+	}
+	for _, id := range ids {
+		if _, ok := b.loops[id]; ok {
+			continue
+		}
+		ctx, cancel := context.WithCancel(b.ctx)
+		b.loops[id] = cancel
+		id := id
+		b.spawn(func() { b.msgOutLoop(ctx, id) })
+		b.spawn(func() { b.remoteDoneLoop(ctx, id) })
+	}
+}
+
+func (b *Bridge) contextIDs() []uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]uint64, 0, len(b.loops))
+	for id := range b.loops {
+		out = append(out, id)
+	}
+	return out
+}

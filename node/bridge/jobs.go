@@ -1,0 +1,177 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/crypto/envelope"
+)
+
+// onJob authorises a job from another agent and materialises it in the
+// target context, or refuses it saying why (writing nothing there).
+func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payload) error {
+	refuse := func(format string, args ...any) error {
+		reason := fmt.Sprintf(format, args...)
+		b.stats.add(b.stats.rejected, "unauthorized")
+		b.reply(ctx, from, envelope.TypeError, target, p.Ref, reason)
+		return nil
+	}
+	if err := b.st.CheckContextID(target); err != nil {
+		return refuse("context %d: %v", target, err)
+	}
+	actor, err := b.st.Authorize(ctx, target, from.String(), model.RoleExecutor)
+	if err != nil {
+		if errors.Is(err, store.ErrDenied) {
+			return refuse("refused by %s: %v", b.self, err)
+		}
+		return err // store trouble: no reply, the sender will resend
+	}
+	src, err := model.JobFromHash("job from "+from.String(), p.Job)
+	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
+		return refuse("malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
+	}
+	j, m := b.localCopies(actor.ID, target, from, src, p)
+	key, created, err := b.st.Materialize(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j)
+	if err != nil {
+		return err
+	}
+	if created {
+		b.log.Info("bridge: accepted job", "from", from.String(), "context", target, "job", key, "type", j.ScriptType)
+	}
+	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "")
+	return nil
+}
+
+// localCopies builds the job and message records of a received job.
+func (b *Bridge) localCopies(caller, target uint64, from peer.ID, src *model.RunnerJob, p *payload) (*model.RunnerJob, *model.Message) {
+	j := &model.RunnerJob{CallerID: caller, ContextID: target, Name: src.Name, Script: src.Script,
+		ScriptType: src.ScriptType, Timeout: src.Timeout, Retries: src.Retries, EnvVars: src.EnvVars,
+		Status: model.JobDispatched, Attempt: 1, Runner: b.self.String(),
+		Extra: model.Hash{"origin_peer": from.String(), "origin_context": strconv.FormatUint(p.OriginCtx, 10),
+			"origin_job": p.OriginJob, "origin_attempt": strconv.FormatInt(p.Attempt, 10), "origin_ref": p.Ref}}
+	m := &model.Message{CallerID: caller, ContextID: target, MessageType: model.MsgTypeJob,
+		Status: model.MsgAcknowledged, Dst: b.self.String(), Job: []*model.RunnerJob{j},
+		Extra: model.Hash{"from": from.String(), "origin_ref": p.Ref}}
+	if p.Message != nil {
+		m.Message = p.Message["message"]
+		m.MessageFormatType = p.Message["message_format_type"]
+	}
+	return j, m
+}
+
+func errOr(err error, msg string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return msg
+}
+
+// onAck marks one of our messages delivered.
+func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
+	ctxID, key, err := parseRef(p.AckOf)
+	if err != nil {
+		return err
+	}
+	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	if err != nil {
+		return err
+	}
+	if m.Dst != "" && m.Dst != from.String() {
+		b.stats.add(b.stats.rejected, "ack_from_stranger")
+		return nil
+	}
+	if removed, _ := b.st.OutboxRemove(ctx, ctxID, key); !removed {
+		return nil // a duplicate ack
+	}
+	next := model.MsgProcessed
+	if m.MessageType == model.MsgTypeJob {
+		next = model.MsgAcknowledged
+	}
+	if m.Status.CanMoveTo(next) {
+		return b.st.SetMessageStatus(ctx, ctxID, key, next, nil)
+	}
+	return nil
+}
+
+// onRefused ends one of our messages that the recipient refused.
+func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error {
+	ctxID, key, err := parseRef(p.AckOf)
+	if err != nil {
+		return err
+	}
+	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	if err != nil {
+		return err
+	}
+	if m.Dst != "" && m.Dst != from.String() {
+		return nil
+	}
+	if removed, _ := b.st.OutboxRemove(ctx, ctxID, key); !removed {
+		return nil
+	}
+	reason := p.Error
+	b.log.Warn("bridge: message refused", "by", from.String(), "key", key, "reason", reason)
+	if m.Status.CanMoveTo(model.MsgError) {
+		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
+	}
+	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
+		jk := store.JobKey(m.Job[0].CallerID, m.Job[0].ID)
+		err := b.st.CompleteJob(ctx, ctxID, jk, 0, model.JobError, model.Hash{"error": reason})
+		if err != nil && !errors.Is(err, model.ErrBadTransition) {
+			return err
+		}
+	}
+	return nil
+}
+
+// onStop stops a job that the sender started here, if it is the job's
+// caller or an admin of the context.
+func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *payload) error {
+	key, err := b.st.InboundJob(ctx, target, from.String(), p.OriginCtx, p.OriginJob)
+	if err != nil {
+		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "stop: no such job here")
+		return nil
+	}
+	j, err := b.st.LoadJobKey(ctx, target, key)
+	if err != nil {
+		return err
+	}
+	actor, aerr := b.st.ActorByPubkey(ctx, from.String())
+	_, admErr := b.st.Authorize(ctx, target, from.String(), model.RoleAdmin)
+	if aerr != nil || (actor.ID != j.CallerID && admErr != nil) {
+		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "stop refused: only the job's caller or an admin may stop it")
+		return nil
+	}
+	if b.cfg.StopLocal != nil {
+		if err := b.cfg.StopLocal(ctx, target, key); err != nil {
+			return err
+		}
+	}
+	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "")
+	return nil
+}
+
+// onMail stores a chat or mail message on the target context's msg_in.
+func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ envelope.Type, p *payload) error {
+	actor, err := b.st.Authorize(ctx, target, from.String(), model.RoleReader)
+	if err != nil {
+		b.reply(ctx, from, envelope.TypeError, target, p.Ref, err.Error())
+		return nil
+	}
+	m := &model.Message{CallerID: actor.ID, ContextID: target, MessageType: model.MessageType(typ.String()),
+		Status: model.MsgProcessed, Extra: model.Hash{"from": from.String(), "origin_ref": p.Ref}}
+	if p.Message != nil {
+		m.Message, m.MessageFormatType = p.Message["message"], p.Message["message_format_type"]
+	}
+	if err := b.st.PushMessage(ctx, m, store.MsgInKey); err != nil {
+		return err
+	}
+	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "")
+	return nil
+}

@@ -1,0 +1,248 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/crypto/envelope"
+)
+
+// msgOutLoop takes message keys from a context's msg_out, prepares them
+// and puts them in the outbox, sending each at once.
+func (b *Bridge) msgOutLoop(ctx context.Context, ctxID uint64) {
+	if _, err := b.st.Requeue(ctx, ctxID, store.MsgOutProcessingKey, store.MsgOutKey); err != nil {
+		b.log.Warn("bridge: recover msg_out", "context", ctxID, "err", err)
+	}
+	for ctx.Err() == nil {
+		key, err := b.st.TakeMsgOut(ctx, ctxID, store.MsgOutKey, store.MsgOutProcessingKey, time.Second)
+		if err != nil {
+			if ctx.Err() == nil {
+				b.log.Warn("bridge: msg_out", "context", ctxID, "err", err)
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		if key == "" {
+			continue
+		}
+		if err := b.prepare(ctx, ctxID, key); err != nil {
+			b.log.Warn("bridge: bad message on msg_out", "context", ctxID, "key", key, "err", err)
+			_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": err.Error()})
+		} else {
+			_ = b.st.OutboxAdd(ctx, ctxID, key, time.Now())
+			b.trySend(ctxID, key)
+		}
+		_ = b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
+	}
+}
+
+// prepare checks a message from msg_out and, for a job, makes sure the
+// origin job hash exists (the result will be written onto it).
+func (b *Bridge) prepare(ctx context.Context, ctxID uint64, key string) error {
+	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	if err != nil {
+		return err
+	}
+	switch m.MessageType {
+	case model.MsgTypeJob:
+		return b.prepareJob(ctx, ctxID, key, m)
+	case model.MsgTypeChat, model.MsgTypeMail, model.MsgTypeStop:
+		if m.Dst == "" {
+			return errors.New("dst (recipient peer ID) is required for chat, mail and stop messages")
+		}
+		return nil
+	case "":
+		return errors.New("message_type is empty (want job, chat, mail or stop)")
+	}
+	return fmt.Errorf("message_type %q cannot be sent from msg_out", m.MessageType)
+}
+
+func (b *Bridge) prepareJob(ctx context.Context, ctxID uint64, key string, m *model.Message) error {
+	if len(m.Job) != 1 {
+		return fmt.Errorf("a job message carries exactly one job, this one %d", len(m.Job))
+	}
+	j := m.Job[0]
+	if j.Script == "" || j.ScriptType == "" {
+		return errors.New("the job needs script and script_type")
+	}
+	if j.CallerID == 0 {
+		j.CallerID = m.CallerID
+	}
+	j.ContextID = ctxID
+	if j.ID == 0 {
+		db, err := b.st.DB(ctxID)
+		if err != nil {
+			return err
+		}
+		id, err := store.NextID(ctx, db, "job")
+		if err != nil {
+			return err
+		}
+		j.ID = id
+	}
+	jobKey := store.JobKey(j.CallerID, j.ID)
+	if existing, err := b.st.LoadJobKey(ctx, ctxID, jobKey); err == nil {
+		j = existing
+	} else {
+		j.Status, j.Attempt = model.JobDispatched, 1
+		if err := b.st.SaveJob(ctx, j); err != nil {
+			return err
+		}
+	}
+	m.Job = []*model.RunnerJob{j}
+	fields := model.Hash{"job": m.ToHash()["job"], "status": string(model.MsgDispatched)}
+	if err := b.st.SetFields(ctx, ctxID, key, fields); err != nil {
+		return err
+	}
+	return b.st.SetFields(ctx, ctxID, jobKey, model.Hash{"message_key": key})
+}
+
+// outboxLoop resends what is due in every context's outbox.
+func (b *Bridge) outboxLoop() {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, id := range b.contextIDs() {
+			keys, err := b.st.OutboxDue(b.ctx, id, time.Now(), 256)
+			if err != nil {
+				continue
+			}
+			for _, k := range keys {
+				b.trySend(id, k)
+			}
+		}
+	}
+}
+
+// trySend sends one outbox entry in the background unless already under way.
+func (b *Bridge) trySend(ctxID uint64, key string) {
+	ik := strconv.FormatUint(ctxID, 10) + "/" + key
+	b.mu.Lock()
+	if b.inflight[ik] || b.stopped {
+		b.mu.Unlock()
+		return
+	}
+	b.inflight[ik] = true
+	b.mu.Unlock()
+	b.spawn(func() {
+		defer func() { b.mu.Lock(); delete(b.inflight, ik); b.mu.Unlock() }()
+		select {
+		case b.sem <- struct{}{}:
+		case <-b.ctx.Done():
+			return
+		}
+		defer func() { <-b.sem }()
+		if err := b.sendOne(b.ctx, ctxID, key); err != nil && b.ctx.Err() == nil {
+			b.log.Debug("bridge: send", "context", ctxID, "key", key, "err", err)
+		}
+	})
+}
+
+// sendOne sends (or resends) message key and schedules the next try.
+func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
+	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	if err != nil {
+		_, _ = b.st.OutboxRemove(ctx, ctxID, key)
+		return err
+	}
+	sends, _ := strconv.Atoi(m.Extra["sends"])
+	if b.expired(m) {
+		return b.giveUp(ctx, ctxID, key, m, sends)
+	}
+	dst, why := b.destination(ctx, ctxID, m)
+	if dst == "" {
+		_ = b.st.SetFields(ctx, ctxID, key, model.Hash{"error": why})
+		return b.st.OutboxAdd(ctx, ctxID, key, time.Now().Add(time.Second))
+	}
+	next := time.Now().Add(b.backoff(m, sends))
+	if err := b.st.OutboxAdd(ctx, ctxID, key, next); err != nil {
+		return err
+	}
+	_ = b.st.SetFields(ctx, ctxID, key, model.Hash{"sends": strconv.Itoa(sends + 1), "dst": dst.String(), "error": ""})
+	if sends > 0 {
+		b.stats.retransmit()
+	}
+	p, typ, target, attempt, err := b.outgoing(ctx, ctxID, key, m, dst)
+	if err != nil {
+		return err
+	}
+	return b.deliver(ctx, dst, typ, target, attempt, p)
+}
+
+func (b *Bridge) expired(m *model.Message) bool {
+	limit := b.cfg.Timeout
+	if m.Timeout > 0 {
+		limit = time.Duration(m.Timeout) * time.Second
+	}
+	return m.CreatedAt > 0 && time.Since(time.Unix(m.CreatedAt, 0)) > limit
+}
+
+func (b *Bridge) backoff(m *model.Message, sends int) time.Duration {
+	d := b.cfg.TimeoutAck
+	if m.TimeoutAck > 0 {
+		d = time.Duration(m.TimeoutAck) * time.Second
+	}
+	for i := 0; i < sends && d < 30*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 30*time.Second)
+}
+
+// deliver seals and publishes a payload, or hands it to ourselves.
+func (b *Bridge) deliver(ctx context.Context, dst peer.ID, typ envelope.Type, target uint64, attempt int64, p *payload) error {
+	b.stats.add(b.stats.sent, typ.String())
+	if dst == b.self {
+		b.spawn(func() { b.handle(b.ctx, b.self, typ, target, p) })
+		return nil
+	}
+	env, err := envelope.Seal(b.cfg.Self, dst, typ, target, uint32(max(attempt, 0)), p.encode())
+	if err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return b.tr.Send(sctx, dst, env.Marshal())
+}
+
+// giveUp ends a message that was never acknowledged in time.
+func (b *Bridge) giveUp(ctx context.Context, ctxID uint64, key string, m *model.Message, sends int) error {
+	_, _ = b.st.OutboxRemove(ctx, ctxID, key)
+	reason := fmt.Sprintf("not acknowledged by %s after %d sends within the timeout", orNone(m.Dst), sends)
+	if m.Dst == "" && m.Error != "" {
+		reason = "gave up: " + m.Error
+	}
+	b.log.Warn("bridge: giving up on message", "context", ctxID, "key", key, "reason", reason)
+	_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
+	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
+		j := m.Job[0]
+		jk := store.JobKey(j.CallerID, j.ID)
+		_ = b.st.CompleteJob(ctx, ctxID, jk, 0, model.JobError, model.Hash{"error": reason})
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "any runner"
+	}
+	return s
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

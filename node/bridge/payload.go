@@ -1,0 +1,54 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// payload is the plaintext inside an envelope.
+type payload struct {
+	Ref       string            `json:"ref,omitempty"`        // sender's "<ctx>/<message key>"
+	AckOf     string            `json:"ack_of,omitempty"`     // ack and error: the ref answered
+	OriginCtx uint64            `json:"origin_ctx,omitempty"` // job, stop, result: where the origin job lives
+	OriginJob string            `json:"origin_job,omitempty"` // the origin job key
+	Attempt   int64             `json:"attempt,omitempty"`    // the origin job's attempt
+	Message   model.Hash        `json:"message,omitempty"`    // job, chat, mail: the message hash
+	Job       model.Hash        `json:"job,omitempty"`        // job: the job hash
+	Status    string            `json:"status,omitempty"`     // result: finished or error
+	Result    map[string]string `json:"result,omitempty"`
+	Error     string            `json:"error,omitempty"` // result and error: why
+	Logs      []string          `json:"logs,omitempty"`  // result: last output lines
+}
+
+func (p *payload) encode() []byte {
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic("bridge: payload: " + err.Error()) // plain data only
+	}
+	return b
+}
+
+func decodePayload(b []byte) (*payload, error) {
+	var p payload
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("payload: %w", err)
+	}
+	return &p, nil
+}
+
+// makeRef names a message at its sender.
+func makeRef(ctxID uint64, key string) string { return strconv.FormatUint(ctxID, 10) + "/" + key }
+
+// parseRef splits a ref made by makeRef.
+func parseRef(ref string) (uint64, string, error) {
+	a, key, ok := strings.Cut(ref, "/")
+	id, err := strconv.ParseUint(a, 10, 64)
+	if !ok || err != nil || key == "" {
+		return 0, "", fmt.Errorf("bad ref %q", ref)
+	}
+	return id, key, nil
+}

@@ -1,0 +1,146 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/crypto/envelope"
+)
+
+// destination picks the recipient of m: its dst, else (for a job) the
+// job's runner, else the least loaded up peer running the job's type. An
+// empty result comes with the reason.
+func (b *Bridge) destination(ctx context.Context, ctxID uint64, m *model.Message) (peer.ID, string) {
+	if m.Dst != "" {
+		p, err := peer.Decode(m.Dst)
+		if err != nil {
+			return "", fmt.Sprintf("dst %q is not a peer ID", m.Dst)
+		}
+		return p, ""
+	}
+	if m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
+		return "", "no dst"
+	}
+	return b.route(ctx, ctxID, m.Job[0])
+}
+
+// route resolves a job's runner field, or picks a runner by script type.
+func (b *Bridge) route(ctx context.Context, ctxID uint64, j *model.RunnerJob) (peer.ID, string) {
+	r := strings.TrimPrefix(j.Runner, "runner:")
+	if r != "" {
+		if id, err := strconv.ParseUint(r, 10, 64); err == nil {
+			rn, err := b.st.LoadRunner(ctx, ctxID, id)
+			if err != nil {
+				return "", fmt.Sprintf("runner:%d: %v", id, err)
+			}
+			p, err := peer.Decode(rn.Pubkey)
+			if err != nil {
+				return "", fmt.Sprintf("runner:%d has no valid pubkey", id)
+			}
+			return p, ""
+		}
+		p, err := peer.Decode(j.Runner)
+		if err != nil {
+			return "", fmt.Sprintf("runner %q is neither a peer ID nor runner:<id>", j.Runner)
+		}
+		return p, ""
+	}
+	return b.byType(ctx, j.ScriptType)
+}
+
+func (b *Bridge) byType(ctx context.Context, typ string) (peer.ID, string) {
+	peers, err := b.tr.Peers(ctx)
+	if err != nil {
+		return "", "peer table: " + err.Error()
+	}
+	var cands []*model.Peer
+	for _, p := range peers {
+		if p.State == model.PeerUp && slices.Contains(p.ScriptTypes, typ) && p.PeerID != b.self.String() {
+			cands = append(cands, p)
+		}
+	}
+	sort.SliceStable(cands, func(i, k int) bool { return loadRatio(cands[i]) < loadRatio(cands[k]) })
+	for _, c := range cands {
+		if id, err := peer.Decode(c.PeerID); err == nil {
+			return id, ""
+		}
+	}
+	if b.cfg.LocalTypes != nil && slices.Contains(b.cfg.LocalTypes(), typ) {
+		return b.self, ""
+	}
+	return "", fmt.Sprintf("waiting for a runner of type %q: no up peer runs it", typ)
+}
+
+func loadRatio(p *model.Peer) float64 {
+	if p.Capacity <= 0 {
+		return float64(p.Load)
+	}
+	return float64(p.Load) / float64(p.Capacity)
+}
+
+// outgoing builds the payload of an outbox message.
+func (b *Bridge) outgoing(ctx context.Context, ctxID uint64, key string, m *model.Message,
+	dst peer.ID) (*payload, envelope.Type, uint64, int64, error) {
+	p := &payload{Ref: makeRef(ctxID, key)}
+	target := m.ContextID
+	switch m.MessageType {
+	case model.MsgTypeJob:
+		j, err := b.currentJob(ctx, ctxID, m, dst)
+		if err != nil {
+			return nil, 0, 0, 0, err
+		}
+		p.OriginCtx, p.OriginJob, p.Attempt = ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt
+		p.Message, p.Job = m.ToHash(), j.ToHash()
+		delete(p.Message, "job")
+		return p, envelope.TypeJob, target, j.Attempt, nil
+	case model.MsgTypeStop:
+		p.OriginCtx, p.OriginJob = ctxID, m.Extra["origin_job"]
+		return p, envelope.TypeStop, target, 0, nil
+	case model.MsgTypeResult:
+		return b.resultPayload(ctx, ctxID, p, m)
+	case model.MsgTypeChat, model.MsgTypeMail:
+		p.Message = m.ToHash()
+		t := envelope.TypeChat
+		if m.MessageType == model.MsgTypeMail {
+			t = envelope.TypeMail
+		}
+		return p, t, target, 0, nil
+	}
+	return nil, 0, 0, 0, fmt.Errorf("cannot send message_type %q", m.MessageType)
+}
+
+// currentJob loads the origin job as it is now, with flow env merged in
+// (the remote agent has no copy of the flow), and records where it went.
+func (b *Bridge) currentJob(ctx context.Context, ctxID uint64, m *model.Message, dst peer.ID) (*model.RunnerJob, error) {
+	j0 := m.Job[0]
+	key := store.JobKey(j0.CallerID, j0.ID)
+	j, err := b.st.LoadJobKey(ctx, ctxID, key)
+	if err != nil {
+		return nil, err
+	}
+	if j.FlowID != 0 {
+		if f, err := b.st.LoadFlow(ctx, ctxID, j.FlowID); err == nil {
+			env := map[string]string{}
+			for k, v := range f.EnvVars {
+				env[k] = v
+			}
+			for k, v := range j.EnvVars {
+				env[k] = v
+			}
+			j.EnvVars = env
+		}
+	}
+	if j.Runner != dst.String() && !strings.HasPrefix(j.Runner, "runner:") {
+		_ = b.st.SetFields(ctx, ctxID, key, model.Hash{"runner": dst.String()})
+		j.Runner = dst.String()
+	}
+	return j, nil
+}
