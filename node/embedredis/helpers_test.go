@@ -1,0 +1,109 @@
+package embedredis
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// kind is one way of running the embedded Redis in a table test.
+type kind struct {
+	name      string
+	inProcess bool
+}
+
+var kinds = []kind{{KindRedisServer, false}, {KindInProcess, true}}
+
+// needRedisServer skips t when redis-server is not installed.
+func needRedisServer(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH: the managed-child tests need it " +
+			"(apt-get install redis-server)")
+	}
+}
+
+// startKind starts a server of kind k in a fresh data dir and stops it when
+// the test ends.
+func startKind(t *testing.T, k kind) *Server {
+	t.Helper()
+	if !k.inProcess {
+		needRedisServer(t)
+	}
+	return startT(t, Options{DataDir: t.TempDir(), ForceInProcess: k.inProcess, Log: testLog(t)})
+}
+
+func startT(t *testing.T, opts Options) *Server {
+	t.Helper()
+	s, err := Start(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { shutdownT(t, s) })
+	return s
+}
+
+func shutdownT(t *testing.T, s *Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+}
+
+// clientDB returns a go-redis client on database db of s, closed at the end.
+func clientDB(t *testing.T, s *Server, db int) *redis.Client {
+	t.Helper()
+	o, err := redis.ParseURL(s.URL())
+	if err != nil {
+		t.Fatalf("ParseURL(%q): %v", s.URL(), err)
+	}
+	o.DB = db
+	c := redis.NewClient(o)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// testLog sends the package's logs to the test log.
+func testLog(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(string(bytes.TrimRight(p, "\n")))
+	return len(p), nil
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
