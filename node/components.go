@@ -2,28 +2,157 @@ package node
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/crypto/identity"
+	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/node/bridge"
+	"github.com/hyphae-run/hyphae/overlay"
 )
 
 // startComponents starts runner, overlay, bridge and scheduler as the
 // configured roles ask.
 func (n *Node) startComponents(ctx context.Context) error {
+	if n.cfg.HasRole("runner") {
+		if err := n.startRunner(ctx); err != nil {
+			return fmt.Errorf("runner: %w", err)
+		}
+	}
+	if err := n.startOverlay(ctx); err != nil {
+		return fmt.Errorf("overlay: %w", err)
+	}
+	if err := n.startBridge(ctx); err != nil {
+		return fmt.Errorf("bridge: %w", err)
+	}
+	if n.cfg.HasRole("supervisor") {
+		if err := n.startScheduler(ctx); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+	}
 	return nil
 }
 
+func (n *Node) startRunner(ctx context.Context) error {
+	r, err := executor.New(executor.Config{
+		DataDir:        n.cfg.DataDir,
+		Concurrency:    n.cfg.Runner.Concurrency,
+		DefaultTimeout: n.cfg.Runner.DefaultTimeout,
+		Executors:      n.cfg.Executors,
+		Python:         n.cfg.Runner.Python,
+		WorkerID:       n.cfg.Runner.WorkerID,
+		RunnerID:       n.id.PeerID().String(),
+		Contexts:       n.contextIDs,
+	}, n.store, n.log.With("part", "runner"))
+	if err != nil {
+		return err
+	}
+	r.OnJobDone(n.metrics.jobDone)
+	if err := r.Start(ctx); err != nil {
+		return err
+	}
+	n.runner = r
+	n.addPart("runner", r.Shutdown)
+	return nil
+}
+
+func (n *Node) startOverlay(ctx context.Context) error {
+	oc := overlay.Config{
+		Listen: n.cfg.Overlay.Listen, Bootstrap: n.cfg.Overlay.Bootstrap,
+		MDNS: *n.cfg.Overlay.MDNS, DHT: *n.cfg.Overlay.DHT, RelayService: n.cfg.Overlay.RelayService,
+		Relays: n.cfg.Overlay.Relays, NATPortMap: *n.cfg.Overlay.NATPortMap,
+		PresenceInterval: n.cfg.Overlay.PresenceInterval,
+	}
+	if n.cfg.Overlay.SwarmKey != "" {
+		psk, err := identity.LoadSwarmKey(n.cfg.Overlay.SwarmKey)
+		if err != nil {
+			return err
+		}
+		oc.SwarmKey = psk
+	}
+	o, err := overlay.New(ctx, oc, n.id.PrivKey(), n.store, n.presenceInfo, n.log.With("part", "overlay"))
+	if err != nil {
+		return err
+	}
+	if err := o.Start(ctx); err != nil {
+		_ = o.Shutdown(ctx)
+		return err
+	}
+	n.overlay = o
+	n.addPart("overlay", o.Shutdown)
+	return nil
+}
+
+func (n *Node) startBridge(ctx context.Context) error {
+	b, err := bridge.New(bridge.Config{
+		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, StopLocal: n.stopLocal,
+		TimeoutAck: n.cfg.Bus.TimeoutAck, Timeout: n.cfg.Bus.Timeout, Skew: n.cfg.Bus.Skew,
+	}, n.store, n.overlay, n.log.With("part", "bridge"))
+	if err != nil {
+		return err
+	}
+	if err := b.Start(ctx); err != nil {
+		return err
+	}
+	n.bridge = b
+	n.addPart("bridge", b.Shutdown)
+	return nil
+}
+
+// presenceInfo is what the overlay announces about this agent.
+func (n *Node) presenceInfo() overlay.Info {
+	info := overlay.Info{Roles: n.cfg.Roles, Version: Version, ScriptTypes: n.scriptTypes()}
+	if n.runner != nil {
+		running, capacity := n.runner.Load()
+		info.Load, info.Capacity = int64(running), int64(capacity)
+	}
+	return info
+}
+
+// contextIDs lists the contexts of this agent (DB 0 registry).
+func (n *Node) contextIDs(ctx context.Context) ([]uint64, error) {
+	cs, err := n.store.ListContexts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]uint64, 0, len(cs))
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
 // contextsChanged tells components that the set of contexts changed.
-func (n *Node) contextsChanged() {}
+func (n *Node) contextsChanged() {
+	if n.bridge != nil {
+		n.bridge.Kick()
+	}
+}
 
-func (n *Node) listenAddrs() []string { return []string{} }
+func (n *Node) listenAddrs() []string {
+	out := []string{}
+	if n.overlay != nil {
+		for _, a := range n.overlay.Addrs() {
+			out = append(out, a.String())
+		}
+	}
+	return out
+}
 
-func (n *Node) scriptTypes() []string { return []string{} }
+func (n *Node) scriptTypes() []string {
+	if n.runner == nil {
+		return []string{}
+	}
+	return n.runner.ScriptTypes()
+}
 
-func (n *Node) registerExtraMethods() {}
-
-func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, error) {
-	return nil, api.Errorf(api.CodeUnavailable, "remote jobs are not available yet")
+func (n *Node) stopLocal(ctx context.Context, ctxID uint64, jobKey string) error {
+	if n.runner == nil {
+		return fmt.Errorf("this agent has no runner role")
+	}
+	return n.runner.Stop(ctx, ctxID, jobKey)
 }
 
 func timeSince(t time.Time) time.Duration { return time.Since(t) }

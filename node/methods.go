@@ -31,6 +31,7 @@ func (n *Node) registerMethods() {
 	n.registerActorMethods()
 	n.registerContextMethods()
 	n.registerJobMethods()
+	n.registerJobMoreMethods()
 	n.registerExtraMethods()
 	api.AddDiscover(n.table, "hyphae", Version)
 }

@@ -146,5 +146,10 @@ func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration) (*JobView
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
+	if j == nil { // the wait ran out: answer with the job as it is now
+		if j, err = n.store.LoadJobKey(ctx, p.Context, p.Key); err != nil {
+			return nil, err
+		}
+	}
 	return jobView(j), nil
 }

@@ -16,9 +16,12 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
+	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/bridge"
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/embedredis"
+	"github.com/hyphae-run/hyphae/overlay"
 )
 
 // Version is the agent's version, set at build time with -ldflags.
@@ -34,9 +37,14 @@ type Node struct {
 	redis *embedredis.Server // nil when redis.url is set
 	store *store.Store
 	self  *model.Actor // this agent's own actor record
-	table *api.Table
-	api   *api.Server
-	parts []part // started components, in start order
+
+	runner  *executor.Runner // nil without the runner role
+	overlay *overlay.Overlay
+	bridge  *bridge.Bridge
+	table   *api.Table
+	metrics *metrics
+	api     *api.Server
+	parts   []part // started components, in start order
 
 	started  time.Time
 	draining atomic.Bool
@@ -63,7 +71,9 @@ func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w (run `hyphae init --data-dir %s` first)", err, cfg.DataDir)
 	}
-	return &Node{cfg: cfg, log: log, paths: p, id: id, table: api.NewTable()}, nil
+	n := &Node{cfg: cfg, log: log, paths: p, id: id, table: api.NewTable()}
+	n.metrics = newMetrics(n)
+	return n, nil
 }
 
 // ID returns the agent's identity.

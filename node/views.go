@@ -1,6 +1,8 @@
 package node
 
 import (
+	"strconv"
+
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 )
@@ -69,3 +71,5 @@ func nz(v []uint64) []uint64 {
 	}
 	return v
 }
+
+func u64(v uint64) string { return strconv.FormatUint(v, 10) }

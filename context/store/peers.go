@@ -43,3 +43,24 @@ func (s *Store) Meta(ctx context.Context) (model.Hash, error) {
 	h, err := s.global.HGetAll(ctx, NodeKey).Result()
 	return h, wrap("store.Meta", err)
 }
+
+// QueueDepths returns the length of every queue:<type> list of a context.
+func (s *Store) QueueDepths(ctx context.Context, ctxID uint64) (map[string]int64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := scan(ctx, db, QueueKey("*"))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(keys))
+	for _, k := range keys {
+		n, err := db.LLen(ctx, k).Result()
+		if err != nil {
+			continue // not a list
+		}
+		out[k[len(QueueKey("")):]] = n
+	}
+	return out, nil
+}

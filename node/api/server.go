@@ -182,7 +182,7 @@ func (s *Server) dispatch(ctx context.Context, req *request) response {
 		resp.Error = Errorf(CodeNoMethod, "method %q not found; rpc.discover lists the methods", req.Method)
 		return resp
 	}
-	res, err := m.Handler(ctx, req.Params)
+	res, err := m.call(ctx, req.Params)
 	if err != nil {
 		resp.Error = toError(err, s.classify)
 		return resp
@@ -198,4 +198,15 @@ func (s *Server) dispatch(ctx context.Context, req *request) response {
 
 func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// call runs the handler, turning a panic into an internal error so one bad
+// request cannot take the agent down.
+func (m *Method) call(ctx context.Context, params json.RawMessage) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Errorf(CodeInternal, "internal error in %s: %v", m.Name, r)
+		}
+	}()
+	return m.Handler(ctx, params)
 }

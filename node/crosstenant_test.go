@@ -1,0 +1,69 @@
+package node_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+// waitJob follows a job through the API until it ends.
+func waitJob(t *testing.T, a *agent, ctxID uint64, key string) node.JobView {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		var j node.JobView
+		a.call(t, "job.wait", map[string]any{"context": ctxID, "key": key, "timeout": 2}, &j)
+		if j.Status == "finished" || j.Status == "error" {
+			return j
+		}
+	}
+	t.Fatalf("job %s did not end", key)
+	return node.JobView{}
+}
+
+func TestCrossTenantJobRunsRemotelyAndResultComesBack(t *testing.T) {
+	b := startAgent(t, agentOpts{})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	// bob owns context 2 and lets alice execute there.
+	b.call(t, "context.create", map[string]any{"id": 2}, nil)
+	b.call(t, "context.grant", map[string]any{"id": 2, "actor": a.peerID(), "role": "executor"}, nil)
+
+	var j node.JobView
+	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh",
+		"script": `echo "host=$HYPHAE_CONTEXT_ID" >> "$HYPHAE_RESULT"; echo ran`}, &j)
+	got := waitJob(t, a, j.ContextID, j.Key)
+	if got.Status != "finished" || got.Result["host"] != "2" || !strings.Contains(got.Result["stdout"], "ran") {
+		t.Fatalf("origin job = %+v", got)
+	}
+	// The job really ran in bob's context 2.
+	var jobs []node.JobView
+	b.call(t, "job.list", map[string]any{"context": 2}, &jobs)
+	if len(jobs) != 1 || jobs[0].Status != "finished" {
+		t.Fatalf("bob's context 2 jobs = %+v", jobs)
+	}
+}
+
+func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
+	b := startAgent(t, agentOpts{})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	b.call(t, "context.create", map[string]any{"id": 3}, nil)
+
+	var j node.JobView
+	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 3, "type": "sh", "script": "touch /tmp/should-not-run"}, &j)
+	got := waitJob(t, a, j.ContextID, j.Key)
+	if got.Status != "error" || !strings.Contains(got.Error, "refused") {
+		t.Fatalf("origin job = %+v, want a refusal", got)
+	}
+	var jobs []node.JobView
+	b.call(t, "job.list", map[string]any{"context": 3}, &jobs)
+	if len(jobs) != 0 {
+		t.Fatalf("refused job left %d jobs in bob's context", len(jobs))
+	}
+	db := b.redis.Client(t, 3)
+	if n, _ := db.LLen(context.Background(), "msg_in").Result(); n != 0 {
+		t.Fatalf("refused job wrote %d entries to msg_in", n)
+	}
+}

@@ -1,0 +1,110 @@
+package node_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/config"
+)
+
+// agent is an in-process Hyphae agent with its own redis-server.
+type agent struct {
+	*node.Node
+	dir    string
+	redis  *testredis.Server
+	client *api.Client
+}
+
+type agentOpts struct {
+	bootstrap []string
+	roles     []string
+	redis     *testredis.Server // reuse (restart tests)
+	dir       string
+}
+
+func startAgent(t *testing.T, o agentOpts) *agent {
+	t.Helper()
+	if o.redis == nil {
+		o.redis = testredis.Start(t)
+	}
+	if o.dir == "" {
+		// short path: unix socket paths are limited to 108 bytes
+		d, err := os.MkdirTemp("", "hy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		o.dir = filepath.Join(d, "a")
+		if _, err := node.Init(o.dir, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := false
+	cfg := &config.Config{DataDir: o.dir, Roles: o.roles, Redis: config.Redis{URL: o.redis.URL},
+		API: config.API{Listen: "off"},
+		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: o.bootstrap,
+			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond},
+		Bus: config.Bus{TimeoutAck: 500 * time.Millisecond}}
+	cfg.Defaults()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	n, err := node.New(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a := &agent{Node: n, dir: o.dir, redis: o.redis, client: api.NewUnixClient(node.PathsFor(o.dir).Socket)}
+	t.Cleanup(func() { a.stop(t) })
+	return a
+}
+
+func (a *agent) stop(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := a.Shutdown(ctx); err != nil {
+		t.Logf("shutdown: %v", err)
+	}
+}
+
+func (a *agent) call(t *testing.T, method string, params, out any) {
+	t.Helper()
+	if err := a.client.Call(context.Background(), method, params, out); err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (a *agent) addr(t *testing.T) string {
+	var info node.InfoView
+	a.call(t, "node.info", nil, &info)
+	if len(info.ListenAddrs) == 0 {
+		t.Fatal("agent has no listen address")
+	}
+	return info.ListenAddrs[0]
+}
+
+func (a *agent) peerID() string { return a.ID().PeerID().String() }
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %v waiting for %s", d, what)
+}

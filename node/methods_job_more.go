@@ -1,0 +1,91 @@
+package node
+
+import (
+	"context"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// LogsView answers job.logs.
+type LogsView struct {
+	Lines  []string `json:"lines"`
+	Next   int64    `json:"next"`
+	Status string   `json:"status"`
+}
+
+func (n *Node) registerJobMoreMethods() {
+	api.Register(n.table, "job.logs", "A job's output lines from index `from` on, and its status.",
+		func(ctx context.Context, p struct {
+			JobRef
+			From int64 `json:"from,omitempty"`
+		}) (*LogsView, error) {
+			j, err := n.jobLoad(ctx, p.JobRef)
+			if err != nil {
+				return nil, err
+			}
+			if p.From < 0 {
+				return nil, api.InvalidParams("from", "must not be negative")
+			}
+			lines, err := n.store.ReadLogs(ctx, p.Context, p.Key, p.From)
+			if err != nil {
+				return nil, err
+			}
+			if lines == nil {
+				lines = []string{}
+			}
+			return &LogsView{Lines: lines, Next: p.From + int64(len(lines)), Status: j.Status}, nil
+		})
+	api.Register(n.table, "job.stop", "Stop a running or queued job, here or on the agent running it.",
+		func(ctx context.Context, p JobRef) (map[string]string, error) {
+			j, err := n.jobLoad(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			if model.JobStatus(j.Status).Terminal() {
+				return nil, api.Errorf(api.CodeConflict, "job %s already ended (%s)", p.Key, j.Status)
+			}
+			return n.stopJob(ctx, p.Context, p.Key, j.Runner)
+		})
+}
+
+// stopJob stops a job on this agent's runner, or asks the agent it was
+// sent to.
+func (n *Node) stopJob(ctx context.Context, ctxID uint64, key, runner string) (map[string]string, error) {
+	if runner == "" || runner == n.id.PeerID().String() {
+		if err := n.stopLocal(ctx, ctxID, key); err != nil {
+			return nil, err
+		}
+		return map[string]string{"stopped": key, "where": "local"}, nil
+	}
+	dst, err := peer.Decode(runner)
+	if err != nil {
+		return nil, api.Errorf(api.CodeConflict, "job %s runs on %q, which is not a peer ID", key, runner)
+	}
+	target, err := n.remoteContextOf(ctx, ctxID, key)
+	if err != nil {
+		return nil, err
+	}
+	m := &model.Message{CallerID: n.self.ID, ContextID: target, MessageType: model.MsgTypeStop,
+		Dst: dst.String(), Timeout: 300, Extra: model.Hash{"origin_job": key}}
+	if err := n.pushOut(ctx, ctxID, m); err != nil {
+		return nil, err
+	}
+	return map[string]string{"stopped": key, "where": dst.String()}, nil
+}
+
+// remoteContextOf finds the target context a job was sent to (from its
+// job message), defaulting to the same id.
+func (n *Node) remoteContextOf(ctx context.Context, ctxID uint64, key string) (uint64, error) {
+	f, err := n.store.Fields(ctx, ctxID, key, "message_key")
+	if err != nil || f[0] == "" {
+		return ctxID, nil
+	}
+	m, err := n.store.LoadMessageKey(ctx, ctxID, f[0])
+	if err != nil {
+		return ctxID, nil
+	}
+	return m.ContextID, nil
+}

@@ -1,0 +1,155 @@
+package node
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// metrics are the agent's Prometheus series. Counters that other parts
+// keep (bridge stats, queue depths, peers) are read at scrape time by a
+// collector, so nothing has to be pushed.
+type metrics struct {
+	reg      *prometheus.Registry
+	jobs     *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(n *Node) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "hyphae_jobs_total", Help: "Jobs this agent's runner ended, by script type and outcome.",
+		}, []string{"type", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "hyphae_job_duration_seconds", Help: "Time from a job's creation to its end, by script type.",
+			Buckets: []float64{0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 3600},
+		}, []string{"type"}),
+	}
+	m.reg.MustRegister(m.jobs, m.duration, &collector{n: n},
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+// jobDone counts an ended job (hooked to the runner).
+func (m *metrics) jobDone(_ uint64, j *model.RunnerJob) {
+	m.jobs.WithLabelValues(j.ScriptType, string(j.Status)).Inc()
+	if j.CreatedAt > 0 {
+		d := time.Since(time.Unix(j.CreatedAt, 0)).Seconds()
+		m.duration.WithLabelValues(j.ScriptType).Observe(max(d, 0))
+	}
+}
+
+func (m *metrics) handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+var (
+	descQueue      = prometheus.NewDesc("hyphae_queue_depth", "Jobs waiting on queue:<type>, by context and type.", []string{"context", "type"}, nil)
+	descOutbox     = prometheus.NewDesc("hyphae_outbox_messages", "Messages awaiting an ack, by context.", []string{"context"}, nil)
+	descRetrans    = prometheus.NewDesc("hyphae_bus_retransmits_total", "Messages sent again for lack of an ack.", nil, nil)
+	descMsgIn      = prometheus.NewDesc("hyphae_bus_messages_in_total", "Authentic messages received, by type.", []string{"type"}, nil)
+	descMsgOut     = prometheus.NewDesc("hyphae_bus_messages_out_total", "Messages sent, by type.", []string{"type"}, nil)
+	descRejected   = prometheus.NewDesc("hyphae_bus_rejected_total", "Messages rejected, by reason.", []string{"reason"}, nil)
+	descPeersUp    = prometheus.NewDesc("hyphae_peers", "Peers in the peer table, by state.", []string{"state"}, nil)
+	descPresence   = prometheus.NewDesc("hyphae_presence_age_seconds", "Seconds since each up peer's last presence record.", []string{"peer"}, nil)
+	descFlows      = prometheus.NewDesc("hyphae_flows", "Flows by status.", []string{"status"}, nil)
+	descRunning    = prometheus.NewDesc("hyphae_runner_running_jobs", "Jobs running now.", nil, nil)
+	descDraining   = prometheus.NewDesc("hyphae_draining", "1 while the agent drains.", nil, nil)
+	collectorDescs = []*prometheus.Desc{descQueue, descOutbox, descRetrans, descMsgIn, descMsgOut, descRejected,
+		descPeersUp, descPresence, descFlows, descRunning, descDraining}
+)
+
+// collector reads the live values at scrape time.
+type collector struct{ n *Node }
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range collectorDescs {
+		ch <- d
+	}
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	n := c.n
+	gauge := func(d *prometheus.Desc, v float64, l ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
+	}
+	counter := func(d *prometheus.Desc, v float64, l ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
+	}
+	c.collectContexts(ctx, gauge)
+	if n.bridge != nil {
+		s := n.bridge.Stats().Snapshot()
+		counter(descRetrans, float64(s.Retransmits))
+		for k, v := range s.Received {
+			counter(descMsgIn, float64(v), k)
+		}
+		for k, v := range s.Sent {
+			counter(descMsgOut, float64(v), k)
+		}
+		for k, v := range s.Rejected {
+			counter(descRejected, float64(v), k)
+		}
+	}
+	c.collectPeers(ctx, gauge)
+	if n.runner != nil {
+		running, _ := n.runner.Load()
+		gauge(descRunning, float64(running))
+	}
+	d := 0.0
+	if n.draining.Load() {
+		d = 1
+	}
+	gauge(descDraining, d)
+}
+
+func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.Desc, float64, ...string)) {
+	ids, err := c.n.contextIDs(ctx)
+	if err != nil {
+		return
+	}
+	flows := map[string]float64{}
+	for _, id := range ids {
+		cs := u64(id)
+		depths, _ := c.n.store.QueueDepths(ctx, id)
+		for typ, depth := range depths {
+			gauge(descQueue, float64(depth), cs, typ)
+		}
+		if sz, err := c.n.store.OutboxSize(ctx, id); err == nil {
+			gauge(descOutbox, float64(sz), cs)
+		}
+		if fs, err := c.n.store.ListFlows(ctx, id); err == nil {
+			for _, f := range fs {
+				flows[string(f.Status)]++
+			}
+		}
+	}
+	for st, v := range flows {
+		gauge(descFlows, v, st)
+	}
+}
+
+func (c *collector) collectPeers(ctx context.Context, gauge func(*prometheus.Desc, float64, ...string)) {
+	peers, err := c.n.store.ListPeers(ctx)
+	if err != nil {
+		return
+	}
+	states := map[string]float64{"up": 0, "down": 0}
+	now := time.Now()
+	for _, p := range peers {
+		states[string(p.State)]++
+		if p.State == model.PeerUp && p.LastSeen > 0 {
+			gauge(descPresence, now.Sub(time.Unix(p.LastSeen, 0)).Seconds(), p.PeerID)
+		}
+	}
+	for st, v := range states {
+		gauge(descPeersUp, v, st)
+	}
+}

@@ -1,0 +1,91 @@
+package node
+
+import (
+	"context"
+	"errors"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// submitRemote sends a job to another agent: it records the job and a job
+// message in a local context (the origin) and pushes the message on that
+// context's msg_out for the bridge. The remote context is p.Context; the
+// local record lives in the local context of the same id when there is
+// one, else in the lowest local context (one is created when there is
+// none).
+func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, error) {
+	dst, err := peer.Decode(p.To)
+	if err != nil {
+		return nil, api.InvalidParams("to", "%q is neither self nor a peer ID: %v", p.To, err)
+	}
+	if n.draining.Load() {
+		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not sending new jobs")
+	}
+	origin, err := n.originContext(ctx, p.Context)
+	if err != nil {
+		return nil, err
+	}
+	j := &model.RunnerJob{CallerID: n.self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
+		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env,
+		Status: model.JobDispatched, Attempt: 1, Runner: dst.String()}
+	if err := n.store.SaveJob(ctx, j); err != nil {
+		return nil, err
+	}
+	m := &model.Message{CallerID: n.self.ID, ContextID: p.Context, MessageType: model.MsgTypeJob,
+		Dst: dst.String(), Job: []*model.RunnerJob{j}, Timeout: int64(n.cfg.Bus.Timeout.Seconds())}
+	m.Extra = model.Hash{"origin_context": u64(origin)}
+	if err := n.pushOut(ctx, origin, m); err != nil {
+		return nil, err
+	}
+	return jobView(j), nil
+}
+
+// pushOut stores m in context ctxID and queues it on msg_out.
+func (n *Node) pushOut(ctx context.Context, ctxID uint64, m *model.Message) error {
+	// The message lives in the origin DB; its context_id names the target.
+	target := m.ContextID
+	db, err := n.store.DB(ctxID)
+	if err != nil {
+		return err
+	}
+	id, err := store.NextID(ctx, db, "message")
+	if err != nil {
+		return err
+	}
+	m.ID = id
+	m.ContextID = ctxID
+	if err := n.store.SaveMessage(ctx, m); err != nil {
+		return err
+	}
+	key := store.MessageKey(m.CallerID, m.ID)
+	if err := n.store.SetFields(ctx, ctxID, key, model.Hash{"context_id": u64(target)}); err != nil {
+		return err
+	}
+	return n.store.PushKey(ctx, ctxID, store.MsgOutKey, key)
+}
+
+// originContext picks the local context that records a job sent away.
+func (n *Node) originContext(ctx context.Context, want uint64) (uint64, error) {
+	ids, err := n.contextIDs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range ids {
+		if id == want {
+			return id, nil
+		}
+	}
+	if len(ids) > 0 {
+		return ids[0], nil
+	}
+	c := &model.Context{Name: "outbox", Admins: []uint64{n.self.ID}}
+	if err := n.store.CreateContext(ctx, c); err != nil && !errors.Is(err, store.ErrExists) {
+		return 0, err
+	}
+	n.contextsChanged()
+	return c.ID, nil
+}
