@@ -32,6 +32,7 @@ func (n *Node) registerMethods() {
 	n.registerContextMethods()
 	n.registerJobMethods()
 	n.registerJobMoreMethods()
+	n.registerDrainMethods()
 	n.registerExtraMethods()
 	api.AddDiscover(n.table, "hyphae", Version)
 }

@@ -52,6 +52,8 @@ type Node struct {
 	apiAddr  string
 
 	shutdownOnce sync.Once
+	drainOnce    sync.Once
+	drainCh      chan struct{} // closed by Drain
 	shutdownErr  error
 }
 
@@ -71,7 +73,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w (run `hyphae init --data-dir %s` first)", err, cfg.DataDir)
 	}
-	n := &Node{cfg: cfg, log: log, paths: p, id: id, table: api.NewTable()}
+	n := &Node{cfg: cfg, log: log, paths: p, id: id, table: api.NewTable(), drainCh: make(chan struct{})}
 	n.metrics = newMetrics(n)
 	return n, nil
 }
@@ -93,8 +95,11 @@ func (n *Node) Run(ctx context.Context) error {
 		_ = n.Shutdown(sctx)
 		return err
 	}
-	<-ctx.Done()
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	select {
+	case <-ctx.Done():
+	case <-n.drainCh:
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), n.cfg.Runner.DrainGrace+30*time.Second)
 	defer cancel()
 	return n.Shutdown(sctx)
 }
@@ -183,22 +188,49 @@ func (n *Node) addPart(name string, fn func(context.Context) error) {
 	n.parts = append(n.parts, part{name, fn})
 }
 
-// Shutdown drains and stops every component in reverse start order. It is
-// safe to call more than once.
+// Shutdown drains and stops the agent; it is safe to call more than once.
+// Order: refuse new work; stop scheduling; let running jobs finish within
+// the drain grace (then they end "error: drained" and are requeued where
+// retries allow); give the outbox until the grace ends to be acknowledged;
+// leave the overlay; stop the API and the store.
 func (n *Node) Shutdown(ctx context.Context) error {
 	n.shutdownOnce.Do(func() {
 		n.draining.Store(true)
 		n.ready.Store(false)
+		n.log.Info("draining", "grace", n.cfg.Runner.DrainGrace)
+		grace, cancel := context.WithTimeout(ctx, n.cfg.Runner.DrainGrace)
+		defer cancel()
+		n.stopPart(ctx, "scheduler")
+		n.stopPart(grace, "runner")
+		if n.bridge != nil {
+			n.bridge.Flush(grace)
+		}
 		for i := len(n.parts) - 1; i >= 0; i-- {
-			p := n.parts[i]
-			if err := p.shutdown(ctx); err != nil {
-				n.log.Warn("shutdown", "part", p.name, "err", err)
-				if n.shutdownErr == nil {
-					n.shutdownErr = fmt.Errorf("shutdown %s: %w", p.name, err)
-				}
-			}
+			n.stopPart(ctx, n.parts[i].name)
 		}
 		n.log.Info("agent stopped")
 	})
 	return n.shutdownErr
+}
+
+// stopPart shuts one started part down (once).
+func (n *Node) stopPart(ctx context.Context, name string) {
+	for i, p := range n.parts {
+		if p.name != name || p.shutdown == nil {
+			continue
+		}
+		n.parts[i].shutdown = nil
+		if err := p.shutdown(ctx); err != nil {
+			n.log.Warn("shutdown", "part", p.name, "err", err)
+			if n.shutdownErr == nil {
+				n.shutdownErr = fmt.Errorf("shutdown %s: %w", p.name, err)
+			}
+		}
+	}
+}
+
+// Drain asks a running agent to drain and stop (as SIGTERM does); Run
+// returns once it has.
+func (n *Node) Drain() {
+	n.drainOnce.Do(func() { close(n.drainCh) })
 }

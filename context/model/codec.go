@@ -3,7 +3,9 @@ package model
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
+	"strings"
 )
 
 // Hash is the field→value form of an object as stored in Redis.
@@ -91,6 +93,9 @@ func (r *reader) ids(field string) []uint64 {
 	if !ok {
 		return nil
 	}
+	if out, ok := fastIDs(v); ok {
+		return out
+	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal([]byte(v), &raw); err != nil {
 		r.fail(field, v, errors.New("want a JSON list of ids"))
@@ -112,13 +117,48 @@ func (r *reader) ids(field string) []uint64 {
 	return out
 }
 
+// fastIDs parses the form this package writes, [1,2,3]; ok is false for
+// anything else (strings, spaces, leading zeros, garbage), which then takes
+// the general path.
+func fastIDs(v string) (out []uint64, ok bool) {
+	if len(v) < 2 || v[0] != '[' || v[len(v)-1] != ']' {
+		return nil, false
+	}
+	body := v[1 : len(v)-1]
+	if body == "" {
+		return []uint64{}, true
+	}
+	out = make([]uint64, 0, strings.Count(body, ",")+1)
+	for body != "" {
+		var p string
+		p, body, _ = strings.Cut(body, ",")
+		if len(p) > 1 && p[0] == '0' {
+			return nil, false
+		}
+		n, err := strconv.ParseUint(p, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, !strings.HasSuffix(v, ",]")
+}
+
 func (r *reader) strMap(field string) map[string]string {
 	v, ok := r.raw(field)
 	if !ok {
 		return nil
 	}
+	// Fast path: every value is a string (what this package writes).
+	var fast map[string]string
+	if json.Unmarshal([]byte(v), &fast) == nil {
+		if fast == nil {
+			fast = map[string]string{}
+		}
+		return fast
+	}
 	var m map[string]any
-	if err := json.Unmarshal([]byte(v), &m); err != nil {
+	if err := unmarshalNumbers(v, &m); err != nil {
 		r.fail(field, v, errors.New("want a JSON object"))
 		return nil
 	}
@@ -135,6 +175,20 @@ func (r *reader) strMap(field string) map[string]string {
 		}
 	}
 	return out
+}
+
+// unmarshalNumbers decodes JSON keeping numbers as their exact text
+// (json.Number), so that 12345678901234567891 is not rounded via float64.
+func unmarshalNumbers(v string, dst any) error {
+	d := json.NewDecoder(strings.NewReader(v))
+	d.UseNumber()
+	if err := d.Decode(dst); err != nil {
+		return err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return errors.New("trailing data after JSON value")
+	}
+	return nil
 }
 
 func (r *reader) strList(field string) []string {
@@ -182,22 +236,29 @@ func (w *writer) json(f string, v any) {
 }
 
 func (w *writer) ids(f string, v []uint64) {
-	if v == nil {
-		v = []uint64{}
+	b := make([]byte, 0, 2+len(v)*8)
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, x, 10)
 	}
-	w.json(f, v)
+	w.h[f] = string(append(b, ']'))
 }
 
 func (w *writer) strMap(f string, v map[string]string) {
-	if v == nil {
-		v = map[string]string{}
+	if len(v) == 0 {
+		w.h[f] = "{}"
+		return
 	}
 	w.json(f, v)
 }
 
 func (w *writer) strList(f string, v []string) {
-	if v == nil {
-		v = []string{}
+	if len(v) == 0 {
+		w.h[f] = "[]"
+		return
 	}
 	w.json(f, v)
 }

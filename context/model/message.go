@@ -97,7 +97,7 @@ func (r *reader) jobs(field string) []*RunnerJob {
 		return nil
 	}
 	var raw []map[string]any
-	if err := json.Unmarshal([]byte(v), &raw); err != nil {
+	if err := unmarshalNumbers(v, &raw); err != nil {
 		r.fail(field, v, errors.New("want a JSON list of job objects"))
 		return nil
 	}

@@ -40,12 +40,20 @@ func (s *Store) SaveActor(ctx context.Context, a *model.Actor) error {
 		a.ID = id
 	}
 	stamp(&a.CreatedAt, &a.UpdatedAt)
-	idx := ""
+	idx, stale := "", ""
 	if a.Pubkey != "" {
 		idx = ActorByPubkeyKey(a.Pubkey)
 	}
+	// A changed pubkey must stop finding (and authorising) this actor.
+	prev, err := s.global.HGet(ctx, ActorKey(a.ID), "pubkey").Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("store.SaveActor: %w", err)
+	}
+	if prev != "" && prev != a.Pubkey {
+		stale = ActorByPubkeyKey(prev)
+	}
 	args := append([]any{u(a.ID)}, pairs(a.ToHash())...)
-	err := saveActor.Run(ctx, s.global, []string{ActorKey(a.ID), idx}, args...).Err()
+	err = saveActor.Run(ctx, s.global, []string{ActorKey(a.ID), idx, stale}, args...).Err()
 	return scriptErr("store.SaveActor", err)
 }
 
@@ -115,14 +123,17 @@ func loadAll[T any](ctx context.Context, c *redis.Client, keys []string,
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	if err != nil && !errors.Is(err, redis.Nil) && !isWrongType(err) {
 		return nil, err
 	}
 	out := make([]*T, 0, len(keys))
 	for i, cmd := range cmds {
 		h, err := cmd.(*redis.MapStringStringCmd).Result()
-		if err != nil || len(h) == 0 {
-			continue // deleted between scan and load, or not a hash
+		if isWrongType(err) || (err == nil && len(h) == 0) {
+			continue // not a hash, or deleted between scan and load
+		}
+		if err != nil {
+			return out, fmt.Errorf("load %s: %w", keys[i], err)
 		}
 		v, err := dec(keys[i], h)
 		if err != nil {
@@ -131,4 +142,9 @@ func loadAll[T any](ctx context.Context, c *redis.Client, keys []string,
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// isWrongType reports a WRONGTYPE reply: the key holds another kind of value.
+func isWrongType(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE")
 }

@@ -177,8 +177,11 @@ func (s *Store) Revoke(ctx context.Context, id, actor uint64, role model.Role) (
 // the error says why not (unknown actor, no such context, missing role).
 func (s *Store) Authorize(ctx context.Context, id uint64, pubkey string, role model.Role) (*model.Actor, error) {
 	a, err := s.ActorByPubkey(ctx, pubkey)
-	if err != nil {
+	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%w: unknown actor %s: not registered on this agent", ErrDenied, pubkey)
+	}
+	if err != nil { // the store itself failed: say so, do not blame the actor
+		return nil, fmt.Errorf("store.Authorize: %w", err)
 	}
 	c, err := s.LoadContext(ctx, id)
 	if err != nil {

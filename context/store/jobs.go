@@ -131,7 +131,7 @@ func (s *Store) SetJobStatus(ctx context.Context, ctxID uint64, key string, atte
 	if err != nil {
 		return fmt.Errorf("store.SetJobStatus: %w", err)
 	}
-	args := append([]any{attemptArg(attempt), string(status), now()}, pairs(fields)...)
+	args := append([]any{attemptArg(attempt), string(status), now()}, pairs(guarded(fields))...)
 	return scriptErr("store.SetJobStatus", setJobStatus.Run(ctx, db, []string{key}, args...).Err())
 }
 
@@ -149,7 +149,7 @@ func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attem
 		return fmt.Errorf("store.CompleteJob: %w", err)
 	}
 	ttl := int64(ReplyTTL / time.Second)
-	args := append([]any{attemptArg(attempt), string(status), now(), ttl}, pairs(fields)...)
+	args := append([]any{attemptArg(attempt), string(status), now(), ttl}, pairs(guarded(fields))...)
 	keys := []string{key, ReplyKey(key), JobsDoneKey, RemoteDoneKey}
 	return scriptErr("store.CompleteJob", completeJob.Run(ctx, db, keys, args...).Err())
 }
@@ -162,7 +162,7 @@ func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType st
 	if err != nil {
 		return 0, fmt.Errorf("store.RequeueJob: %w", err)
 	}
-	args := append([]any{attemptArg(attempt), string(model.JobDispatched), now()}, pairs(fields)...)
+	args := append([]any{attemptArg(attempt), string(model.JobDispatched), now()}, pairs(guarded(fields))...)
 	n, err := requeueJob.Run(ctx, db, []string{key, QueueKey(scriptType), ReplyKey(key)}, args...).Int64()
 	return n, scriptErr("store.RequeueJob", err)
 }
@@ -190,6 +190,23 @@ func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.R
 		}
 		_ = err
 	}
+}
+
+// guarded drops fields that only the lifecycle scripts may set, so a
+// caller cannot skip validation or fencing through them.
+func guarded(fields model.Hash) model.Hash {
+	if _, a := fields["status"]; !a {
+		if _, b := fields["attempt"]; !b {
+			return fields
+		}
+	}
+	out := make(model.Hash, len(fields))
+	for k, v := range fields {
+		if k != "status" && k != "attempt" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func attemptArg(a int64) string {

@@ -36,8 +36,8 @@ var luaMoves = func() string {
 // in KEYS[1], the expected attempt in ARGV[1] ("" = any) and the new status
 // in ARGV[2]. It returns an error reply "fenced: …" or "transition: …".
 const luaCheck = `
-local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'id')
-if not cur[3] and not cur[1] then return redis.error_reply('notfound: ' .. KEYS[1]) end
+if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('notfound: ' .. KEYS[1]) end
+local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt')
 local st = cur[1] or ''
 local att = cur[2] or ''
 if att == '' then att = '0' end
@@ -58,8 +58,10 @@ return redis.call('LPUSH', KEYS[2], KEYS[1])
 `)
 
 // saveActor writes an actor and its pubkey index, refusing a pubkey that
-// belongs to another actor.
-// KEYS[1] actor:<id>, KEYS[2] actor_by_pubkey:<pubkey> (or "" key when none).
+// belongs to another actor, and drops the index entry of the actor's
+// previous pubkey when it changed.
+// KEYS[1] actor:<id>, KEYS[2] actor_by_pubkey:<pubkey> (or "" key when none),
+// KEYS[3] actor_by_pubkey:<previous pubkey> (or "" key when unchanged).
 // ARGV[1] id, ARGV[2..] field, value pairs.
 var saveActor = redis.NewScript(`
 if KEYS[2] ~= '' then
@@ -70,6 +72,7 @@ if KEYS[2] ~= '' then
 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 if KEYS[2] ~= '' then redis.call('SET', KEYS[2], ARGV[1]) end
+if KEYS[3] ~= '' and redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3]) end
 return 1
 `)
 

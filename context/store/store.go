@@ -160,9 +160,13 @@ func load(ctx context.Context, c *redis.Client, key string) (model.Hash, error) 
 // scan lists keys matching pattern.
 func scan(ctx context.Context, c *redis.Client, pattern string) ([]string, error) {
 	var out []string
+	seen := map[string]bool{} // SCAN may return a key more than once
 	it := c.Scan(ctx, 0, pattern, 1000).Iterator()
 	for it.Next(ctx) {
-		out = append(out, it.Val())
+		if k := it.Val(); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
 	}
 	if err := it.Err(); err != nil {
 		return nil, fmt.Errorf("scan %s: %w", pattern, err)

@@ -184,3 +184,28 @@ func (b *Bridge) contextIDs() []uint64 {
 	}
 	return out
 }
+
+// Flush waits until every context's outbox is empty (all acknowledged) or
+// ctx ends; used when draining.
+func (b *Bridge) Flush(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		var total int64
+		for _, id := range b.contextIDs() {
+			n, err := b.st.OutboxSize(ctx, id)
+			if err == nil {
+				total += n
+			}
+		}
+		if total == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			b.log.Warn("bridge: drain grace over with messages still unacknowledged; they stay in the outbox", "count", total)
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -70,6 +70,7 @@ type Runner struct {
 	DefaultTimeout time.Duration `yaml:"default_timeout"` // default 1h
 	WorkerID       string        `yaml:"worker_id"`       // hero dispatcher worker id; empty = off
 	Python         string        `yaml:"python"`          // interpreter; default python3 on PATH
+	DrainGrace     time.Duration `yaml:"drain_grace"`     // running jobs get this long at shutdown; default 30s
 }
 
 // Bus tunes message delivery.
@@ -132,6 +133,9 @@ func (c *Config) Defaults() {
 		c.API.Listen = "127.0.0.1:9652"
 	}
 	c.Overlay.defaults()
+	if c.Runner.DrainGrace == 0 {
+		c.Runner.DrainGrace = 30 * time.Second
+	}
 	if c.Runner.DefaultTimeout == 0 {
 		c.Runner.DefaultTimeout = time.Hour
 	}
@@ -218,7 +222,7 @@ func (c *Config) validateMore() []error {
 		name string
 		v    time.Duration
 	}{{"bus.timeout_ack", c.Bus.TimeoutAck}, {"bus.timeout", c.Bus.Timeout}, {"bus.skew", c.Bus.Skew},
-		{"runner.default_timeout", c.Runner.DefaultTimeout}, {"overlay.presence_interval", c.Overlay.PresenceInterval}} {
+		{"runner.default_timeout", c.Runner.DefaultTimeout}, {"runner.drain_grace", c.Runner.DrainGrace}, {"overlay.presence_interval", c.Overlay.PresenceInterval}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s: %v must not be negative", d.name, d.v))
 		}

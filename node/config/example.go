@@ -42,6 +42,7 @@ runner:
   default_timeout: 1h      # for jobs whose timeout is 0
   worker_id: ""            # serve the hero dispatcher queues of this worker id
   python: ""               # interpreter for python jobs; default python3 on PATH
+  drain_grace: 30s         # on SIGTERM / hyphae drain, running jobs get this long to finish
 
 # Extra script types: a command line where {file} is the script's path.
 executors: {}

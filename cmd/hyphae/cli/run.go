@@ -5,7 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,11 +46,14 @@ jobs finish, outbox flushed) and exits 0; a second one exits at once.`,
 			if err != nil {
 				return usage("%v", err)
 			}
-			log := newLogger(cfg.Log, cmd.ErrOrStderr())
+			level := new(slog.LevelVar)
+			log := newLogger(cfg.Log, level, cmd.ErrOrStderr())
 			n, err := node.New(cfg, log)
 			if err != nil {
 				return failed("%v", err)
 			}
+			stop := reloadOnHUP(g, f, cmd.Flags(), n, level, log)
+			defer stop()
 			if err := n.Run(cmd.Context()); err != nil {
 				return failed("%v", err)
 			}
@@ -148,12 +153,36 @@ func splitList(s string) []string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-func newLogger(c config.Log, w io.Writer) *slog.Logger {
-	var lvl slog.Level
-	_ = lvl.UnmarshalText([]byte(c.Level))
-	opts := &slog.HandlerOptions{Level: lvl}
+func newLogger(c config.Log, level *slog.LevelVar, w io.Writer) *slog.Logger {
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
 	if c.Format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// reloadOnHUP re-reads the config on SIGHUP: the log level changes at
+// once, other changes are reported as needing a restart.
+func reloadOnHUP(g *globals, f *runFlags, fl *pflag.FlagSet, n *node.Node, level *slog.LevelVar, log *slog.Logger) func() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-ch:
+				cfg, err := loadRunConfig(g, f, fl)
+				if err != nil {
+					log.Error("SIGHUP: config not reloaded", "err", err)
+					continue
+				}
+				_ = level.UnmarshalText([]byte(cfg.Log.Level))
+				n.Reload(cfg)
+			}
+		}
+	}()
+	return func() { signal.Stop(ch); close(done) }
 }

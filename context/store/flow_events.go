@@ -1,0 +1,48 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// NextJobDone moves the oldest key of jobs_done into the processing list
+// (BLMOVE, blocking up to block) and returns it; "" when none came.
+func (s *Store) NextJobDone(ctx context.Context, ctxID uint64, processing string, block time.Duration) (string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return "", fmt.Errorf("store.NextJobDone: %w", err)
+	}
+	key, err := db.BLMove(ctx, JobsDoneKey, processing, "RIGHT", "LEFT", block).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store.NextJobDone: %w", err)
+	}
+	return key, nil
+}
+
+// AckJobDone removes a handled key from the processing list.
+func (s *Store) AckJobDone(ctx context.Context, ctxID uint64, processing, key string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.AckJobDone: %w", err)
+	}
+	return wrap("store.AckJobDone", db.LRem(ctx, processing, 1, key).Err())
+}
+
+// RestoreJobsDone puts every entry left in the processing list back at the
+// consuming end of jobs_done (a crash mid-handling loses no event) and
+// returns how many it moved.
+func (s *Store) RestoreJobsDone(ctx context.Context, ctxID uint64, processing string) (int64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return 0, fmt.Errorf("store.RestoreJobsDone: %w", err)
+	}
+	n, err := restoreJobsDone.Run(ctx, db, []string{processing, JobsDoneKey}).Int64()
+	return n, scriptErr("store.RestoreJobsDone", err)
+}

@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Lease is a runner's claim on one attempt of a job (LeasesKey and
+// LeaseOwnersKey of the job's context DB).
+type Lease struct {
+	JobKey  string
+	Owner   string // runner id holding it
+	Attempt int64
+	Expires time.Time
+}
+
+func (l Lease) value() string { return leaseOwner(l.Attempt, l.Owner) }
+
+// Held names a lease a runner believes it holds.
+type Held struct {
+	JobKey  string
+	Attempt int64
+}
+
+// RenewLeases extends the leases runnerID holds on the given jobs to
+// now+lease. It returns the attempts whose lease is no longer this
+// runner's (lost) and the job keys with a stop marker covering the attempt.
+func (s *Store) RenewLeases(ctx context.Context, ctxID uint64, runnerID string, held []Held,
+	lease time.Duration) (lost []Held, stopped []string, err error) {
+	if len(held) == 0 {
+		return nil, nil, nil
+	}
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store.RenewLeases: %w", err)
+	}
+	args := []any{time.Now().Add(lease).UnixMilli(), runnerID}
+	for _, h := range held {
+		args = append(args, h.JobKey, strconv.FormatInt(h.Attempt, 10))
+	}
+	res, err := renewLeases.Run(ctx, db, []string{LeasesKey, LeaseOwnersKey}, args...).Slice()
+	if err != nil {
+		return nil, nil, scriptErr("store.RenewLeases", err)
+	}
+	if len(res) != 2 {
+		return nil, nil, fmt.Errorf("store.RenewLeases: reply %v", res)
+	}
+	for _, v := range strs(res[0]) {
+		if att, key, ok := parseLeaseOwner(v); ok {
+			lost = append(lost, Held{JobKey: key, Attempt: att})
+		}
+	}
+	return lost, strs(res[1]), nil
+}
+
+func strs(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ExpiredLeases returns up to limit leases of the context that expired
+// before now.
+func (s *Store) ExpiredLeases(ctx context.Context, ctxID uint64, now time.Time, limit int64) ([]Lease, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.ExpiredLeases: %w", err)
+	}
+	zs, err := db.ZRangeByScoreWithScores(ctx, LeasesKey, &redis.ZRangeBy{
+		Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: limit,
+	}).Result()
+	if err != nil || len(zs) == 0 {
+		return nil, wrap("store.ExpiredLeases", err)
+	}
+	keys := make([]string, len(zs))
+	for i, z := range zs {
+		keys[i], _ = z.Member.(string)
+	}
+	owners, err := db.HMGet(ctx, LeaseOwnersKey, keys...).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store.ExpiredLeases: %w", err)
+	}
+	out := make([]Lease, 0, len(zs))
+	for i, z := range zs {
+		v, _ := owners[i].(string)
+		att, owner, _ := parseLeaseOwner(v) // a malformed owner is still reaped
+		out = append(out, Lease{JobKey: keys[i], Owner: owner, Attempt: att,
+			Expires: time.UnixMilli(int64(z.Score))})
+	}
+	return out, nil
+}
+
+// LeaseOf returns the current lease on a job; ErrNotFound when none.
+func (s *Store) LeaseOf(ctx context.Context, ctxID uint64, jobKey string) (Lease, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return Lease{}, fmt.Errorf("store.LeaseOf: %w", err)
+	}
+	v, err := db.HGet(ctx, LeaseOwnersKey, jobKey).Result()
+	if errors.Is(err, redis.Nil) {
+		return Lease{}, fmt.Errorf("store.LeaseOf %s: %w", jobKey, ErrNotFound)
+	}
+	if err != nil {
+		return Lease{}, fmt.Errorf("store.LeaseOf %s: %w", jobKey, err)
+	}
+	att, owner, _ := parseLeaseOwner(v)
+	l := Lease{JobKey: jobKey, Owner: owner, Attempt: att}
+	if sc, err := db.ZScore(ctx, LeasesKey, jobKey).Result(); err == nil {
+		l.Expires = time.UnixMilli(int64(sc))
+	}
+	return l, nil
+}
+
+// TakeLease hands lease l to newOwner for another lease period, if l's
+// owner still holds it; with onlyExpired, only if it has expired. The
+// attempt stays the same. It reports whether the lease was taken.
+func (s *Store) TakeLease(ctx context.Context, ctxID uint64, l Lease, newOwner string,
+	lease time.Duration, onlyExpired bool) (Lease, bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return Lease{}, false, fmt.Errorf("store.TakeLease: %w", err)
+	}
+	t := time.Now()
+	nl := Lease{JobKey: l.JobKey, Owner: newOwner, Attempt: l.Attempt, Expires: t.Add(lease)}
+	cutoff := ""
+	if onlyExpired {
+		cutoff = strconv.FormatInt(t.UnixMilli(), 10)
+	}
+	n, err := takeLease.Run(ctx, db, []string{LeasesKey, LeaseOwnersKey},
+		l.JobKey, l.value(), nl.value(), nl.Expires.UnixMilli(), cutoff).Int64()
+	if err != nil {
+		return Lease{}, false, scriptErr("store.TakeLease", err)
+	}
+	return nl, n == 1, nil
+}
+
+// ReleaseLease removes the job from processing:<listOwner> and deletes
+// lease l if its owner still holds it.
+func (s *Store) ReleaseLease(ctx context.Context, ctxID uint64, l Lease, listOwner string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.ReleaseLease: %w", err)
+	}
+	keys := []string{ProcessingKey(listOwner), LeasesKey, LeaseOwnersKey}
+	err = releaseLease.Run(ctx, db, keys, l.JobKey, l.value()).Err()
+	return scriptErr("store.ReleaseLease", err)
+}

@@ -1,0 +1,214 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// DeadLetterCap bounds the dead_letter list of a context.
+const DeadLetterCap = 10000
+
+// Verdict says what ClaimJob found.
+type Verdict string
+
+// Claim verdicts.
+const (
+	VerdictRun      Verdict = "run"      // leased and marked started: run it
+	VerdictStopped  Verdict = "stopped"  // leased; a stop marker covers it: end it "stopped"
+	VerdictRejected Verdict = "rejected" // leased, untouched (ClaimReject mode)
+	VerdictDead     Verdict = "dead"     // unusable; already in dead_letter, no lease
+)
+
+// Claim is a job taken from a queue.
+type Claim struct {
+	Type    string // script type of the queue it came from
+	JobKey  string
+	Verdict Verdict
+	Attempt int64      // the attempt the lease is for
+	Hash    model.Hash // the job's fields as taken (status already "started" for VerdictRun)
+	Lease   Lease
+}
+
+// ClaimJob takes the oldest job of the first non-empty queue:<type> (types
+// in the order given) into processing:<runnerID> with a lease, atomically.
+// With reject set the job is leased but not marked started (the caller ends
+// it with an error). It returns nil, nil when all the queues are empty.
+func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, types []string,
+	lease time.Duration, reject bool) (*Claim, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.ClaimJob: %w", err)
+	}
+	keys := []string{ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey, DeadLetterKey}
+	for _, t := range types {
+		keys = append(keys, QueueKey(t))
+	}
+	mode, ts := "run", time.Now()
+	if reject {
+		mode = "reject"
+	}
+	exp := ts.Add(lease)
+	res, err := claimJob.Run(ctx, db, keys, runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap).Slice()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, scriptErr("store.ClaimJob", err)
+	}
+	c, err := decodeClaim(res, types, ts.Unix())
+	if err != nil {
+		return nil, fmt.Errorf("store.ClaimJob: %w", err)
+	}
+	c.Lease = Lease{JobKey: c.JobKey, Owner: runnerID, Attempt: c.Attempt, Expires: exp}
+	return c, nil
+}
+
+func decodeClaim(res []any, types []string, now int64) (*Claim, error) {
+	if len(res) < 4 {
+		return nil, fmt.Errorf("claim reply too short: %v", res)
+	}
+	idx, _ := res[0].(int64)
+	if idx < 1 || int(idx) > len(types) {
+		return nil, fmt.Errorf("claim reply: bad queue index %v", res[0])
+	}
+	c := &Claim{Type: types[idx-1], Hash: model.Hash{}}
+	c.JobKey, _ = res[1].(string)
+	v, _ := res[2].(string)
+	c.Verdict = Verdict(v)
+	a, _ := res[3].(string)
+	c.Attempt, _ = strconv.ParseInt(a, 10, 64)
+	for i := 4; i+1 < len(res); i += 2 {
+		f, _ := res[i].(string)
+		val, _ := res[i+1].(string)
+		c.Hash[f] = val
+	}
+	if c.Verdict != VerdictDead {
+		c.Hash["attempt"] = a
+	}
+	if c.Verdict == VerdictRun {
+		c.Hash["status"] = string(model.JobStarted)
+		c.Hash["updated_at"] = strconv.FormatInt(now, 10)
+		if c.Hash["script_type"] == "" {
+			c.Hash["script_type"] = c.Type
+		}
+	}
+	return c, nil
+}
+
+// TakeQueued moves the named job out of queue:<scriptType> into
+// processing:<runnerID> with a lease, if it is still queued there. It
+// reports whether it was.
+func (s *Store) TakeQueued(ctx context.Context, ctxID uint64, jobKey, scriptType, runnerID string,
+	attempt int64, lease time.Duration) (Lease, bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return Lease{}, false, fmt.Errorf("store.TakeQueued: %w", err)
+	}
+	l := Lease{JobKey: jobKey, Owner: runnerID, Attempt: attempt, Expires: time.Now().Add(lease)}
+	keys := []string{QueueKey(scriptType), ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey}
+	n, err := takeQueued.Run(ctx, db, keys, jobKey, l.value(), l.Expires.UnixMilli()).Int64()
+	if err != nil {
+		return Lease{}, false, scriptErr("store.TakeQueued", err)
+	}
+	return l, n > 0, nil
+}
+
+// ProcessingJobs lists the job keys in processing:<runnerID>.
+func (s *Store) ProcessingJobs(ctx context.Context, ctxID uint64, runnerID string) ([]string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.ProcessingJobs: %w", err)
+	}
+	keys, err := db.LRange(ctx, ProcessingKey(runnerID), 0, -1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store.ProcessingJobs %s: %w", runnerID, err)
+	}
+	return keys, nil
+}
+
+// DropProcessing removes a job key from processing:<runnerID> (for entries
+// that hold no lease of ours any more).
+func (s *Store) DropProcessing(ctx context.Context, ctxID uint64, runnerID, jobKey string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.DropProcessing: %w", err)
+	}
+	if err := db.LRem(ctx, ProcessingKey(runnerID), 1, jobKey).Err(); err != nil {
+		return fmt.Errorf("store.DropProcessing %s: %w", jobKey, err)
+	}
+	return nil
+}
+
+// QueueTypes lists the script types that have a non-empty queue:<type> in
+// the context. It scans the whole keyspace of that DB: call it seldom.
+func (s *Store) QueueTypes(ctx context.Context, ctxID uint64) ([]string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.QueueTypes: %w", err)
+	}
+	keys, err := scan(ctx, db, QueueKey("*"))
+	if err != nil {
+		return nil, fmt.Errorf("store.QueueTypes: %w", err)
+	}
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, strings.TrimPrefix(k, QueueKey("")))
+	}
+	return out, nil
+}
+
+// DeadLetter is one entry of a context's dead_letter list (JSON).
+type DeadLetter struct {
+	Key    string `json:"key"`
+	Queue  string `json:"queue,omitempty"`
+	Reason string `json:"reason"`
+	Runner string `json:"runner,omitempty"`
+	At     int64  `json:"at"`
+}
+
+// PushDeadLetter records an entry that could not be processed.
+func (s *Store) PushDeadLetter(ctx context.Context, ctxID uint64, d DeadLetter) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.PushDeadLetter: %w", err)
+	}
+	if d.At == 0 {
+		d.At = now()
+	}
+	b, _ := json.Marshal(d)
+	_, err = db.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.LPush(ctx, DeadLetterKey, b)
+		p.LTrim(ctx, DeadLetterKey, 0, DeadLetterCap-1)
+		return nil
+	})
+	return wrap("store.PushDeadLetter", err)
+}
+
+// DeadLetters returns the newest entries of a context's dead_letter list.
+func (s *Store) DeadLetters(ctx context.Context, ctxID uint64, n int64) ([]DeadLetter, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.DeadLetters: %w", err)
+	}
+	raw, err := db.LRange(ctx, DeadLetterKey, 0, n-1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store.DeadLetters: %w", err)
+	}
+	out := make([]DeadLetter, 0, len(raw))
+	for _, r := range raw {
+		var d DeadLetter
+		if json.Unmarshal([]byte(r), &d) == nil {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// EnableQueueEvents makes the server publish keyspace notifications for
+// list commands (flags K and l added to notify-keyspace-events, keeping the
+// ones already set), so runners wake when a job is pushed instead of
+// polling. It reports false, with the reason, when the server refuses
+// CONFIG (managed or embedded servers); runners then poll.
+func (s *Store) EnableQueueEvents(ctx context.Context) (bool, error) {
+	res, err := s.global.ConfigGet(ctx, "notify-keyspace-events").Result()
+	if err != nil {
+		return false, fmt.Errorf("store.EnableQueueEvents: config get: %w", err)
+	}
+	cur, ok := res["notify-keyspace-events"]
+	if !ok {
+		return false, fmt.Errorf("store.EnableQueueEvents: server has no notify-keyspace-events")
+	}
+	if hasListKeyspace(cur) {
+		return true, nil
+	}
+	want := cur
+	if !strings.Contains(want, "K") {
+		want += "K"
+	}
+	if !strings.ContainsAny(want, "lA") {
+		want += "l"
+	}
+	if err := s.global.ConfigSet(ctx, "notify-keyspace-events", want).Err(); err != nil {
+		return false, fmt.Errorf("store.EnableQueueEvents: config set %q: %w", want, err)
+	}
+	return true, nil
+}
+
+func hasListKeyspace(flags string) bool {
+	return strings.Contains(flags, "K") && strings.ContainsAny(flags, "lA")
+}
+
+// RunnerEvent is a queue push or a stop request seen on the runner's
+// pub/sub connection.
+type RunnerEvent struct {
+	Stop       bool   // a stop request (MarkStop) for JobKey in DB
+	DB         uint64 // context DB
+	ScriptType string // queue:<ScriptType> got a job (when !Stop)
+	JobKey     string // with Stop
+}
+
+// RunnerEvents is an open subscription; read C, then Close.
+type RunnerEvents struct {
+	C    <-chan RunnerEvent
+	ps   *redis.PubSub
+	quit chan struct{}
+	done chan struct{}
+}
+
+// Close ends the subscription; C is closed afterwards.
+func (e *RunnerEvents) Close() error {
+	close(e.quit)
+	err := e.ps.Close()
+	<-e.done
+	return err
+}
+
+// SubscribeRunnerEvents opens one pub/sub connection carrying the queue
+// keyspace notifications of every DB (pushes only) and the stop requests
+// of StopChannel. go-redis reconnects it when the server comes back;
+// events sent meanwhile are lost, so callers also poll.
+func (s *Store) SubscribeRunnerEvents(ctx context.Context) (*RunnerEvents, error) {
+	ps := s.global.PSubscribe(ctx, queueEventPattern)
+	if err := ps.Subscribe(ctx, StopChannel); err != nil {
+		ps.Close()
+		return nil, fmt.Errorf("store.SubscribeRunnerEvents: %w", err)
+	}
+	out := make(chan RunnerEvent, 256)
+	e := &RunnerEvents{C: out, ps: ps, quit: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		defer close(out)
+		for m := range ps.Channel(redis.WithChannelSize(1024)) {
+			ev, ok := toRunnerEvent(m)
+			if !ok {
+				continue
+			}
+			select {
+			case out <- ev:
+			case <-e.quit:
+				return
+			}
+		}
+	}()
+	return e, nil
+}
+
+func toRunnerEvent(m *redis.Message) (RunnerEvent, bool) {
+	if m.Channel == StopChannel {
+		id, key, ok := ParseStopMessage(m.Payload)
+		return RunnerEvent{Stop: true, DB: id, JobKey: key}, ok
+	}
+	switch m.Payload {
+	case "lpush", "rpush", "linsert":
+	default:
+		return RunnerEvent{}, false // pops and trims wake nobody
+	}
+	db, t, ok := ParseQueueEvent(m.Channel)
+	return RunnerEvent{DB: db, ScriptType: t}, ok
+}

@@ -1,0 +1,73 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// StopMarkerTTL is how long a stop marker lives.
+const StopMarkerTTL = 7 * 24 * time.Hour
+
+// StopInfo is what MarkStop found on the job.
+type StopInfo struct {
+	Status     model.JobStatus
+	Attempt    int64
+	ScriptType string
+}
+
+// MarkStop records a stop request for the job's current attempt (a
+// stop:<job key> marker the dequeuer and the lease heartbeat check) and
+// announces it on StopChannel. ErrNotFound when the job does not exist.
+func (s *Store) MarkStop(ctx context.Context, ctxID uint64, jobKey string) (StopInfo, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return StopInfo{}, fmt.Errorf("store.MarkStop: %w", err)
+	}
+	ttl := int64(StopMarkerTTL / time.Second)
+	payload := u(ctxID) + " " + jobKey
+	res, err := markStop.Run(ctx, db, []string{jobKey, StopKey(jobKey)}, ttl, StopChannel, payload).StringSlice()
+	if err != nil {
+		return StopInfo{}, scriptErr("store.MarkStop", err)
+	}
+	if len(res) != 3 {
+		return StopInfo{}, fmt.Errorf("store.MarkStop: reply %v", res)
+	}
+	att, _ := strconv.ParseInt(res[1], 10, 64)
+	return StopInfo{Status: model.JobStatus(res[0]), Attempt: att, ScriptType: res[2]}, nil
+}
+
+// ParseStopMessage reads a StopChannel payload.
+func ParseStopMessage(payload string) (ctxID uint64, jobKey string, ok bool) {
+	a, key, ok := strings.Cut(payload, " ")
+	if !ok {
+		return 0, "", false
+	}
+	n, err := strconv.ParseUint(a, 10, 64)
+	return n, key, err == nil && key != ""
+}
+
+// StopRequested reports whether a stop marker covers the given attempt of
+// the job.
+func (s *Store) StopRequested(ctx context.Context, ctxID uint64, jobKey string, attempt int64) (bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return false, fmt.Errorf("store.StopRequested: %w", err)
+	}
+	v, err := db.Get(ctx, StopKey(jobKey)).Result()
+	if errors.Is(err, redis.Nil) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("store.StopRequested %s: %w", jobKey, err)
+	}
+	n, _ := strconv.ParseInt(v, 10, 64)
+	return v == "0" || n >= attempt, nil
+}
