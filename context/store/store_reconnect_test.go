@@ -58,9 +58,14 @@ func TestStoreReconnect(t *testing.T) {
 		return s.Ping(pctx) == nil
 	})
 
-	// Data written before the crash is there (AOF, fsync always).
-	got, err := s.LoadJob(ctx, 3, 1, before.ID)
-	if err != nil || got.Script != "echo before" || got.Status != model.JobDispatched {
+	// Data written before the crash is there (AOF, fsync always). Each
+	// context DB has its own pool, which redials on its own schedule.
+	var got *model.RunnerJob
+	ctEventually(t, "context 3's pool to reconnect", func() bool {
+		got, err = s.LoadJob(ctx, 3, 1, before.ID)
+		return err == nil
+	})
+	if got.Script != "echo before" || got.Status != model.JobDispatched {
 		t.Fatalf("job after restart: %+v, %v", got, err)
 	}
 	if _, err := s.Authorize(ctx, 3, "12D3KooWAlice", model.RoleAdmin); err != nil {
