@@ -28,6 +28,7 @@ type agentOpts struct {
 	roles     []string
 	redis     *testredis.Server // reuse (restart tests)
 	dir       string
+	tcpAPI    bool // serve the API on a random loopback port too
 }
 
 func startAgent(t *testing.T, o agentOpts) *agent {
@@ -49,7 +50,7 @@ func startAgent(t *testing.T, o agentOpts) *agent {
 	}
 	f := false
 	cfg := &config.Config{DataDir: o.dir, Roles: o.roles, Redis: config.Redis{URL: o.redis.URL},
-		API: config.API{Listen: "off"},
+		API: config.API{Listen: map[bool]string{true: "127.0.0.1:0", false: "off"}[o.tcpAPI]},
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: o.bootstrap,
 			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond},
 		Bus: config.Bus{TimeoutAck: 500 * time.Millisecond}}

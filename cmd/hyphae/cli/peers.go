@@ -6,21 +6,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-)
 
-// PeerView is a row of `hyphae peers --json`.
-type PeerView struct {
-	PeerID      string   `json:"peer_id"`
-	State       string   `json:"state"`
-	Roles       []string `json:"roles"`
-	ScriptTypes []string `json:"script_types"`
-	Load        int64    `json:"load"`
-	Capacity    int64    `json:"capacity"`
-	LastSeen    int64    `json:"last_seen"`
-	FoundVia    string   `json:"found_via"`
-	Addrs       []string `json:"addrs"`
-	Version     string   `json:"version"`
-}
+	"github.com/hyphae-run/hyphae/node"
+)
 
 func newPeers(g *globals) *cobra.Command {
 	var asJSON bool
@@ -29,13 +17,13 @@ func newPeers(g *globals) *cobra.Command {
 		Short: "List the agents this one knows: state, roles, types, load, last seen, how found",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ps []PeerView
+			var ps []node.PeerView
 			if err := g.call(cmd.Context(), "peer.list", nil, &ps); err != nil {
 				return err
 			}
 			if asJSON {
 				if ps == nil {
-					ps = []PeerView{}
+					ps = []node.PeerView{}
 				}
 				return printJSON(cmd.OutOrStdout(), ps)
 			}

@@ -1,0 +1,75 @@
+package node
+
+import (
+	"context"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// RunnerParams registers a runner in a context.
+type RunnerParams struct {
+	Context     uint64   `json:"context"`
+	Pubkey      string   `json:"pubkey"` // peer ID of the agent that runs it
+	Address     string   `json:"address,omitempty"`
+	Topic       string   `json:"topic,omitempty"`
+	Local       bool     `json:"local,omitempty"`
+	ScriptTypes []string `json:"script_types,omitempty"`
+}
+
+// RunnerView is a runner as the API shows it.
+type RunnerView struct {
+	ID          uint64   `json:"id"`
+	Ref         string   `json:"ref"` // runner:<id>, usable as a job's runner
+	Pubkey      string   `json:"pubkey"`
+	Address     string   `json:"address"`
+	Topic       string   `json:"topic"`
+	Local       bool     `json:"local"`
+	ScriptTypes []string `json:"script_types"`
+}
+
+func runnerView(r *model.Runner) *RunnerView {
+	return &RunnerView{ID: r.ID, Ref: "runner:" + u64(r.ID), Pubkey: r.Pubkey, Address: r.Address, Topic: r.Topic,
+		Local: r.Local, ScriptTypes: nzs(r.ScriptTypes)}
+}
+
+func (n *Node) registerRunnerMethods() {
+	api.Register(n.table, "runner.create", "Register a runner (an agent's peer ID) in a context; jobs may then name runner:<id>.",
+		func(ctx context.Context, p RunnerParams) (*RunnerView, error) {
+			if _, err := peer.Decode(p.Pubkey); err != nil {
+				return nil, api.InvalidParams("pubkey", "not a peer ID: %v", err)
+			}
+			r := &model.Runner{Pubkey: p.Pubkey, Address: p.Address, Topic: p.Topic, Local: p.Local, ScriptTypes: p.ScriptTypes}
+			if err := n.store.SaveRunner(ctx, p.Context, r); err != nil {
+				return nil, err
+			}
+			return runnerView(r), nil
+		})
+	api.Register(n.table, "runner.load", "Show a runner of a context.",
+		func(ctx context.Context, p struct {
+			Context uint64 `json:"context"`
+			ID      uint64 `json:"id"`
+		}) (*RunnerView, error) {
+			r, err := n.store.LoadRunner(ctx, p.Context, p.ID)
+			if err != nil {
+				return nil, err
+			}
+			return runnerView(r), nil
+		})
+	api.Register(n.table, "runner.list", "List a context's runners.",
+		func(ctx context.Context, p struct {
+			Context uint64 `json:"context"`
+		}) ([]*RunnerView, error) {
+			rs, err := n.store.ListRunners(ctx, p.Context)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]*RunnerView, 0, len(rs))
+			for _, r := range rs {
+				out = append(out, runnerView(r))
+			}
+			return out, nil
+		})
+}
