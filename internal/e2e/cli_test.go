@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+type jobOut struct {
+	Key     string            `json:"key"`
+	Status  string            `json:"status"`
+	Result  map[string]string `json:"result"`
+	Error   string            `json:"error"`
+	Attempt int64             `json:"attempt"`
+}
+
+func localArgs() []string {
+	return []string{"--api", "off", "--listen", "/ip4/127.0.0.1/tcp/0", "--no-mdns"}
+}
+
+func TestCLIGoldenPath(t *testing.T) {
+	dir := newDataDir(t)
+	var id struct {
+		PeerID       string `json:"peer_id"`
+		AgeRecipient string `json:"age_recipient"`
+	}
+	decode(t, hy(t, "id", "--json", "--data-dir", dir), &id)
+	if !strings.HasPrefix(id.PeerID, "12D3KooW") || !strings.HasPrefix(id.AgeRecipient, "age1") {
+		t.Fatalf("id --json = %+v", id)
+	}
+	// Before the agent runs, commands say so, with exit code 3.
+	_, stderr, err := hyTry("context", "list", "--data-dir", dir)
+	if exitCode(err) != 3 || !strings.Contains(stderr, "hyphae run --data-dir") {
+		t.Fatalf("no agent: exit %d, %q", exitCode(err), stderr)
+	}
+	p := startRun(t, dir, nil, localArgs()...)
+	hy(t, "context", "create", "--id", "1", "--data-dir", dir)
+
+	var j jobOut
+	decode(t, hy(t, "job", "run", "--context", "1", "--type", "sh", "--wait", "--json", "--data-dir", dir,
+		"--script", `echo line1; echo "answer=42" >> "$HYPHAE_RESULT"`), &j)
+	if j.Status != "finished" || j.Result["answer"] != "42" {
+		t.Fatalf("job run --wait --json = %+v", j)
+	}
+	if out := hy(t, "job", "logs", "1", j.Key, "--data-dir", dir); !strings.Contains(out, "line1") {
+		t.Fatalf("job logs = %q", out)
+	}
+	if out := hy(t, "job", "status", "1", j.Key, "--data-dir", dir); !strings.Contains(out, "finished") {
+		t.Fatalf("job status = %q", out)
+	}
+	// A failing job: exit 1 with the reason on stderr.
+	out, stderr, err := hyTry("job", "run", "--context", "1", "--script", "echo bad >&2; exit 7", "--wait", "--data-dir", dir)
+	if exitCode(err) != 1 || !strings.Contains(stderr, "exit status 7") {
+		t.Fatalf("failing job: exit %d\nstdout %s\nstderr %s", exitCode(err), out, stderr)
+	}
+	// Bad flags: usage error, exit 2.
+	if _, _, err := hyTry("job", "run", "--context", "x", "--data-dir", dir); exitCode(err) != 2 {
+		t.Fatalf("bad flag: exit %d, want 2", exitCode(err))
+	}
+	if out := hy(t, "peers", "--json", "--data-dir", dir); !strings.HasPrefix(strings.TrimSpace(out), "[") {
+		t.Fatalf("peers --json = %q", out)
+	}
+	// Drain: the agent exits 0.
+	hy(t, "drain", "--data-dir", dir)
+	if err := p.wait(t, time.Minute); err != nil {
+		t.Fatalf("agent after drain: %v\n%s", err, p.log)
+	}
+}
+
+func TestSIGTERMExitsZeroAndDataSurvivesRestart(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("needs redis-server for the persistent embedded store")
+	}
+	dir := newDataDir(t)
+	p := startRun(t, dir, nil, localArgs()...)
+	hy(t, "context", "create", "--id", "4", "--data-dir", dir)
+	_ = p.cmd.Process.Signal(sigterm)
+	if err := p.wait(t, time.Minute); err != nil {
+		t.Fatalf("SIGTERM: exit %v\n%s", err, p.log)
+	}
+	startRun(t, dir, nil, localArgs()...)
+	if out := hy(t, "context", "show", "4", "--data-dir", dir); !strings.Contains(out, "context 4") {
+		t.Fatalf("after restart: %q", out)
+	}
+}

@@ -1,0 +1,4 @@
+// Package e2e holds end-to-end tests that run the real hyphae binary as
+// processes: CLI golden paths, kill -9 recovery, drain, discovery across
+// network namespaces, and the demo. TestMain builds the binary once.
+package e2e

@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bin is the hyphae binary built for this test run.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hyphae-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "hyphae")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/hyphae-run/hyphae/cmd/hyphae").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build hyphae: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is a running `hyphae run`.
+type proc struct {
+	cmd  *exec.Cmd
+	dir  string
+	log  *bytes.Buffer
+	done chan error
+}
+
+// newDataDir runs `hyphae init` in a fresh short temp dir.
+func newDataDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "hy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	dir := filepath.Join(d, "d")
+	hy(t, "init", "--data-dir", dir)
+	return dir
+}
+
+// startRun starts `hyphae run` (optionally under a prefix command such as
+// `ip netns exec X`) and waits until its API answers.
+func startRun(t *testing.T, dir string, prefix []string, args ...string) *proc {
+	t.Helper()
+	argv := append(append([]string{}, prefix...), bin, "run", "--data-dir", dir)
+	argv = append(argv, args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	p := &proc{cmd: cmd, dir: dir, log: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.log, p.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() { p.kill() })
+	eventually(t, 30*time.Second, "agent API on "+dir, func() bool {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("hyphae run exited: %v\n%s", err, p.log)
+		default:
+		}
+		_, _, err := hyTry("info", "--data-dir", dir)
+		return err == nil
+	})
+	return p
+}
+
+// kill -9s the whole process group (agent and its redis-server child).
+func (p *proc) kill() {
+	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+		}
+	}
+}
+
+// wait returns the exit error once the process ends (or fails the test).
+func (p *proc) wait(t *testing.T, d time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(d):
+		t.Fatalf("hyphae run did not exit within %v\n%s", d, p.log)
+		return nil
+	}
+}
+
+// hy runs a CLI command and fails the test on a non-zero exit.
+func hy(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, err := hyTry(args...)
+	if err != nil {
+		t.Fatalf("hyphae %s: %v\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+func hyTry(args ...string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err == nil {
+		return 0
+	}
+	return -1
+}
+
+func decode(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("decode %q: %v", s, err)
+	}
+}
+
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out after %v waiting for %s", d, what)
+}
