@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// netLab is a set of network namespaces joined by a bridge that lives in
+// a namespace of its own, so the host's network is not touched.
+type netLab struct {
+	t      *testing.T
+	prefix string
+	bridge string // namespace holding the bridge
+	hosts  []string
+}
+
+func ipCmd(args ...string) error {
+	out, err := exec.Command("ip", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func newNetLab(t *testing.T, n int) *netLab {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("network namespace test needs root (CI runs as root)")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("needs iproute2 (apt-get install -y iproute2)")
+	}
+	l := &netLab{t: t, prefix: fmt.Sprintf("hy%d", os.Getpid()%100000)}
+	l.bridge = l.prefix + "br"
+	t.Cleanup(l.destroy)
+	must := func(args ...string) {
+		if err := ipCmd(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must("netns", "add", l.bridge)
+	must("-n", l.bridge, "link", "add", "br0", "type", "bridge")
+	must("-n", l.bridge, "link", "set", "br0", "up")
+	for i := 0; i < n; i++ {
+		h := fmt.Sprintf("%s-%d", l.prefix, i)
+		l.hosts = append(l.hosts, h)
+		must("netns", "add", h)
+		must("-n", h, "link", "add", "eth0", "type", "veth", "peer", "name", fmt.Sprintf("p%d", i), "netns", l.bridge)
+		must("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "master", "br0", "up")
+		must("-n", h, "addr", "add", fmt.Sprintf("10.77.0.%d/24", i+1), "dev", "eth0")
+		must("-n", h, "link", "set", "eth0", "up", "multicast", "on")
+		must("-n", h, "link", "set", "lo", "up")
+		must("-n", h, "route", "add", "224.0.0.0/4", "dev", "eth0")
+	}
+	return l
+}
+
+// cut takes host i's link down (at the bridge end); mend brings it back.
+func (l *netLab) cut(i int) error  { return ipCmd("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "down") }
+func (l *netLab) mend(i int) error { return ipCmd("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "up") }
+
+func (l *netLab) exec(i int) []string { return []string{"ip", "netns", "exec", l.hosts[i]} }
+
+func (l *netLab) destroy() {
+	for _, h := range l.hosts {
+		_ = ipCmd("netns", "del", h)
+	}
+	_ = ipCmd("netns", "del", l.bridge)
+}
+
+type peerOut struct {
+	PeerID   string `json:"peer_id"`
+	State    string `json:"state"`
+	FoundVia string `json:"found_via"`
+}
+
+func peerStates(t *testing.T, dir string) map[string]peerOut {
+	out, _, err := hyTry("peers", "--json", "--data-dir", dir)
+	if err != nil {
+		return nil
+	}
+	var ps []peerOut
+	decode(t, out, &ps)
+	m := map[string]peerOut{}
+	for _, p := range ps {
+		m[p.PeerID] = p
+	}
+	return m
+}
+
+func peerIDOf(t *testing.T, dir string) string {
+	var id struct {
+		PeerID string `json:"peer_id"`
+	}
+	decode(t, hy(t, "id", "--json", "--data-dir", dir), &id)
+	return id.PeerID
+}
+
+// Three agents in three namespaces on one bridge, no bootstrap: each finds
+// the other two by mDNS; a cut link marks its agent down at the others, and
+// mending it brings the agent back.
+func TestDiscoveryAcrossNamespacesByMDNS(t *testing.T) {
+	lab := newNetLab(t, 3)
+	dirs := make([]string, 3)
+	ids := make([]string, 3)
+	for i := range dirs {
+		dirs[i] = newDataDir(t)
+		ids[i] = peerIDOf(t, dirs[i])
+		startRun(t, dirs[i], lab.exec(i), "--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001",
+			"--presence-interval", "500ms")
+	}
+	allSee := func(state string, who int) func() bool {
+		return func() bool {
+			for i := range dirs {
+				if i == who {
+					continue
+				}
+				if peerStates(t, dirs[i])[ids[who]].State != state {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	for i := range dirs {
+		eventually(t, 60*time.Second, fmt.Sprintf("agent %d seen up by the others", i), allSee("up", i))
+	}
+	if via := peerStates(t, dirs[0])[ids[1]].FoundVia; via != "mdns" && via != "presence" {
+		t.Errorf("agent 1 found via %q, want mdns", via)
+	}
+	if err := lab.cut(2); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "agent 2 marked down after its link was cut", allSee("down", 2))
+	if err := lab.mend(2); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 90*time.Second, "agent 2 back up after its link was mended", allSee("up", 2))
+}
