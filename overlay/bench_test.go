@@ -1,0 +1,239 @@
+package overlay_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/overlay"
+	"github.com/hyphae-run/hyphae/overlay/overlaybench"
+	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+const benchPayload = 1 << 10
+
+// benchAgent starts an overlay on its own redis-server, stopped at the end.
+func benchAgent(b *testing.B, st *store.Store, cfg overlay.Config) *overlay.Overlay {
+	b.Helper()
+	if st == nil {
+		srv := testredis.Start(b)
+		var err error
+		if st, err = store.Open(context.Background(), srv.URL, nil); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = st.Close() })
+	}
+	priv, _, _ := crypto.GenerateEd25519Key(rand.Reader)
+	info := func() overlay.Info { return overlay.Info{Roles: []string{"runner"}, ScriptTypes: []string{"sh"}} }
+	o, err := overlay.New(context.Background(), cfg, priv, st, info, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = o.Shutdown(context.Background()) })
+	if err := o.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return o
+}
+
+// BenchmarkSendRoundTrip: A sends 1 KiB to B with Send, B replies with
+// Send, A waits for the reply (inbox topics, direct connection).
+func BenchmarkSendRoundTrip(b *testing.B) {
+	cfg := overlay.Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}}
+	a := benchAgent(b, nil, cfg)
+	cfg.Bootstrap = []string{a.Addrs()[0].String()}
+	bb := benchAgent(b, nil, cfg)
+	go func() {
+		for r := range bb.Inbox() {
+			_ = bb.Send(context.Background(), r.From, r.Data)
+		}
+	}()
+	ctx := context.Background()
+	roundTrip := func() {
+		if err := a.Send(ctx, bb.ID(), make([]byte, benchPayload)); err != nil {
+			b.Fatal(err)
+		}
+		<-a.Inbox()
+	}
+	roundTrip() // warm up: connection, subscriptions
+	measure(b, roundTrip)
+}
+
+// BenchmarkRawPubsubRoundTrip is the baseline: two bare hosts with plain
+// gossipsub, each subscribed to its own topic, echoing 1 KiB.
+func BenchmarkRawPubsubRoundTrip(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h1, t1, s1 := rawNode(b, ctx, "a", "b")
+	h2, t2, s2 := rawNode(b, ctx, "b", "a")
+	if err := h1.Connect(ctx, peer.AddrInfo{ID: h2.ID(), Addrs: h2.Addrs()}); err != nil {
+		b.Fatal(err)
+	}
+	for !slices.Contains(t1.ListPeers(), h2.ID()) || !slices.Contains(t2.ListPeers(), h1.ID()) {
+		time.Sleep(time.Millisecond)
+	}
+	go func() {
+		for {
+			m, err := s2.Next(ctx)
+			if err != nil {
+				return
+			}
+			_ = t2.Publish(ctx, slices.Clone(m.Data))
+		}
+	}()
+	roundTrip := func() {
+		if err := t1.Publish(ctx, make([]byte, benchPayload)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s1.Next(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	roundTrip()
+	measure(b, roundTrip)
+}
+
+// rawNode is a bare host with default gossipsub, subscribed to sub and
+// joined to pub.
+func rawNode(b *testing.B, ctx context.Context, sub, pub string) (host.Host, *pubsub.Topic, *pubsub.Subscription) {
+	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = h.Close() })
+	ps, err := pubsub.NewGossipSub(ctx, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts, _ := ps.Join(sub)
+	s, err := ts.Subscribe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tp, err := ps.Join(pub)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, tp, s
+}
+
+// measure runs f b.N times and reports p50 and p99 in microseconds.
+func measure(b *testing.B, f func()) {
+	d := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		f()
+		d = append(d, time.Since(t0))
+	}
+	b.StopTimer()
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkPresenceTraffic measures presence traffic per agent per minute
+// for 5, 20 and 50 in-process agents (50 is skipped with -short). The
+// measuring window is HYPHAE_BENCH_PRESENCE_SECONDS (default 30).
+func BenchmarkPresenceTraffic(b *testing.B) {
+	window := 30 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("HYPHAE_BENCH_PRESENCE_SECONDS")); err == nil && s > 0 {
+		window = time.Duration(s) * time.Second
+	}
+	for _, n := range []int{5, 20, 50} {
+		b.Run(fmt.Sprintf("agents=%d", n), func(b *testing.B) {
+			if n > 20 && testing.Short() {
+				b.Skip("50 agents: not with -short")
+			}
+			bytes, msgs, err := overlaybench.PresenceTraffic(n, window)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(bytes/1024, "KiB/agent/min")
+			b.ReportMetric(msgs, "msgs/agent/min")
+		})
+	}
+}
+
+// BenchmarkTimeToFirstPeer: from overlay.New to the first peer seen up,
+// found by a bootstrap address or by mDNS (the latter needs a multicast
+// interface).
+func BenchmarkTimeToFirstPeer(b *testing.B) {
+	for _, how := range []string{"bootstrap", "mdns"} {
+		b.Run(how, func(b *testing.B) {
+			cfg := overlay.Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}}
+			if how == "mdns" {
+				ip := multicastIP()
+				if ip == "" {
+					b.Skip("no multicast interface")
+				}
+				cfg.Listen, cfg.MDNS = []string{"/ip4/" + ip + "/tcp/0"}, true
+			}
+			first := benchAgent(b, nil, cfg)
+			if how == "bootstrap" {
+				cfg.Bootstrap = []string{first.Addrs()[0].String()}
+			}
+			srv := testredis.Start(b)
+			st, err := store.Open(context.Background(), srv.URL, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			firstPeer(b, st, cfg, first.ID())
+		})
+	}
+}
+
+// firstPeer starts b.N agents in turn and times each one's first sighting.
+func firstPeer(b *testing.B, st *store.Store, cfg overlay.Config, target peer.ID) {
+	d := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		priv, _, _ := crypto.GenerateEd25519Key(rand.Reader)
+		info := func() overlay.Info { return overlay.Info{} }
+		o, err := overlay.New(context.Background(), cfg, priv, st, info, slog.New(slog.DiscardHandler))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := o.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		for !o.Up(target) {
+			time.Sleep(time.Millisecond)
+		}
+		d = append(d, time.Since(t0))
+		_ = o.Shutdown(context.Background())
+	}
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Milliseconds()), "p50-ms")
+}
+
+// multicastIP is the IPv4 address of an up multicast non-loopback interface.
+func multicastIP() string {
+	ifs, _ := net.Interfaces()
+	for _, ifc := range ifs {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagMulticast == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, _ := ifc.Addrs()
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil {
+				return n.IP.String()
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,125 @@
+package overlay
+
+import (
+	"context"
+	"errors"
+
+	"github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// ValidationResult is a validator's verdict (pubsub's, re-exported).
+type ValidationResult = pubsub.ValidationResult
+
+// Verdicts: accept and forward; reject and penalise the sender; ignore
+// silently.
+const (
+	ValidationAccept = pubsub.ValidationAccept
+	ValidationReject = pubsub.ValidationReject
+	ValidationIgnore = pubsub.ValidationIgnore
+)
+
+// Received is a payload addressed to this agent.
+type Received struct {
+	From  peer.ID // the pubsub author (verified signature)
+	Data  []byte  // the payload, without the overlay frame
+	Topic string  // InboxTopic(self) or RelayTopic
+}
+
+// InboxValidator judges a payload addressed to this agent before it is
+// accepted (and, on the relay topic, forwarded). from is the author.
+type InboxValidator func(ctx context.Context, from peer.ID, data []byte) ValidationResult
+
+// SetInboxValidator installs v for payloads addressed to this agent on the
+// inbox and relay topics; nil restores the default (accept when the size
+// fits). Relay frames for other agents are never passed to v.
+func (o *Overlay) SetInboxValidator(v InboxValidator) {
+	if v == nil {
+		o.validator.Store(nil)
+		return
+	}
+	o.validator.Store(&v)
+}
+
+// Inbox delivers payloads addressed to this agent, from the inbox and the
+// relay topic; never messages this agent published. It is closed by
+// Shutdown.
+func (o *Overlay) Inbox() <-chan Received { return o.received }
+
+// judge runs the caller's validator, or the default size check.
+func (o *Overlay) judge(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
+	if v := o.validator.Load(); v != nil {
+		return (*v)(ctx, from, data)
+	}
+	if len(data) > o.MaxPayload() {
+		return pubsub.ValidationReject
+	}
+	return pubsub.ValidationAccept
+}
+
+// validateInbox guards our inbox topic: only frames for us, judged.
+func (o *Overlay) validateInbox(ctx context.Context, _ peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	f, err := decodeFrame(m.Data)
+	switch {
+	case errors.Is(err, errFrameVersion):
+		return pubsub.ValidationIgnore
+	case err != nil || f.to != o.id:
+		return pubsub.ValidationReject
+	}
+	return o.accept(ctx, m, f)
+}
+
+// validateRelay guards the relay topic: frames for others propagate,
+// malformed ones are dropped without penalty, ours are judged.
+func (o *Overlay) validateRelay(ctx context.Context, _ peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+	f, err := decodeFrame(m.Data)
+	switch {
+	case err != nil:
+		return pubsub.ValidationIgnore
+	case f.to != o.id || m.GetFrom() == o.id:
+		return pubsub.ValidationAccept
+	}
+	return o.accept(ctx, m, f)
+}
+
+// accept judges a frame for us and hands its payload to the reader.
+func (o *Overlay) accept(ctx context.Context, m *pubsub.Message, f frame) pubsub.ValidationResult {
+	res := o.judge(ctx, m.GetFrom(), f.payload)
+	if res == pubsub.ValidationAccept {
+		m.ValidatorData = f.payload
+	}
+	return res
+}
+
+// readInbox moves accepted payloads from sub to the Inbox channel.
+func (o *Overlay) readInbox(sub *pubsub.Subscription) {
+	defer sub.Cancel()
+	for {
+		m, err := sub.Next(o.ctx)
+		if err != nil {
+			return
+		}
+		data, ok := m.ValidatorData.([]byte)
+		if !ok || m.GetFrom() == o.id {
+			continue // for another agent, or our own publication
+		}
+		r := Received{From: m.GetFrom(), Data: data, Topic: sub.Topic()}
+		select {
+		case o.received <- r:
+		case <-o.ctx.Done():
+			return
+		}
+	}
+}
+
+// startBus subscribes to our inbox and the relay topic.
+func (o *Overlay) startBus() error {
+	for _, t := range []*pubsub.Topic{o.inbox, o.relay} {
+		sub, err := t.Subscribe(pubsub.WithBufferSize(subscriptionBuffer))
+		if err != nil {
+			return err
+		}
+		o.spawn(func() { o.readInbox(sub) })
+	}
+	return nil
+}

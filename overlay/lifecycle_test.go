@@ -1,0 +1,87 @@
+package overlay
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Shutdown is safe twice, closes Inbox, refuses a later Start, and leaves
+// no goroutine behind (counted against a warmed-up baseline, since
+// libp2p starts a few process-wide goroutines once).
+func TestShutdownTwiceNoLeak(t *testing.T) {
+	cycle := func() {
+		cfg := testConfig()
+		cfg.DHT, cfg.MDNS = true, multicastIPv4() != ""
+		a := startAgent(t, cfg)
+		cfgB := cfg
+		cfgB.Bootstrap = []string{a.addr()}
+		b := startAgent(t, cfgB)
+		waitFor(t, 15*time.Second, "B sees A", func() bool { return b.seesUp(t, a.o.ID()) })
+		for _, x := range []*agent{b, a} {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			if err := x.o.Shutdown(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.o.Shutdown(ctx); err != nil {
+				t.Fatalf("second shutdown: %v", err)
+			}
+			cancel()
+			if _, open := <-x.o.Inbox(); open {
+				t.Fatal("inbox not closed")
+			}
+			if err := x.o.Start(context.Background()); !errors.Is(err, ErrClosed) {
+				t.Fatalf("start after shutdown: %v", err)
+			}
+		}
+	}
+	cycle()
+	base := len(p2pGoroutines())
+	cycle()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		left := p2pGoroutines()
+		if len(left) <= base {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d overlay/libp2p goroutines left, baseline %d:\n%s", len(left), base, strings.Join(left, "\n\n"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// p2pGoroutines returns the stacks of goroutines running overlay or
+// libp2p code (the test's redis-server waiters are not ours).
+func p2pGoroutines() []string {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		for _, mark := range []string{"libp2p", "hyphae/overlay.", "quic-go", "zeroconf", "multiformats", "ipfs"} {
+			if strings.Contains(g, mark) {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func TestSendBeforeStartAndAfterShutdown(t *testing.T) {
+	a := newAgent(t, testConfig())
+	if err := a.o.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	other := peer.ID("\x00\x24\x08\x01\x12\x20" + strings.Repeat("\x01", 32))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := a.o.Send(ctx, other, []byte("x")); !errors.Is(err, ErrClosed) {
+		t.Fatalf("send after shutdown: %v", err)
+	}
+}

@@ -1,0 +1,108 @@
+package overlay
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// routePoll is how often Send re-checks the topic peers while it waits.
+const routePoll = 10 * time.Millisecond
+
+// Send publishes data for peer to. It publishes on to's inbox topic once
+// to is a known subscriber there (dialling it when its addresses are known
+// or the DHT finds it), waiting up to SendDirectWait (and never more than
+// half of ctx's remaining time). If to cannot become a direct topic peer,
+// it publishes on the relay topic, which every agent forwards, as soon as
+// that topic has a peer. It waits at most until ctx is done (ErrNoRoute).
+//
+// A nil error means the frame was handed to a topic peer, not that it was
+// delivered: acknowledgements are the caller's. Send to the agent itself
+// returns ErrSelfSend; the caller delivers locally.
+func (o *Overlay) Send(ctx context.Context, to peer.ID, data []byte) error {
+	if to == o.id {
+		return ErrSelfSend
+	}
+	if len(data) > o.MaxPayload() {
+		return fmt.Errorf("overlay.Send to %s: %w (%d bytes, max %d)", to, ErrTooLarge, len(data), o.MaxPayload())
+	}
+	if err := to.Validate(); err != nil {
+		return fmt.Errorf("overlay.Send: recipient: %w", err)
+	}
+	topic, err := o.outTopic(to)
+	if err != nil {
+		return fmt.Errorf("overlay.Send to %s: %w", to, err)
+	}
+	route, err := o.awaitRoute(ctx, to, topic)
+	if err != nil {
+		return fmt.Errorf("overlay.Send to %s: %w", to, err)
+	}
+	frame, err := encodeFrame(to, data) // a fresh slice per publish (pitfall 2)
+	if err != nil {
+		return fmt.Errorf("overlay.Send to %s: %w", to, err)
+	}
+	if err := route.Publish(ctx, frame); err != nil {
+		return fmt.Errorf("overlay.Send to %s on %s: %w", to, route.String(), err)
+	}
+	return nil
+}
+
+// awaitRoute returns the inbox topic once to subscribes there, or the relay
+// topic once the direct attempt has failed or timed out and the relay
+// topic has a peer.
+func (o *Overlay) awaitRoute(ctx context.Context, to peer.ID, inbox *pubsub.Topic) (*pubsub.Topic, error) {
+	if isTopicPeer(inbox, to) {
+		return inbox, nil
+	}
+	directCtx, cancel := context.WithTimeout(ctx, o.directBudget(ctx))
+	defer cancel()
+	dialed := make(chan error, 1)
+	go func() { dialed <- o.dial(directCtx, to) }()
+	direct, relayOK := directCtx.Done(), false
+	tick := time.NewTicker(routePoll)
+	defer tick.Stop()
+	for {
+		if isTopicPeer(inbox, to) {
+			return inbox, nil
+		}
+		if relayOK && len(o.relay.ListPeers()) > 0 {
+			return o.relay, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %w", ErrNoRoute, ctx.Err())
+		case <-o.ctx.Done():
+			return nil, ErrClosed
+		case err := <-dialed:
+			relayOK = relayOK || err != nil
+		case <-direct:
+			direct, relayOK = nil, true
+		case <-tick.C:
+		}
+	}
+}
+
+// directBudget is how long Send waits for a direct route.
+func (o *Overlay) directBudget(ctx context.Context) time.Duration {
+	d := o.cfg.SendDirectWait
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl)/2)
+	}
+	return d
+}
+
+// dial connects to p unless already connected, using the peerstore and, on
+// a routed host, the DHT.
+func (o *Overlay) dial(ctx context.Context, p peer.ID) error {
+	if o.host.Network().Connectedness(p) == network.Connected {
+		return nil
+	}
+	if err := o.host.Connect(ctx, peer.AddrInfo{ID: p}); err != nil {
+		return fmt.Errorf("dial %s: %w", p, err)
+	}
+	return nil
+}
