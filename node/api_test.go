@@ -96,7 +96,7 @@ func TestAPIMalformedRequests(t *testing.T) {
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	token, _ := node.ReadToken(a.dir)
 	for body, code := range map[string]int{
-		`{not json`:                     api.CodeParse,
+		`{not json`:                      api.CodeParse,
 		`{"jsonrpc":"1.0","method":"x"}`: api.CodeInvalidRequest,
 		`{"jsonrpc":"2.0","id":1,"method":"node.info","params":[1]}`: api.CodeInvalidParams,
 	} {

@@ -10,7 +10,7 @@ import (
 )
 
 // waitJob follows a job through the API until it ends.
-func waitJob(t *testing.T, a *agent, ctxID uint64, key string) node.JobView {
+func waitJob(t testing.TB, a *agent, ctxID uint64, key string) node.JobView {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {

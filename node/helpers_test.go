@@ -31,7 +31,7 @@ type agentOpts struct {
 	tcpAPI    bool // serve the API on a random loopback port too
 }
 
-func startAgent(t *testing.T, o agentOpts) *agent {
+func startAgent(t testing.TB, o agentOpts) *agent {
 	t.Helper()
 	if o.redis == nil {
 		o.redis = testredis.Start(t)
@@ -71,7 +71,7 @@ func startAgent(t *testing.T, o agentOpts) *agent {
 	return a
 }
 
-func (a *agent) stop(t *testing.T) {
+func (a *agent) stop(t testing.TB) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := a.Shutdown(ctx); err != nil {
@@ -79,14 +79,14 @@ func (a *agent) stop(t *testing.T) {
 	}
 }
 
-func (a *agent) call(t *testing.T, method string, params, out any) {
+func (a *agent) call(t testing.TB, method string, params, out any) {
 	t.Helper()
 	if err := a.client.Call(context.Background(), method, params, out); err != nil {
 		t.Fatalf("%s: %v", method, err)
 	}
 }
 
-func (a *agent) addr(t *testing.T) string {
+func (a *agent) addr(t testing.TB) string {
 	var info node.InfoView
 	a.call(t, "node.info", nil, &info)
 	if len(info.ListenAddrs) == 0 {
@@ -98,7 +98,7 @@ func (a *agent) addr(t *testing.T) string {
 func (a *agent) peerID() string { return a.ID().PeerID().String() }
 
 // eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {

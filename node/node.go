@@ -22,6 +22,7 @@ import (
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/embedredis"
 	"github.com/hyphae-run/hyphae/overlay"
+	"github.com/hyphae-run/hyphae/scheduler"
 )
 
 // Version is the agent's version, set at build time with -ldflags.
@@ -41,6 +42,7 @@ type Node struct {
 	runner  *executor.Runner // nil without the runner role
 	overlay *overlay.Overlay
 	bridge  *bridge.Bridge
+	sched   *scheduler.Scheduler // nil without the supervisor role
 	table   *api.Table
 	metrics *metrics
 	api     *api.Server

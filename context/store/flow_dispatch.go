@@ -28,48 +28,71 @@ type FlowDispatch struct {
 // DispatchFlowJobs runs the dispatches (one round trip when the script is
 // loaded) and reports which ones happened.
 func (s *Store) DispatchFlowJobs(ctx context.Context, ctxID uint64, ds []FlowDispatch) ([]bool, error) {
-	db, err := s.DB(ctxID)
+	_, _, oks, err := s.StepAndDispatch(ctx, ctxID, 0, nil, ds)
 	if err != nil {
 		return nil, fmt.Errorf("store.DispatchFlowJobs: %w", err)
 	}
-	if len(ds) == 0 {
-		return nil, nil
+	return oks, nil
+}
+
+// StepAndDispatch applies step (when not nil) to flow flowID and then runs
+// the dispatches, in one round trip. The dispatches are guarded by their
+// own node states, so those that depend on the step (a node it made ready)
+// do nothing when the step's guards failed.
+func (s *Store) StepAndDispatch(ctx context.Context, ctxID, flowID uint64, step *FlowStep,
+	ds []FlowDispatch) (applied bool, moved []string, oks []bool, err error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return false, nil, nil, fmt.Errorf("store.StepAndDispatch: %w", err)
 	}
+	stepCmd, cmds, err := runStepAndDispatch(ctx, db, flowID, step, ds)
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		if err = loadFlowScripts(ctx, db); err == nil {
+			stepCmd, cmds, err = runStepAndDispatch(ctx, db, flowID, step, ds)
+		}
+	}
+	if err != nil {
+		return false, nil, nil, scriptErr("store.StepAndDispatch", err)
+	}
+	applied, moved = true, nil
+	if stepCmd != nil {
+		if applied, moved, err = stepReply(stepCmd); err != nil {
+			return false, nil, nil, fmt.Errorf("store.StepAndDispatch: %w", err)
+		}
+	}
+	oks = make([]bool, len(cmds))
+	for i, c := range cmds {
+		n, _ := c.Int64()
+		oks[i] = n == 1
+	}
+	return applied, moved, oks, nil
+}
+
+func runStepAndDispatch(ctx context.Context, db *redis.Client, flowID uint64, step *FlowStep,
+	ds []FlowDispatch) (*redis.Cmd, []*redis.Cmd, error) {
+	var stepCmd *redis.Cmd
 	cmds := make([]*redis.Cmd, len(ds))
-	_, err = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if step != nil {
+			keys, arg := stepArgs(flowID, *step)
+			stepCmd = flowStep.EvalSha(ctx, p, keys, arg)
+		}
 		for i, d := range ds {
 			keys, args := dispatchArgs(d)
 			cmds[i] = dispatchFlowJob.EvalSha(ctx, p, keys, args...)
 		}
 		return nil
 	})
-	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-		return s.dispatchOneByOne(ctx, db, ds)
-	}
-	if err != nil {
-		return nil, scriptErr("store.DispatchFlowJobs", err)
-	}
-	out := make([]bool, len(ds))
-	for i, c := range cmds {
-		n, _ := c.Int64()
-		out[i] = n == 1
-	}
-	return out, nil
+	return stepCmd, cmds, err
 }
 
-// dispatchOneByOne is the path that loads the script (first use, or after
-// a server restart).
-func (s *Store) dispatchOneByOne(ctx context.Context, db *redis.Client, ds []FlowDispatch) ([]bool, error) {
-	out := make([]bool, len(ds))
-	for i, d := range ds {
-		keys, args := dispatchArgs(d)
-		n, err := dispatchFlowJob.Run(ctx, db, keys, args...).Int64()
-		if err != nil {
-			return out, scriptErr("store.DispatchFlowJobs", err)
+func loadFlowScripts(ctx context.Context, db *redis.Client) error {
+	for _, sc := range []*redis.Script{flowStep, dispatchFlowJob} {
+		if err := sc.Load(ctx, db).Err(); err != nil {
+			return err
 		}
-		out[i] = n == 1
 	}
-	return out, nil
+	return nil
 }
 
 func dispatchArgs(d FlowDispatch) ([]string, []any) {

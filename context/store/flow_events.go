@@ -4,19 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // NextJobDone moves the oldest key of jobs_done into the processing list
-// (BLMOVE, blocking up to block) and returns it; "" when none came.
+// (BLMOVE, blocking up to block) and returns it; "" when none came. The
+// block may be under a second (go-redis' BLMove would round it up to 1s),
+// so a caller that stops waits at most that long.
 func (s *Store) NextJobDone(ctx context.Context, ctxID uint64, processing string, block time.Duration) (string, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.NextJobDone: %w", err)
 	}
-	key, err := db.BLMove(ctx, JobsDoneKey, processing, "RIGHT", "LEFT", block).Result()
+	secs := strconv.FormatFloat(block.Seconds(), 'f', 3, 64)
+	key, err := db.Do(ctx, "BLMOVE", JobsDoneKey, processing, "RIGHT", "LEFT", secs).Text()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}

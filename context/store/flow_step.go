@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
@@ -37,16 +39,39 @@ func (s *Store) ApplyFlowStep(ctx context.Context, ctxID, flowID uint64, step Fl
 	if err != nil {
 		return false, nil, fmt.Errorf("store.ApplyFlowStep: %w", err)
 	}
-	step.ID = u(flowID)
-	keys := []string{FlowKey(flowID), FlowNodesKey(flowID), FlowResultsKey(flowID), FlowsActiveKey}
-	res, err := flowStep.Run(ctx, db, keys, mustJSON(step)).Slice()
+	keys, arg := stepArgs(flowID, step)
+	res, err := flowStep.Run(ctx, db, keys, arg).Slice()
 	if err != nil {
 		return false, nil, scriptErr("store.ApplyFlowStep", err)
 	}
-	if len(res) == 0 {
-		return false, nil, fmt.Errorf("store.ApplyFlowStep: empty reply")
+	ok, moved, err := stepReply(res)
+	if err != nil {
+		return false, nil, fmt.Errorf("store.ApplyFlowStep: %w", err)
 	}
-	if ok, _ := res[0].(int64); ok != 1 {
+	return ok, moved, nil
+}
+
+func stepArgs(flowID uint64, step FlowStep) ([]string, string) {
+	step.ID = u(flowID)
+	keys := []string{FlowKey(flowID), FlowNodesKey(flowID), FlowResultsKey(flowID), FlowsActiveKey}
+	return keys, mustJSON(step)
+}
+
+// stepReply decodes flowStep's reply ({0} or {1, moved...}); it takes the
+// reply slice or the command holding it.
+func stepReply(v any) (bool, []string, error) {
+	res, ok := v.([]any)
+	if c, isCmd := v.(*redis.Cmd); isCmd {
+		r, err := c.Slice()
+		if err != nil {
+			return false, nil, err
+		}
+		res, ok = r, true
+	}
+	if !ok || len(res) == 0 {
+		return false, nil, fmt.Errorf("flow step: bad reply %v", v)
+	}
+	if n, _ := res[0].(int64); n != 1 {
 		return false, nil, nil
 	}
 	moved := make([]string, 0, len(res)-1)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
 )
 
 // Lease is a runner's claim on one attempt of a job (LeasesKey and
@@ -17,9 +19,19 @@ type Lease struct {
 	Owner   string // runner id holding it
 	Attempt int64
 	Expires time.Time
+
+	stored *string // the lease_owners value as read (nil: built from Owner and Attempt)
 }
 
-func (l Lease) value() string { return leaseOwner(l.Attempt, l.Owner) }
+// value is the lease_owners entry that identifies this lease: as read from
+// Redis when it was read (even malformed or missing, so such a lease can
+// still be taken over and cleaned up), else built.
+func (l Lease) value() string {
+	if l.stored != nil {
+		return *l.stored
+	}
+	return leaseOwner(l.Attempt, l.Owner)
+}
 
 // Held names a lease a runner believes it holds.
 type Held struct {
@@ -92,10 +104,10 @@ func (s *Store) ExpiredLeases(ctx context.Context, ctxID uint64, now time.Time, 
 	}
 	out := make([]Lease, 0, len(zs))
 	for i, z := range zs {
-		v, _ := owners[i].(string)
-		att, owner, _ := parseLeaseOwner(v) // a malformed owner is still reaped
+		v, _ := owners[i].(string) // "" when missing
+		att, owner, _ := parseLeaseOwner(v)
 		out = append(out, Lease{JobKey: keys[i], Owner: owner, Attempt: att,
-			Expires: time.UnixMilli(int64(z.Score))})
+			Expires: time.UnixMilli(int64(z.Score)), stored: &v})
 	}
 	return out, nil
 }
@@ -114,7 +126,7 @@ func (s *Store) LeaseOf(ctx context.Context, ctxID uint64, jobKey string) (Lease
 		return Lease{}, fmt.Errorf("store.LeaseOf %s: %w", jobKey, err)
 	}
 	att, owner, _ := parseLeaseOwner(v)
-	l := Lease{JobKey: jobKey, Owner: owner, Attempt: att}
+	l := Lease{JobKey: jobKey, Owner: owner, Attempt: att, stored: &v}
 	if sc, err := db.ZScore(ctx, LeasesKey, jobKey).Result(); err == nil {
 		l.Expires = time.UnixMilli(int64(sc))
 	}
@@ -155,3 +167,45 @@ func (s *Store) ReleaseLease(ctx context.Context, ctxID uint64, l Lease, listOwn
 	err = releaseLease.Run(ctx, db, keys, l.JobKey, l.value()).Err()
 	return scriptErr("store.ReleaseLease", err)
 }
+
+// CompleteLeased is CompleteJob (same script, same effects: final status
+// and fields, reply:<key> for waiters, jobs_done for the scheduler) and
+// then ReleaseLease of l from processing:<listOwner>, sent in one round
+// trip. The release runs whatever the completion answered (a fenced
+// attempt still gives its lease up). The error is the completion's, else
+// the release's.
+func (s *Store) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listOwner string,
+	status model.JobStatus, fields model.Hash) error {
+	if !status.Terminal() {
+		return fmt.Errorf("store.CompleteLeased: %q is not a final status", status)
+	}
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.CompleteLeased: %w", err)
+	}
+	ttl := int64(ReplyTTL / time.Second)
+	cArgs := append([]any{attemptArg(l.Attempt), string(status), now(), ttl}, pairs(guarded(fields))...)
+	cKeys := []string{l.JobKey, ReplyKey(l.JobKey), JobsDoneKey, RemoteDoneKey}
+	rKeys := []string{ProcessingKey(listOwner), LeasesKey, LeaseOwnersKey}
+	var done, rel *redis.Cmd
+	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		done = completeJob.EvalSha(ctx, p, cKeys, cArgs...)
+		rel = releaseLease.EvalSha(ctx, p, rKeys, l.JobKey, l.value())
+		return nil
+	})
+	// A script not loaded on this server yet did not run: run it again
+	// with EVAL fallback (only that one: the other one did run).
+	cErr, rErr := done.Err(), rel.Err()
+	if isNoScript(cErr) {
+		cErr = completeJob.Run(ctx, db, cKeys, cArgs...).Err()
+	}
+	if isNoScript(rErr) {
+		rErr = releaseLease.Run(ctx, db, rKeys, l.JobKey, l.value()).Err()
+	}
+	if cErr != nil {
+		return scriptErr("store.CompleteLeased", cErr)
+	}
+	return scriptErr("store.CompleteLeased", rErr)
+}
+
+func isNoScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }

@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -49,19 +51,18 @@ type RunnerEvent struct {
 	DB         uint64 // context DB
 	ScriptType string // queue:<ScriptType> got a job (when !Stop)
 	JobKey     string // with Stop
+	Attempt    int64  // with Stop: attempts up to this one are stopped
 }
 
-// RunnerEvents is an open subscription; read C, then Close.
+// RunnerEvents is an open subscription; Close ends it.
 type RunnerEvents struct {
-	C    <-chan RunnerEvent
 	ps   *redis.PubSub
-	quit chan struct{}
 	done chan struct{}
 }
 
-// Close ends the subscription; C is closed afterwards.
+// Close ends the subscription and waits until the callback is no longer
+// called.
 func (e *RunnerEvents) Close() error {
-	close(e.quit)
 	err := e.ps.Close()
 	<-e.done
 	return err
@@ -69,28 +70,30 @@ func (e *RunnerEvents) Close() error {
 
 // SubscribeRunnerEvents opens one pub/sub connection carrying the queue
 // keyspace notifications of every DB (pushes only) and the stop requests
-// of StopChannel. go-redis reconnects it when the server comes back;
-// events sent meanwhile are lost, so callers also poll.
-func (s *Store) SubscribeRunnerEvents(ctx context.Context) (*RunnerEvents, error) {
+// of StopChannel, and calls fn with each, in order, from one goroutine
+// that reads the connection itself (fn must not block). go-redis
+// reconnects and resubscribes when the server comes back; events sent
+// meanwhile are lost, so callers also poll.
+func (s *Store) SubscribeRunnerEvents(ctx context.Context, fn func(RunnerEvent)) (*RunnerEvents, error) {
 	ps := s.global.PSubscribe(ctx, queueEventPattern)
 	if err := ps.Subscribe(ctx, StopChannel); err != nil {
 		ps.Close()
 		return nil, fmt.Errorf("store.SubscribeRunnerEvents: %w", err)
 	}
-	out := make(chan RunnerEvent, 256)
-	e := &RunnerEvents{C: out, ps: ps, quit: make(chan struct{}), done: make(chan struct{})}
+	e := &RunnerEvents{ps: ps, done: make(chan struct{})}
 	go func() {
 		defer close(e.done)
-		defer close(out)
-		for m := range ps.Channel(redis.WithChannelSize(1024)) {
-			ev, ok := toRunnerEvent(m)
-			if !ok {
+		for {
+			m, err := ps.ReceiveMessage(context.Background())
+			if errors.Is(err, redis.ErrClosed) {
+				return
+			}
+			if err != nil {
+				time.Sleep(100 * time.Millisecond) // the next receive reconnects
 				continue
 			}
-			select {
-			case out <- ev:
-			case <-e.quit:
-				return
+			if ev, ok := toRunnerEvent(m); ok {
+				fn(ev)
 			}
 		}
 	}()
@@ -99,8 +102,8 @@ func (s *Store) SubscribeRunnerEvents(ctx context.Context) (*RunnerEvents, error
 
 func toRunnerEvent(m *redis.Message) (RunnerEvent, bool) {
 	if m.Channel == StopChannel {
-		id, key, ok := ParseStopMessage(m.Payload)
-		return RunnerEvent{Stop: true, DB: id, JobKey: key}, ok
+		id, key, att, ok := ParseStopMessage(m.Payload)
+		return RunnerEvent{Stop: true, DB: id, JobKey: key, Attempt: att}, ok
 	}
 	switch m.Payload {
 	case "lpush", "rpush", "linsert":

@@ -28,8 +28,8 @@ const LeaseOwnersKey = "lease_owners"
 func StopKey(jobKey string) string { return "stop:" + jobKey }
 
 // StopChannel is the pub/sub channel (server-wide) on which stop requests
-// are announced as "<context id> <job key>", so the runner holding the job
-// kills it at once instead of at its next heartbeat.
+// are announced as "<context id> <job key> <attempt>", so the runner
+// holding the job kills it at once instead of at its next heartbeat.
 const StopChannel = "hyphae:stop"
 
 // LogChannel is the pub/sub channel on which new lines of a job's log are

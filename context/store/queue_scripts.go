@@ -1,6 +1,14 @@
 package store
 
-import "github.com/redis/go-redis/v9"
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
 
 // Lua scripts of the runner. They live here, beside scripts.go, because
 // that file belongs to the foundation; same rules: one script per
@@ -19,42 +27,45 @@ import "github.com/redis/go-redis/v9"
 // whose names are known only after the pop (contexts are DBs, so the
 // contract is single-instance Redis anyway).
 // Returns nil when every queue is empty, else {queue index (1 = KEYS[5]),
-// job key, verdict, attempt, field, value, ...}; verdict is run, stopped
+// job key, verdict, attempt, jobs left on the queues, field, value, ...};
+// verdict is run, stopped
 // (a stop marker covers this attempt), rejected, or dead (unusable: already
 // moved to dead_letter and out of the processing list, no lease).
-var claimJob = redis.NewScript(luaMoves + `
+var claimJob = redis.NewScript(luaStartable + `
+local function remaining()
+  local n = 0
+  for j = 5, #KEYS do n = n + redis.call('LLEN', KEYS[j]) end
+  return n
+end
 local function dead(key, q, reason)
   redis.call('LREM', KEYS[1], 1, key)
   redis.call('LPUSH', KEYS[4], cjson.encode({key = key, queue = q, reason = reason,
     runner = ARGV[1], at = tonumber(ARGV[3])}))
   redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
 end
+-- check returns the attempt to run, or nil and why the job is unusable.
+local function check(key, h)
+  if #h == 0 then return nil, 'job hash ' .. key .. ' does not exist' end
+  local f = {}
+  for j = 1, #h, 2 do f[h[j]] = h[j + 1] end
+  local st, araw = f['status'] or '', f['attempt'] or ''
+  local ok = startable[st]
+  if ok == nil then return nil, 'unknown status "' .. st .. '"' end
+  if not ok then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
+  local att = 1
+  if araw ~= '' then att = tonumber(araw) end
+  if att == nil or att ~= math.floor(att) then return nil, 'bad attempt "' .. araw .. '"' end
+  return math.max(att, 1), nil, (f['script_type'] or '') == ''
+end
 for i = 5, #KEYS do
   local key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
   if key then
-    local idx = i - 4
     local h = redis.call('HGETALL', key)
-    if #h == 0 then
-      dead(key, KEYS[i], 'job hash ' .. key .. ' does not exist')
-      return {idx, key, 'dead', '0'}
+    local att, why, untyped = check(key, h)
+    if not att then
+      dead(key, KEYS[i], why)
+      return {i - 4, key, 'dead', '0', remaining()}
     end
-    local st = redis.call('HGET', key, 'status') or ''
-    local araw = redis.call('HGET', key, 'attempt') or ''
-    local att = 1
-    if araw ~= '' then att = tonumber(araw) end
-    if moves[st] == nil then
-      dead(key, KEYS[i], 'unknown status "' .. st .. '"')
-      return {idx, key, 'dead', '0'}
-    end
-    if att == nil or att ~= math.floor(att) then
-      dead(key, KEYS[i], 'bad attempt "' .. araw .. '"')
-      return {idx, key, 'dead', '0'}
-    end
-    if not moves[st]['started'] then
-      dead(key, KEYS[i], 'job is already ' .. st .. '; re-dispatch it as a new attempt')
-      return {idx, key, 'dead', '0'}
-    end
-    if att < 1 then att = 1 end
     local verdict = 'run'
     local stop = redis.call('GET', 'stop:' .. key)
     if stop and (stop == '0' or (tonumber(stop) or 0) >= att) then
@@ -62,22 +73,41 @@ for i = 5, #KEYS do
     elseif ARGV[4] == 'reject' then
       verdict = 'rejected'
     end
-    redis.call('HSET', key, 'attempt', tostring(att))
-    if verdict == 'run' then
-      redis.call('HSET', key, 'status', 'started', 'updated_at', ARGV[3])
-      if (redis.call('HGET', key, 'script_type') or '') == '' then
-        redis.call('HSET', key, 'script_type', string.sub(KEYS[i], 7))
-      end
+    if verdict ~= 'run' then
+      redis.call('HSET', key, 'attempt', tostring(att))
+    elseif untyped then
+      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
+        'script_type', string.sub(KEYS[i], 7))
+    else
+      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3])
     end
     redis.call('ZADD', KEYS[2], ARGV[2], key)
     redis.call('HSET', KEYS[3], key, tostring(att) .. ' ' .. ARGV[1])
-    local out = {idx, key, verdict, tostring(att)}
+    local out = {i - 4, key, verdict, tostring(att), remaining()}
     for j = 1, #h do out[#out + 1] = h[j] end
     return out
   end
 end
 return nil
 `)
+
+// luaStartable is a Lua table: every job status → whether a job in it may
+// be started (generated from model.JobMoves, like luaMoves).
+var luaStartable = func() string {
+	var b strings.Builder
+	b.WriteString("local startable = {")
+	moves := model.JobMoves()
+	keys := make([]string, 0, len(moves))
+	for k := range moves {
+		keys = append(keys, string(k))
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "[%q]=%t,", k, model.JobStatus(k).CanMoveTo(model.JobStarted))
+	}
+	b.WriteString("}\n")
+	return b.String()
+}()
 
 // takeQueued moves one named job from its queue into a processing list
 // with a lease (used to stop a job that has not started).
@@ -133,10 +163,10 @@ return {lost, stopped}
 // takeLease hands a lease to a new owner if the expected owner still holds
 // it (and, when ARGV[5] is set, only if it expired).
 // KEYS[1] leases, KEYS[2] lease_owners. ARGV[1] job key, ARGV[2] expected
-// owner value, ARGV[3] new owner value, ARGV[4] new expiry (unix ms),
+// owner value ("" = no owner entry), ARGV[3] new owner value, ARGV[4] new expiry (unix ms),
 // ARGV[5] now (unix ms) to require expiry, or "". Returns 1 when taken.
 var takeLease = redis.NewScript(`
-if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
+if (redis.call('HGET', KEYS[2], ARGV[1]) or '') ~= ARGV[2] then return 0 end
 if ARGV[5] ~= '' then
   local sc = redis.call('ZSCORE', KEYS[1], ARGV[1])
   if sc and tonumber(sc) > tonumber(ARGV[5]) then return 0 end
@@ -146,9 +176,10 @@ redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 return 1
 `)
 
-// markStop records a stop request for a job and announces it.
+// markStop records a stop request for a job and announces it as
+// "<context id> <job key> <attempt>".
 // KEYS[1] job key, KEYS[2] stop:<job key>. ARGV[1] marker TTL (s),
-// ARGV[2] channel, ARGV[3] payload.
+// ARGV[2] channel, ARGV[3] context id.
 // Returns {status, attempt ("0" when unset), script_type} or an error
 // "notfound: …". The marker holds the attempt ("1" when unset).
 var markStop = redis.NewScript(`
@@ -159,7 +190,7 @@ if att == '' then att = '0' end
 local mark = att
 if mark == '0' then mark = '1' end
 redis.call('SET', KEYS[2], mark, 'EX', tonumber(ARGV[1]))
-redis.call('PUBLISH', ARGV[2], ARGV[3])
+redis.call('PUBLISH', ARGV[2], ARGV[3] .. ' ' .. KEYS[1] .. ' ' .. mark)
 return {h[1] or '', att, h[3] or ''}
 `)
 

@@ -32,8 +32,7 @@ func (s *Store) MarkStop(ctx context.Context, ctxID uint64, jobKey string) (Stop
 		return StopInfo{}, fmt.Errorf("store.MarkStop: %w", err)
 	}
 	ttl := int64(StopMarkerTTL / time.Second)
-	payload := u(ctxID) + " " + jobKey
-	res, err := markStop.Run(ctx, db, []string{jobKey, StopKey(jobKey)}, ttl, StopChannel, payload).StringSlice()
+	res, err := markStop.Run(ctx, db, []string{jobKey, StopKey(jobKey)}, ttl, StopChannel, u(ctxID)).StringSlice()
 	if err != nil {
 		return StopInfo{}, scriptErr("store.MarkStop", err)
 	}
@@ -44,14 +43,16 @@ func (s *Store) MarkStop(ctx context.Context, ctxID uint64, jobKey string) (Stop
 	return StopInfo{Status: model.JobStatus(res[0]), Attempt: att, ScriptType: res[2]}, nil
 }
 
-// ParseStopMessage reads a StopChannel payload.
-func ParseStopMessage(payload string) (ctxID uint64, jobKey string, ok bool) {
-	a, key, ok := strings.Cut(payload, " ")
-	if !ok {
-		return 0, "", false
+// ParseStopMessage reads a StopChannel payload: "<context id> <job key>
+// <attempt>" (attempts up to that one are stopped).
+func ParseStopMessage(payload string) (ctxID uint64, jobKey string, attempt int64, ok bool) {
+	f := strings.Fields(payload)
+	if len(f) != 3 {
+		return 0, "", 0, false
 	}
-	n, err := strconv.ParseUint(a, 10, 64)
-	return n, key, err == nil && key != ""
+	n, err1 := strconv.ParseUint(f[0], 10, 64)
+	a, err2 := strconv.ParseInt(f[2], 10, 64)
+	return n, f[1], a, err1 == nil && err2 == nil
 }
 
 // StopRequested reports whether a stop marker covers the given attempt of

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/internal/testredis"
@@ -127,5 +129,61 @@ func TestParseQueueEvent(t *testing.T) {
 		if _, _, ok := store.ParseQueueEvent(bad); ok {
 			t.Fatalf("%q parsed", bad)
 		}
+	}
+}
+
+// CompleteLeased works whichever of its two scripts the server has not
+// loaded yet, and runs the completion exactly once.
+func TestCompleteLeasedLoadsScripts(t *testing.T) {
+	s, srv := qOpen(t)
+	ctx := context.Background()
+	raw := srv.Client(t, 1)
+	for i, preload := range []bool{false, true} {
+		raw.ScriptFlush(ctx)
+		j := &model.RunnerJob{CallerID: 1, ContextID: 1, ScriptType: "sh"}
+		if err := s.EnqueueJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+		if err != nil || c == nil {
+			t.Fatal(c, err)
+		}
+		if preload { // completeJob loaded, releaseLease not
+			other := &model.RunnerJob{CallerID: 2, ContextID: 1, ScriptType: "x"}
+			_ = s.EnqueueJob(ctx, other)
+			_ = s.CompleteJob(ctx, 1, store.JobKey(2, other.ID), 0, model.JobFinished, nil)
+		}
+		if err := s.CompleteLeased(ctx, 1, c.Lease, "r1", model.JobFinished, model.Hash{"error": ""}); err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
+		if n := raw.LLen(ctx, store.ReplyKey(c.JobKey)).Val(); n != 1 {
+			t.Fatalf("round %d: %d replies", i, n)
+		}
+		if n := raw.ZCard(ctx, store.LeasesKey).Val(); n != 0 {
+			t.Fatalf("round %d: %d leases left", i, n)
+		}
+	}
+}
+
+// A lease with no owner entry (written by hand, or half-deleted) can still
+// be taken over and cleaned up by a reaper.
+func TestOwnerlessLeaseIsReaped(t *testing.T) {
+	s, srv := qOpen(t)
+	ctx := context.Background()
+	raw := srv.Client(t, 1)
+	raw.ZAdd(ctx, store.LeasesKey, redis.Z{Score: 1, Member: "job:9:9"})
+	exp, err := s.ExpiredLeases(ctx, 1, time.Now(), 10)
+	if err != nil || len(exp) != 1 {
+		t.Fatal(exp, err)
+	}
+	taken, ok, err := s.TakeLease(ctx, 1, exp[0], "r2", time.Minute, true)
+	if err != nil || !ok {
+		t.Fatalf("take: %v %v", ok, err)
+	}
+	if err := s.ReleaseLease(ctx, 1, taken, exp[0].Owner); err != nil {
+		t.Fatal(err)
+	}
+	if n := raw.ZCard(ctx, store.LeasesKey).Val() + raw.HLen(ctx, store.LeaseOwnersKey).Val(); n != 0 {
+		t.Fatalf("%d entries left", n)
 	}
 }

@@ -95,7 +95,7 @@ func (s *Store) DB(id uint64) (*redis.Client, error) {
 	if !ok {
 		o := *s.base
 		o.DB = int(id)
-		o.PoolSize = 4
+		o.PoolSize = 24 // several loops block on a context DB (msg_out, remote_done, jobs_done, claims, waiters)
 		c = redis.NewClient(&o)
 		s.clients[id] = c
 	}

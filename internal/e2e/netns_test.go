@@ -60,8 +60,12 @@ func newNetLab(t *testing.T, n int) *netLab {
 }
 
 // cut takes host i's link down (at the bridge end); mend brings it back.
-func (l *netLab) cut(i int) error  { return ipCmd("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "down") }
-func (l *netLab) mend(i int) error { return ipCmd("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "up") }
+func (l *netLab) cut(i int) error {
+	return ipCmd("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "down")
+}
+func (l *netLab) mend(i int) error {
+	return ipCmd("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "up")
+}
 
 func (l *netLab) exec(i int) []string { return []string{"ip", "netns", "exec", l.hosts[i]} }
 

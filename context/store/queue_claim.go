@@ -34,6 +34,7 @@ type Claim struct {
 	JobKey  string
 	Verdict Verdict
 	Attempt int64      // the attempt the lease is for
+	Left    int64      // jobs left on the queues tried, after this one
 	Hash    model.Hash // the job's fields as taken (status already "started" for VerdictRun)
 	Lease   Lease
 }
@@ -73,7 +74,7 @@ func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, typ
 }
 
 func decodeClaim(res []any, types []string, now int64) (*Claim, error) {
-	if len(res) < 4 {
+	if len(res) < 5 {
 		return nil, fmt.Errorf("claim reply too short: %v", res)
 	}
 	idx, _ := res[0].(int64)
@@ -86,7 +87,8 @@ func decodeClaim(res []any, types []string, now int64) (*Claim, error) {
 	c.Verdict = Verdict(v)
 	a, _ := res[3].(string)
 	c.Attempt, _ = strconv.ParseInt(a, 10, 64)
-	for i := 4; i+1 < len(res); i += 2 {
+	c.Left, _ = res[4].(int64)
+	for i := 5; i+1 < len(res); i += 2 {
 		f, _ := res[i].(string)
 		val, _ := res[i+1].(string)
 		c.Hash[f] = val

@@ -1,0 +1,303 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/scheduler"
+)
+
+func newFlow(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "flow",
+		Short: "Run DAG workflows of jobs across agents: run, create, start, status, watch, cancel, list",
+		Long: `A flow file (YAML) names jobs and what each needs; the supervisor runs each
+job as soon as its needs finish, here or on the runner it names, and passes
+results downstream as HYPHAE_IN_<JOB>_<KEY> env vars. See configs/flows/.`,
+	}
+	cmd.AddCommand(newFlowRun(g), newFlowCreate(g), newFlowStart(g), newFlowStatus(g),
+		newFlowWatch(g), newFlowCancel(g), newFlowList(g))
+	return cmd
+}
+
+func newFlowRun(g *globals) *cobra.Command {
+	var ctxID uint64
+	var wait, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Create and start a flow; with --wait, follow it to the end",
+		Long: `Validate FILE, store it and start it. With --wait it prints each job's
+progress (stderr) and ends with the DAG and the result; the exit code is 0
+when the flow finished, 1 when it ended with an error.`,
+		Example: `  hyphae flow run configs/flows/diamond.yaml --wait
+  hyphae flow run nightly.yaml --context 2 --wait --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := createFlow(cmd, g, args[0], ctxID, true)
+			if err != nil {
+				return err
+			}
+			if wait {
+				if v, err = followFlow(cmd.Context(), g, v, progressPrinter(cmd.ErrOrStderr())); err != nil {
+					return err
+				}
+			}
+			return showFlow(cmd.OutOrStdout(), v, asJSON, wait)
+		},
+	}
+	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (default: the file's `context:`)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the flow until it ends and print its result")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON (status, result, jobs)")
+	return cmd
+}
+
+func newFlowCreate(g *globals) *cobra.Command {
+	var ctxID uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "create FILE",
+		Short:   "Validate and store a flow without starting it",
+		Example: "  hyphae flow create nightly.yaml && hyphae flow start 3 --context 1",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := createFlow(cmd, g, args[0], ctxID, false)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), v)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "flow %d (%s) created in context %d with %d jobs; start it with:\n  hyphae flow start %d --context %d\n",
+				v.ID, v.Name, v.ContextID, len(v.Jobs), v.ID, v.ContextID)
+			return nil
+		},
+	}
+	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (default: the file's `context:`)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON")
+	return cmd
+}
+
+// createFlow sends FILE's text and directory (so script_file works) to
+// flow.create and prints its warnings.
+func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start bool) (*node.FlowView, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usage("flow file: %v", err)
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, usage("flow file: %v", err)
+	}
+	p := node.FlowCreateParams{FileContent: string(b), FileName: path, BaseDir: dir, Context: ctxID, Start: start}
+	var v node.FlowView
+	if err := g.call(cmd.Context(), "flow.create", p, &v); err != nil {
+		return nil, err
+	}
+	for _, w := range v.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+	}
+	return &v, nil
+}
+
+// showFlow prints the flow (JSON or drawn); an ended flow with an error
+// gives exit code 1.
+func showFlow(w io.Writer, v *node.FlowView, asJSON, ended bool) error {
+	if asJSON {
+		if err := printJSON(w, v); err != nil {
+			return err
+		}
+	} else if ended {
+		fmt.Fprint(w, scheduler.Render(&v.Status))
+	} else {
+		fmt.Fprintf(w, "flow %d (%s) started in context %d with %d jobs; follow it with:\n  hyphae flow watch %d --context %d\n",
+			v.ID, v.Name, v.ContextID, len(v.Jobs), v.ID, v.ContextID)
+	}
+	if ended && v.Terminal() && v.Error != "" {
+		return failed("flow %d %s: %s", v.ID, v.Status.Status, v.Error)
+	}
+	return nil
+}
+
+// followFlow long-polls flow.wait until the flow ends, calling onChange
+// with each new version.
+func followFlow(ctx context.Context, g *globals, v *node.FlowView, onChange func(prev, cur *node.FlowView)) (*node.FlowView, error) {
+	onChange(nil, v)
+	for !v.Terminal() {
+		var next node.FlowView
+		p := node.FlowWaitParams{FlowRef: node.FlowRef{Context: v.ContextID, ID: v.ID}, Timeout: 10, After: v.Version}
+		if err := g.call(ctx, "flow.wait", p, &next); err != nil {
+			return nil, err
+		}
+		if next.Version != v.Version {
+			onChange(v, &next)
+		}
+		v = &next
+	}
+	return v, nil
+}
+
+// progressPrinter prints one line per job whose state changed.
+func progressPrinter(w io.Writer) func(prev, cur *node.FlowView) {
+	return func(prev, cur *node.FlowView) {
+		was := map[string]scheduler.NodeState{}
+		if prev != nil {
+			for _, j := range prev.Jobs {
+				was[j.Name] = j.State
+			}
+		}
+		for _, j := range cur.Jobs {
+			if j.State == was[j.Name] || (prev == nil && j.State == scheduler.StatePending) {
+				continue
+			}
+			line := fmt.Sprintf("%s  [%d/%d]  %-16s %s", time.Now().Format("15:04:05"), cur.Progress.Done, cur.Progress.Total, j.Name, j.State)
+			if j.Error != "" && j.State == scheduler.StateFailed {
+				line += "  " + j.Error
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+// flowRef reads "ID --context N".
+func flowRef(arg string, ctxID uint64) (node.FlowRef, error) {
+	id, err := strconv.ParseUint(arg, 10, 64)
+	if err != nil || id == 0 {
+		return node.FlowRef{}, usage("flow id %q: want a number", arg)
+	}
+	if ctxID == 0 {
+		return node.FlowRef{}, usage("--context N is required")
+	}
+	return node.FlowRef{Context: ctxID, ID: id}, nil
+}
+
+// flowCmd builds "flow VERB ID --context N" commands.
+func flowCmd(use, short string, run func(cmd *cobra.Command, ref node.FlowRef) error) *cobra.Command {
+	var ctxID uint64
+	cmd := &cobra.Command{
+		Use:   use + " ID --context N",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := flowRef(args[0], ctxID)
+			if err != nil {
+				return err
+			}
+			return run(cmd, ref)
+		},
+	}
+	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (required)")
+	return cmd
+}
+
+func newFlowStart(g *globals) *cobra.Command {
+	return flowCmd("start", "Start a created flow", func(cmd *cobra.Command, ref node.FlowRef) error {
+		var v node.FlowView
+		if err := g.call(cmd.Context(), "flow.start", ref, &v); err != nil {
+			return err
+		}
+		return showFlow(cmd.OutOrStdout(), &v, false, false)
+	})
+}
+
+func newFlowStatus(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := flowCmd("status", "Draw a flow's DAG with each job's state, runner, attempt and duration",
+		func(cmd *cobra.Command, ref node.FlowRef) error {
+			var v node.FlowView
+			if err := g.call(cmd.Context(), "flow.status", ref, &v); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), v)
+			}
+			fmt.Fprint(cmd.OutOrStdout(), scheduler.Render(&v.Status))
+			return nil
+		})
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newFlowWatch(g *globals) *cobra.Command {
+	return flowCmd("watch", "Follow a flow live until it ends, redrawing its DAG as jobs move",
+		func(cmd *cobra.Command, ref node.FlowRef) error {
+			var v node.FlowView
+			if err := g.call(cmd.Context(), "flow.status", ref, &v); err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			tty := isTerminal(out)
+			draw := progressPrinter(out)
+			if tty {
+				draw = func(_, cur *node.FlowView) {
+					fmt.Fprint(out, "\033[H\033[2J"+scheduler.Render(&cur.Status))
+				}
+			}
+			end, err := followFlow(cmd.Context(), g, &v, draw)
+			if err != nil {
+				return err
+			}
+			if !tty {
+				fmt.Fprint(out, scheduler.Render(&end.Status))
+			}
+			return showFlow(io.Discard, end, false, true)
+		})
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func newFlowCancel(g *globals) *cobra.Command {
+	return flowCmd("cancel", "Stop a flow's running jobs and cancel the rest",
+		func(cmd *cobra.Command, ref node.FlowRef) error {
+			var v node.FlowView
+			if err := g.call(cmd.Context(), "flow.cancel", ref, &v); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "flow %d cancelled: %s\n", v.ID, scheduler.ProgressLine(&v.Status))
+			return nil
+		})
+}
+
+func newFlowList(g *globals) *cobra.Command {
+	var ctxID uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list --context N",
+		Short: "List a context's flows",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if ctxID == 0 {
+				return usage("--context N is required")
+			}
+			var fs []scheduler.Summary
+			if err := g.call(cmd.Context(), "flow.list", map[string]any{"context": ctxID}, &fs); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), fs)
+			}
+			for _, f := range fs {
+				fmt.Fprintf(cmd.OutOrStdout(), "%-5d %-20s %-10s %4d/%-4d %s  %s\n", f.ID, f.Name, f.Status,
+					f.Progress.Done, f.Progress.Total, time.Unix(f.CreatedAt, 0).Format("2006-01-02 15:04"), f.Error)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (required)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

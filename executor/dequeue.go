@@ -1,0 +1,125 @@
+package executor
+
+import (
+	"context"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// serveContext is the dequeue loop of one context. Waiting for work costs
+// no Redis connection: the loop claims with a non-blocking script (one
+// round trip over every served queue) and, when all are empty, sleeps until
+// a keyspace notification for one of the context's queues wakes it, or
+// for the poll interval. So N contexts cost N goroutines, not N×types
+// blocked connections. Keyspace events arrive on the runner's single
+// pub/sub connection (see watchEvents).
+func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext) {
+	r.reclaimOwn(ctx, id)
+	r.requestSweep(id, "")
+	rot := 0
+	for {
+		if !r.acquire(ctx) {
+			return
+		}
+		cl, err := r.claim(ctx, id, r.rotate(&rot))
+		if err != nil || cl == nil {
+			r.releaseSlot()
+			if err != nil && ctx.Err() == nil {
+				r.log.Warn("executor: claim", "context", id, "err", err)
+			}
+			if !r.idle(ctx, sc.wake) {
+				return
+			}
+			continue
+		}
+		left := cl.Left
+		r.dispatch(id, cl)
+		if left == 0 && !r.idle(ctx, sc.wake) { // a push meanwhile has woken us already
+			return
+		}
+	}
+}
+
+// claim runs one claim. A claim under way when Shutdown begins is allowed
+// to complete, so a job it took is run rather than left in the processing
+// list as if this runner had crashed.
+func (r *Runner) claim(ctx context.Context, id uint64, types []string) (*store.Claim, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	return r.st.ClaimJob(cctx, id, r.cfg.RunnerID, types, r.cfg.Lease, false)
+}
+
+// dispatch hands a claimed job to its own goroutine. A VerdictRun job keeps
+// the slot taken for it; the others need none.
+func (r *Runner) dispatch(id uint64, cl *store.Claim) {
+	switch cl.Verdict {
+	case store.VerdictRun:
+		r.jobWG.Add(1)
+		go func() {
+			defer r.jobWG.Done()
+			r.runClaimed(id, cl)
+		}()
+	case store.VerdictDead:
+		r.releaseSlot()
+		r.log.Warn("executor: unusable job moved to dead_letter", "context", id, "job", cl.JobKey)
+	default:
+		r.releaseSlot()
+		r.jobWG.Add(1)
+		go func() {
+			defer r.jobWG.Done()
+			r.endUnstarted(id, cl, reasonStopped)
+		}()
+	}
+}
+
+// rotate returns the served types starting one further each call, so a
+// busy queue cannot starve the others.
+func (r *Runner) rotate(i *int) []string {
+	n := len(r.served)
+	out := make([]string, n)
+	for k := range n {
+		out[k] = r.served[(*i+k)%n]
+	}
+	*i = (*i + 1) % n
+	return out
+}
+
+// idle waits for a wake-up or the poll interval; false when ctx ended.
+func (r *Runner) idle(ctx context.Context, wake <-chan struct{}) bool {
+	t := time.NewTimer(r.pollEvery())
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-wake:
+	case <-t.C:
+	}
+	return true
+}
+
+func (r *Runner) pollEvery() time.Duration {
+	switch {
+	case r.cfg.Poll > 0:
+		return r.cfg.Poll
+	case r.events.Load():
+		return time.Second
+	default:
+		return 200 * time.Millisecond
+	}
+}
+
+// acquire takes a slot; false when ctx ended first.
+func (r *Runner) acquire(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	select {
+	case r.sem <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (r *Runner) releaseSlot() { <-r.sem }

@@ -1,0 +1,117 @@
+// Package executor is the runner role of a Hyphae agent (DESIGN.md §3
+// queues, §5 execution): it takes jobs from the queue:<script_type> lists
+// of the context DBs it serves, runs them as processes and writes status,
+// result, error and logs back onto the job, so any client that follows the
+// Redis contract (HSET job:<caller>:<id> …; LPUSH queue:<type> <key>) gets
+// its job run. With a worker id it also serves the hero dispatcher
+// protocol in DB 0. All Redis access goes through package store.
+//
+// # Taking work
+//
+// One dequeue loop per served context (the list comes from
+// Config.Contexts, refreshed every ContextRefresh). A loop takes a
+// concurrency slot, then runs one Lua script (store.ClaimJob) that tries
+// every served queue in turn — rotating the start for fairness — and, in
+// the same step, moves the oldest job (the right end: producers LPUSH) into
+// processing:<runner_id>, leases it (ZSET leases, member = job key, score =
+// expiry; lease_owners = "<attempt> <runner_id>"), sets status started and
+// returns the hash. Nothing blocks a connection while queues are empty:
+// the loop sleeps until a keyspace notification for one of its context's
+// queue:* keys wakes it (all contexts share one pub/sub connection, which
+// also carries stop requests), or for Poll. So N contexts cost N
+// goroutines, not N×types blocked BLMOVE connections. The runner turns on
+// the notifications (CONFIG SET notify-keyspace-events, adding "Kl" to
+// what is set) and re-checks them every ContextRefresh; where CONFIG is
+// refused (managed or embedded servers) it polls every 200 ms.
+//
+// A job on the queue of a type this agent does not serve is failed by a
+// sweeper within seconds with `no runner on this agent serves script type
+// "x"; it has: bash, noop, python, sh`. The sweeper learns of such queues
+// from the same notifications, and by scanning each context for queue:*
+// keys at start, every Sweep without notifications, and every 15 Sweeps
+// with them. A job hash that cannot be used (missing, unknown status,
+// undecodable fields, already ended) goes to the context's dead_letter
+// list with the reason (JSON: key, queue, reason, runner, at); a
+// decodable-enough one also ends status error with that reason.
+//
+// # Running a job
+//
+// Each attempt runs in <DataDir>/contexts/<N>/jobs/<caller>-<id>-<attempt>/:
+// the script is written to script.<ext> there and run by its type's
+// interpreter — sh, bash, python (python3 -u, resolved once through
+// wrapper scripts such as pyenv shims), or a Config.Executors command line
+// with "{file}" — in its own process group, with stdin /dev/null and a
+// clean environment: PATH, HOME (the job directory), the flow's env_vars
+// (when the job has flow_id), the job's env_vars, then HYPHAE_JOB_ID,
+// HYPHAE_CONTEXT_ID, HYPHAE_CALLER_ID, HYPHAE_ATTEMPT and HYPHAE_RESULT
+// (<dir>/result), each layer overriding the one before. The built-in type
+// "noop" runs nothing and finishes at once (to measure dispatch overhead).
+//
+// stdout and stderr lines go to <dir>/output.log and to the capped Redis
+// list logs:<job key> (LogLines lines, then one marker line; batched every
+// 20 ms and announced on pub/sub channel logs:<N>:<job key>, which
+// store.FollowLogs uses to follow a job live until it ends).
+//
+// The result map is the result file's key=value lines (blank and '#'
+// lines skipped; a line without '=' or with an empty key is ignored,
+// logged, and counted in result_warnings), plus stdout (first StdoutCap
+// bytes, with a truncation marker) and exit_code (128+signal when a signal
+// ended it). A zero exit status ends the job finished; anything else ends
+// it error with a reason: "exit status 3: <last stderr line>",
+// "timeout after Ns" (the group got SIGTERM, then SIGKILL after
+// KillGrace), "stopped", "drained". Failures other than stop are retried
+// while attempt ≤ retries, after RetryBackoff·2^(attempt-1) (capped at
+// RetryBackoffMax), as a new attempt via store.RequeueJob; every write of
+// an attempt is fenced on its number, so a late report of a superseded
+// attempt changes nothing. Final writes go through store.CompleteLeased,
+// which is store.CompleteJob's script (reply:<key> for waiters, jobs_done
+// for the scheduler) plus the lease release in the same round trip;
+// OnJobDone hooks run after it.
+//
+// # Crashes, stops, shutdown
+//
+// A heartbeat renews the leases of the attempts in hand every Heartbeat;
+// an attempt whose lease was taken over is killed. A reaper (every
+// Heartbeat) takes over expired leases in the served contexts and puts
+// their jobs back as a new attempt, or fails them when retries are spent;
+// at start a runner does the same, at once, for what its processing list
+// still holds (and kills the orphaned process groups of those attempts,
+// found through /proc by their job directory). So kill -9 mid-job never
+// leaves a job in started.
+//
+// Stop marks stop:<job key> with the attempt and announces it: a running
+// attempt is killed within a second, a queued job is taken off its queue
+// and ended "error: stopped", and a marked job is never started. Shutdown
+// stops taking work, lets running jobs finish until its context ends, then
+// kills them ("drained": put back when retries allow).
+//
+// # Hero dispatcher protocol (DB 0)
+//
+// With Config.WorkerID set the runner serves hero:work_queue:<worker_id>:
+// clients LPUSH a job id; the worker takes ids from the left as BLPOP does
+// (into hero:processing:<worker_id>, so a restarted worker can answer
+// them). The job hash hero:job:<id> holds:
+//
+//	id           the job id (a UUID)
+//	script       the script text
+//	script_type  sh, bash, python, … (default sh)
+//	env_vars     JSON object of strings (optional)
+//	timeout      seconds, or a Go duration like "90s" (default: DefaultTimeout)
+//	status       dispatched → started → finished | error (written by the worker)
+//	output       stdout, capped like a job's (written)
+//	error        reason when status is error (written)
+//	exit_code    the process's exit code (written)
+//	result       JSON map, as for jobs (written)
+//	worker_id    the worker that ran it (written)
+//	created_at   ISO-8601 (RFC 3339, UTC), set by the client
+//	updated_at   ISO-8601, rewritten by the worker
+//
+// The environment is PATH, HOME, env_vars, HYPHAE_JOB_ID (the hero id),
+// HYPHAE_WORKER_ID, HYPHAE_ATTEMPT=1 and HYPHAE_RESULT. When the job ends
+// the worker LPUSHes on hero:reply:<id> (kept 24 h) the JSON object
+// {"id","status","output","error","exit_code","result"}, so BLPOP
+// hero:reply:<id> returns it. An id LPUSHed on hero:stop_queue:<worker_id>
+// kills that job if it runs, or takes it off the work queue and answers
+// "stopped". Hero jobs have no retries and no Redis log (output.log only,
+// under <DataDir>/hero/<worker_id>/<id>/).
+package executor

@@ -1,0 +1,167 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// stopGrace caps the SIGTERM → SIGKILL delay for stops, which must take
+// effect within a second.
+const stopGrace = 500 * time.Millisecond
+
+// readGrace bounds how long output is read after the job's process group
+// was killed (a daemon that left the group may hold the pipes open).
+const readGrace = time.Second
+
+// procSpec is one process to run.
+type procSpec struct {
+	argv    []string
+	dir     string
+	env     []string
+	timeout time.Duration
+	grace   time.Duration
+	stdin   *os.File // shared /dev/null, or nil
+}
+
+// procResult is how the process ended.
+type procResult struct {
+	exitCode int
+	state    *os.ProcessState // nil when it did not start
+	startErr error
+	cause    error // why it was killed (timeout, stop, drain, lease lost), or nil
+}
+
+// runProcess starts spec in its own process group with stdout and stderr
+// going to out, waits for it, and kills the group on timeout or when ctx is
+// cancelled (SIGTERM, then SIGKILL after the grace period). Whatever is
+// left of the group after the main process exits is killed too.
+func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
+	ctx, cancel := context.WithTimeoutCause(ctx, spec.timeout, errTimeout)
+	defer cancel()
+	cmd := exec.Command(spec.argv[0], spec.argv[1:]...)
+	cmd.Dir, cmd.Env = spec.dir, spec.env
+	if spec.stdin != nil {
+		cmd.Stdin = spec.stdin // else os/exec opens /dev/null per job
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := out.attach(cmd); err != nil {
+		return procResult{exitCode: -1, startErr: err}
+	}
+	if err := cmd.Start(); err != nil {
+		out.abort()
+		return procResult{exitCode: -1, startErr: err}
+	}
+	out.started()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	res := procResult{}
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		res.cause = context.Cause(ctx)
+		terminate(cmd.Process.Pid, graceFor(res.cause, spec.grace), waited)
+	}
+	killGroup(cmd.Process.Pid, syscall.SIGKILL)
+	out.finish(readGrace)
+	res.state = cmd.ProcessState
+	res.exitCode = exitCode(cmd.ProcessState)
+	return res
+}
+
+// terminate sends SIGTERM to the group and SIGKILL after grace unless the
+// main process exited first; it returns once the process was reaped.
+func terminate(pid int, grace time.Duration, waited <-chan error) {
+	killGroup(pid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-waited:
+	case <-t.C:
+		killGroup(pid, syscall.SIGKILL)
+		<-waited
+	}
+}
+
+func graceFor(cause error, grace time.Duration) time.Duration {
+	if errors.Is(cause, errStopped) {
+		return min(grace, stopGrace)
+	}
+	return grace
+}
+
+func killGroup(pgid int, sig syscall.Signal) {
+	_ = syscall.Kill(-pgid, sig) // ESRCH: the group is gone already
+}
+
+// exitCode is the process's exit status, or 128+signal when a signal
+// ended it (as shells report it).
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// describeExit explains a failed process: "exit status 3: <last stderr
+// line>", or "killed by signal …".
+func describeExit(ps *os.ProcessState, lastErr string) string {
+	msg := "exit status " + strconv.Itoa(exitCode(ps))
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		msg = "killed by signal " + ws.Signal().String()
+	}
+	if lastErr != "" {
+		msg += ": " + lastErr
+	}
+	return msg
+}
+
+// killOrphans kills the process groups left by an earlier run of the
+// script in dir (a runner killed with -9 cannot take its children along):
+// groups whose leader runs in dir with dir's script on its command line.
+// It scans /proc, so it is meant for the rare reclaim of a crashed
+// runner's jobs, not for every job.
+func killOrphans(dir string) int {
+	cwd := dir
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		cwd = resolved
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 1 || !isJobLeader(pid, cwd, dir) {
+			continue
+		}
+		killGroup(pid, syscall.SIGKILL)
+		n++
+	}
+	return n
+}
+
+// isJobLeader reports whether pid leads its process group, runs in cwd
+// and has dir's script file on its command line.
+func isJobLeader(pid int, cwd, dir string) bool {
+	proc := "/proc/" + strconv.Itoa(pid)
+	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
+		return false
+	}
+	wd, err := os.Readlink(proc + "/cwd")
+	if err != nil || filepath.Clean(wd) != filepath.Clean(cwd) {
+		return false
+	}
+	cmdline, err := os.ReadFile(proc + "/cmdline")
+	return err == nil && strings.Contains(string(cmdline), filepath.Join(dir, "script"))
+}

@@ -1,0 +1,135 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// outcome is how an attempt ended.
+type outcome struct {
+	result map[string]string // result file + stdout + exit_code
+	reason string            // "" = success, else the error text
+	cause  error             // why it was killed, if it was
+}
+
+// settle writes the end of an attempt: finished, failed, retried or — for
+// a superseded attempt — nothing at all.
+func (r *Runner) settle(a *attempt, out outcome) {
+	switch {
+	case errors.Is(out.cause, errLeaseLost):
+		a.log.Info("executor: attempt superseded; its result is dropped")
+		r.releaseLease(context.Background(), a.ctxID, a.lease)
+	case out.reason == "":
+		r.complete(a, model.JobFinished, out)
+	case errors.Is(out.cause, errStopped):
+		r.complete(a, model.JobError, out)
+	case errors.Is(out.cause, errDrained):
+		r.retryOrFail(a, out, 0)
+	default:
+		r.retryOrFail(a, out, r.backoff(a.lease.Attempt))
+	}
+}
+
+// complete ends the job with a final status (fenced on the attempt),
+// releases the lease and calls the OnJobDone hooks.
+func (r *Runner) complete(a *attempt, status model.JobStatus, out outcome) {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	fields := model.Hash{"result": encodeResult(out.result), "error": out.reason}
+	err := r.st.CompleteLeased(ctx, a.ctxID, a.lease, r.cfg.RunnerID, status, fields)
+	if err != nil {
+		r.logWriteErr(a, "complete", err)
+		return
+	}
+	job := *a.job
+	job.Status, job.Error, job.Result, job.UpdatedAt = status, out.reason, out.result, time.Now().Unix()
+	r.jobDone(a.ctxID, &job)
+}
+
+// retryOrFail puts the job back as a new attempt after delay when its
+// retries allow, else ends it with the attempt's error.
+func (r *Runner) retryOrFail(a *attempt, out outcome, delay time.Duration) {
+	if a.lease.Attempt > a.job.Retries {
+		r.complete(a, model.JobError, out)
+		return
+	}
+	if delay > 0 {
+		a.log.Info("executor: attempt failed; retrying", "in", delay, "reason", out.reason)
+		switch cause := r.waitBackoff(a, delay); {
+		case errors.Is(cause, errStopped):
+			out.reason, out.cause = reasonStopped, cause
+			r.complete(a, model.JobError, out)
+			return
+		case errors.Is(cause, errLeaseLost):
+			r.releaseLease(context.Background(), a.ctxID, a.lease)
+			return
+		}
+	}
+	r.requeue(a, out)
+}
+
+// waitBackoff sleeps delay, holding the lease but no slot. It returns
+// early with the attempt's cancel cause, or nil (also when the runner shuts
+// down: the job is then put back at once).
+func (r *Runner) waitBackoff(a *attempt, delay time.Duration) error {
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-r.intake.Done():
+		return nil
+	case <-a.ctx.Done():
+		return context.Cause(a.ctx)
+	}
+}
+
+// requeue puts the job back on its queue as a new attempt.
+func (r *Runner) requeue(a *attempt, out outcome) {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	fields := model.Hash{"result": encodeResult(out.result),
+		"error": fmt.Sprintf("attempt %d: %s (retrying)", a.lease.Attempt, out.reason)}
+	n, err := r.st.RequeueJob(ctx, a.ctxID, a.key, a.typ, a.lease.Attempt, fields)
+	r.releaseLease(ctx, a.ctxID, a.lease)
+	if err != nil {
+		r.logWriteErr(a, "requeue", err)
+		return
+	}
+	a.log.Debug("executor: requeued", "next_attempt", n)
+}
+
+func (r *Runner) logWriteErr(a *attempt, op string, err error) {
+	if errors.Is(err, store.ErrFenced) || errors.Is(err, model.ErrBadTransition) {
+		a.log.Info("executor: late report ignored", "op", op, "err", err)
+		return
+	}
+	a.log.Error("executor: "+op, "err", err)
+}
+
+// backoff is the delay before retrying after attempt failed: RetryBackoff
+// doubled per attempt, capped at RetryBackoffMax.
+func (r *Runner) backoff(attempt int64) time.Duration {
+	d := r.cfg.RetryBackoff
+	for i := int64(1); i < attempt && d < r.cfg.RetryBackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, r.cfg.RetryBackoffMax)
+}
+
+func encodeResult(m map[string]string) string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func joinTypes(ts []string) string { return strings.Join(ts, ", ") }

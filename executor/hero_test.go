@@ -1,0 +1,101 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+type heroReply struct {
+	ID       string            `json:"id"`
+	Status   string            `json:"status"`
+	Output   string            `json:"output"`
+	Error    string            `json:"error"`
+	ExitCode int               `json:"exit_code"`
+	Result   map[string]string `json:"result"`
+}
+
+// A hero dispatcher client (DB 0, raw commands) gets its job run and the
+// result on hero:reply:<id>.
+func TestHeroRoundTrip(t *testing.T) {
+	h := newHarness(t)
+	cfg := h.config()
+	cfg.WorkerID = "w1"
+	h.start(t, cfg)
+	c := h.client(t, 0)
+	ctx := context.Background()
+	id := "3f1c2a9e-8d4b-4c1a-9e2f-0a1b2c3d4e5f"
+	now := time.Now().UTC().Format(time.RFC3339)
+	if err := c.HSet(ctx, "hero:job:"+id, "id", id, "script", `echo "hi $WHO"; echo "n=1" >> "$HYPHAE_RESULT"`,
+		"script_type", "sh", "env_vars", `{"WHO":"hero"}`, "timeout", "30", "status", "dispatched",
+		"created_at", now, "updated_at", now).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LPush(ctx, "hero:work_queue:w1", id).Err(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.BLPop(ctx, waitLimit, "hero:reply:"+id).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep heroReply
+	if err := json.Unmarshal([]byte(res[1]), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.ID != id || rep.Status != "finished" || rep.Output != "hi hero\n" || rep.ExitCode != 0 || rep.Result["n"] != "1" {
+		t.Fatalf("reply %+v", rep)
+	}
+	hj := c.HGetAll(ctx, "hero:job:"+id).Val()
+	if hj["status"] != "finished" || hj["output"] != "hi hero\n" || hj["error"] != "" || hj["worker_id"] != "w1" {
+		t.Fatalf("hero job hash %v", hj)
+	}
+	if _, err := time.Parse(time.RFC3339, hj["updated_at"]); err != nil {
+		t.Fatalf("updated_at %q: %v", hj["updated_at"], err)
+	}
+	c.HSet(ctx, "hero:job:n1", "id", "n1", "script_type", "noop")
+	c.LPush(ctx, "hero:work_queue:w1", "n1")
+	if res, err := c.BLPop(ctx, waitLimit, "hero:reply:n1").Result(); err != nil ||
+		!strings.Contains(res[1], `"status":"finished"`) {
+		t.Fatalf("noop hero job: %v %v", res, err)
+	}
+	if n := c.LLen(ctx, "hero:processing:w1").Val(); n != 0 {
+		t.Fatalf("hero processing list keeps %d", n)
+	}
+}
+
+// hero:stop_queue:<worker> stops a running hero job; a job of a type the
+// worker lacks, or a missing hash, is answered with an error.
+func TestHeroStopAndErrors(t *testing.T) {
+	h := newHarness(t)
+	cfg := h.config()
+	cfg.WorkerID = "w1"
+	h.start(t, cfg)
+	c := h.client(t, 0)
+	ctx := context.Background()
+	marks := t.TempDir()
+	c.HSet(ctx, "hero:job:long", "id", "long", "script", `touch `+marks+`/started; while :; do sleep 1; done`)
+	c.HSet(ctx, "hero:job:odd", "id", "odd", "script", "x", "script_type", "cobol")
+	c.LPush(ctx, "hero:work_queue:w1", "long", "odd", "ghost")
+	waitFile(t, filepath.Join(marks, "started"))
+	c.LPush(ctx, "hero:stop_queue:w1", "long")
+	for id, want := range map[string]string{
+		"long":  "stopped",
+		"odd":   `no runner on this agent serves script type "cobol"; it has: bash, noop, python, sh`,
+		"ghost": "hero job hero:job:ghost not found",
+	} {
+		res, err := c.BLPop(ctx, waitLimit, "hero:reply:"+id).Result()
+		if err != nil {
+			t.Fatal(id, err)
+		}
+		var rep heroReply
+		_ = json.Unmarshal([]byte(res[1]), &rep)
+		if rep.Status != "error" || rep.Error != want {
+			t.Fatalf("%s: reply %+v", id, rep)
+		}
+	}
+	_ = os.Remove(filepath.Join(marks, "started"))
+}

@@ -1,0 +1,170 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// scriptSpec is one script to run, whatever its source (job or hero job).
+type scriptSpec struct {
+	ctxID   uint64 // 0 = hero job: the log goes to output.log only
+	logKey  string // job key for the Redis log
+	typ     string
+	script  string
+	dir     string
+	env     []string
+	notes   []string // logged before the script runs
+	timeout time.Duration
+}
+
+// execute runs a job attempt's script in its job directory.
+func (r *Runner) execute(a *attempt) outcome {
+	dir := r.jobDir(a.ctxID, a.key, a.lease.Attempt)
+	env, notes := r.jobEnv(a.ctx, a, dir)
+	if a.lease.Attempt > 1 {
+		notes = append([]string{fmt.Sprintf("attempt %d", a.lease.Attempt)}, notes...)
+	}
+	return r.runScript(a.ctx, scriptSpec{ctxID: a.ctxID, logKey: a.key, typ: a.typ, script: a.job.Script,
+		dir: dir, env: env, notes: notes, timeout: r.timeout(a.job)})
+}
+
+// runScript writes the script into its directory, runs it and collects
+// the outcome; every log line is flushed when it returns.
+func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
+	in := r.types[s.typ]
+	if in.noop {
+		return noopOutcome()
+	}
+	file, err := writeScript(s.dir, in.ext, s.script)
+	if err != nil {
+		return outcome{result: map[string]string{}, reason: "prepare job directory: " + err.Error()}
+	}
+	argv, err := in.command(r.python, file)
+	if err != nil {
+		return outcome{result: map[string]string{}, reason: err.Error()}
+	}
+	logs := r.newLogSink(s.ctxID, s.logKey, s.dir)
+	defer logs.Close()
+	for _, n := range s.notes {
+		logs.Line("[hyphae] " + n)
+	}
+	capt := newCapture(r.cfg.StdoutCap, logs.Line)
+	spec := procSpec{argv: argv, dir: s.dir, env: s.env, timeout: s.timeout, grace: r.cfg.KillGrace,
+		stdin: r.devNull}
+	res := runProcess(ctx, spec, capt)
+	return r.judge(res, spec, capt, logs)
+}
+
+// noopOutcome is the success of the noop type, which runs nothing.
+func noopOutcome() outcome {
+	return outcome{result: map[string]string{keyExitCode: "0", keyStdout: ""}}
+}
+
+// judge turns a finished process into an outcome: the result map, and the
+// reason when it failed.
+func (r *Runner) judge(res procResult, spec procSpec, capt *capture, logs *logSink) outcome {
+	kv, bad := readResult(spec.dir)
+	for _, b := range bad {
+		logs.Line("[hyphae] result file " + b)
+	}
+	if len(bad) > 0 {
+		kv[keyWarnings] = describeBad(bad)
+	}
+	kv[keyStdout] = capt.Stdout()
+	kv[keyExitCode] = strconv.Itoa(res.exitCode)
+	o := outcome{result: kv, cause: res.cause}
+	switch {
+	case res.startErr != nil:
+		o.reason = fmt.Sprintf("start %s: %v", filepath.Base(spec.argv[0]), res.startErr)
+	case res.cause != nil:
+		o.reason = causeReason(res.cause, spec.timeout)
+	case !res.state.Success():
+		o.reason = describeExit(res.state, capt.LastErr())
+	}
+	if o.reason != "" {
+		logs.Line("[hyphae] " + o.reason)
+	}
+	return o
+}
+
+func causeReason(cause error, timeout time.Duration) string {
+	switch {
+	case errors.Is(cause, errTimeout):
+		return "timeout after " + seconds(timeout)
+	case errors.Is(cause, errStopped):
+		return reasonStopped
+	case errors.Is(cause, errDrained):
+		return reasonDrained
+	}
+	return cause.Error()
+}
+
+// seconds formats d as "Ns" when it is whole seconds.
+func seconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return d.String()
+}
+
+// maxTimeout caps job timeouts (and keeps the conversion from overflowing).
+const maxTimeout = 10 * 365 * 24 * time.Hour
+
+func (r *Runner) timeout(j *model.RunnerJob) time.Duration {
+	if j.Timeout > 0 {
+		return time.Duration(min(j.Timeout, int64(maxTimeout/time.Second))) * time.Second
+	}
+	return r.cfg.DefaultTimeout
+}
+
+// jobDir is <DataDir>/contexts/<N>/jobs/<caller>-<id>-<attempt>.
+func (r *Runner) jobDir(ctxID uint64, key string, attempt int64) string {
+	name := safeName(key)
+	if caller, id, err := store.ParseJobKey(key); err == nil {
+		name = fmt.Sprintf("%d-%d", caller, id)
+	}
+	return filepath.Join(r.cfg.DataDir, "contexts", strconv.FormatUint(ctxID, 10), "jobs",
+		fmt.Sprintf("%s-%d", name, attempt))
+}
+
+// safeName keeps letters, digits, '-' and '_' (other bytes become '_').
+func safeName(s string) string {
+	return strings.Map(func(c rune) rune {
+		if c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return c
+		}
+		return '_'
+	}, s)
+}
+
+// writeScript creates dir (dropping a stale result file) and writes the
+// script into it; it returns the script's path.
+func writeScript(dir, ext, script string) (string, error) {
+	err := os.Mkdir(dir, 0o700) // one syscall in the common case
+	if errors.Is(err, fs.ErrNotExist) {
+		err = os.MkdirAll(dir, 0o700)
+	}
+	switch {
+	case errors.Is(err, fs.ErrExist): // a re-run in the same directory: drop the old result
+		if err := os.Remove(resultPath(dir)); err != nil && !os.IsNotExist(err) {
+			return "", err
+		}
+	case err != nil:
+		return "", err
+	}
+	file := filepath.Join(dir, "script"+ext)
+	if err := os.WriteFile(file, []byte(script), 0o700); err != nil {
+		return "", err
+	}
+	return file, nil
+}

@@ -1,0 +1,189 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// Runner executes jobs from the queues of the contexts it serves (and, with
+// a WorkerID, hero dispatcher jobs). Create it with New, then Start it;
+// Shutdown drains it.
+type Runner struct {
+	cfg           Config
+	st            *store.Store
+	log           *slog.Logger
+	types         map[string]interp // read-only after New
+	served        []string          // sorted keys of types
+	python        *pythonPath
+	devNull       *os.File      // stdin of every job; open from Start to the end of Shutdown
+	sem           chan struct{} // one token per running job
+	events        atomic.Bool   // keyspace notifications are on
+	eventsChecked atomic.Bool
+
+	mu          sync.Mutex
+	running     map[runKey]*attempt              // guarded by mu
+	hooks       []func(uint64, *model.RunnerJob) // guarded by mu
+	contexts    map[uint64]*servedContext        // guarded by mu
+	heroStopped map[string]struct{}              // guarded by mu
+	stopNotes   map[jobRef]stopNote              // recent stop requests; guarded by mu
+	sweepReq    map[uint64]map[string]bool       // context → queue types to sweep ("" = all); guarded by mu
+	started     bool                             // guarded by mu
+	stopping    bool                             // guarded by mu
+
+	intake      context.Context // ends when Shutdown begins: no new work
+	stopIntake  context.CancelFunc
+	service     context.Context // ends after the last job: heartbeat, stop events
+	stopService context.CancelFunc
+	intakeWG    sync.WaitGroup // goroutines that take work
+	serviceWG   sync.WaitGroup
+	jobWG       sync.WaitGroup // one per job or hero job in hand
+	sweepKick   chan struct{}  // sweepReq has entries
+	drainNow    chan struct{}  // closed when running jobs must be killed
+	drainOnce   sync.Once
+	shutOnce    sync.Once
+	done        chan struct{} // closed when Shutdown completed
+}
+
+// runKey names one attempt in the running table (ctxID 0 = hero job).
+type runKey struct {
+	ctxID   uint64
+	key     string
+	attempt int64
+}
+
+// servedContext is the dequeue loop of one context.
+type servedContext struct {
+	cancel context.CancelFunc
+	wake   chan struct{} // a job may have been pushed
+}
+
+// New checks cfg and prepares a Runner; nothing runs before Start.
+func New(cfg Config, st *store.Store, log *slog.Logger) (*Runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return nil, fmt.Errorf("executor.New: nil store")
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg = cfg.withDefaults()
+	if cfg.Contexts == nil {
+		cfg.Contexts = registryContexts(st)
+	}
+	r := &Runner{
+		cfg: cfg, st: st, log: log.With("runner", cfg.RunnerID),
+		sem:         make(chan struct{}, cfg.Concurrency),
+		python:      &pythonPath{configured: cfg.Python},
+		running:     map[runKey]*attempt{},
+		contexts:    map[uint64]*servedContext{},
+		heroStopped: map[string]struct{}{},
+		stopNotes:   map[jobRef]stopNote{},
+		sweepKick:   make(chan struct{}, 1),
+		drainNow:    make(chan struct{}),
+		done:        make(chan struct{}),
+	}
+	r.python.log = r.log
+	r.types = resolveTypes(cfg, r.log)
+	r.served = sortedTypes(r.types)
+	r.intake, r.stopIntake = context.WithCancel(context.Background())
+	r.service, r.stopService = context.WithCancel(context.Background())
+	return r, nil
+}
+
+// registryContexts lists every context of the DB 0 registry.
+func registryContexts(st *store.Store) func(context.Context) ([]uint64, error) {
+	return func(ctx context.Context) ([]uint64, error) {
+		cs, err := st.ListContexts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]uint64, 0, len(cs))
+		for _, c := range cs {
+			ids = append(ids, c.ID)
+		}
+		return ids, nil
+	}
+}
+
+// ScriptTypes returns the script types this runner serves, sorted.
+func (r *Runner) ScriptTypes() []string { return append([]string(nil), r.served...) }
+
+// RunnerID returns the id naming this runner's processing list and leases.
+func (r *Runner) RunnerID() string { return r.cfg.RunnerID }
+
+// Load returns how many jobs run now and how many may run at once.
+func (r *Runner) Load() (running, capacity int) { return len(r.sem), cap(r.sem) }
+
+// OnJobDone registers fn to be called after a job's final status (finished
+// or error) was written by this runner. fn runs on the job's goroutine
+// after its slot was freed; it must not block for long.
+func (r *Runner) OnJobDone(fn func(ctxID uint64, job *model.RunnerJob)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hooks = append(r.hooks, fn)
+}
+
+func (r *Runner) jobDone(ctxID uint64, job *model.RunnerJob) {
+	r.mu.Lock()
+	hooks := r.hooks[:len(r.hooks):len(r.hooks)] // appends after this copy do not touch it
+	r.mu.Unlock()
+	for _, h := range hooks {
+		h(ctxID, job)
+	}
+}
+
+// Start reclaims this runner's leftovers and starts serving. ctx bounds
+// the start-up work only; the runner runs until Shutdown.
+func (r *Runner) Start(ctx context.Context) error {
+	r.mu.Lock()
+	if r.started || r.stopping {
+		r.mu.Unlock()
+		return fmt.Errorf("executor.Start: %w", ErrStarted)
+	}
+	r.started = true
+	r.mu.Unlock()
+	if err := os.MkdirAll(r.cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("executor.Start: data dir: %w", err)
+	}
+	if f, err := os.Open(os.DevNull); err == nil && r.devNull == nil {
+		r.devNull = f
+	}
+	r.enableEvents(ctx)
+	if err := r.refreshContexts(ctx); err != nil { // nothing runs yet: Start may be retried
+		r.mu.Lock()
+		r.started = false
+		r.mu.Unlock()
+		return fmt.Errorf("executor.Start: %w", err)
+	}
+	r.goService(r.watchEvents)
+	r.goService(r.heartbeat)
+	r.goIntake(r.refreshLoop)
+	r.goIntake(r.reapLoop)
+	r.goIntake(r.sweepLoop)
+	if r.cfg.WorkerID != "" {
+		r.goIntake(r.heroLoop)
+		r.goService(r.heroStopLoop)
+	}
+	r.log.Info("executor: started", "types", r.served, "concurrency", r.cfg.Concurrency,
+		"keyspace_events", r.events.Load(), "hero_worker", r.cfg.WorkerID)
+	return nil
+}
+
+func (r *Runner) goIntake(fn func(context.Context)) {
+	r.intakeWG.Add(1)
+	go func() { defer r.intakeWG.Done(); fn(r.intake) }()
+}
+
+func (r *Runner) goService(fn func(context.Context)) {
+	r.serviceWG.Add(1)
+	go func() { defer r.serviceWG.Done(); fn(r.service) }()
+}

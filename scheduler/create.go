@@ -1,0 +1,102 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// Create stores flow file f in its context as a Flow hash (status
+// dispatched), one RunnerJob hash per job (status
+// waiting_for_prerequisites) and its node states (all pending), in one
+// atomic step. caller is the actor id the flow and its jobs belong to.
+// Nothing runs until StartFlow.
+func (s *Scheduler) Create(ctx context.Context, f *File, caller uint64) (*model.Flow, error) {
+	if f == nil || len(f.Jobs) == 0 {
+		return nil, fmt.Errorf("scheduler.Create: a flow needs at least one job")
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("scheduler.Create: %w", err)
+	}
+	if f.Context == 0 {
+		return nil, fmt.Errorf("scheduler.Create: %s: no context: add `context: N` to the file or pass one", f.Source)
+	}
+	if err := s.st.CheckContextID(f.Context); err != nil {
+		return nil, fmt.Errorf("scheduler.Create: %w", err)
+	}
+	flowID, err := s.st.ReserveIDs(ctx, f.Context, "flow", 1)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler.Create: %w", err)
+	}
+	firstJob, err := s.st.ReserveIDs(ctx, f.Context, "job", len(f.Jobs))
+	if err != nil {
+		return nil, fmt.Errorf("scheduler.Create: %w", err)
+	}
+	fl, jobs, nodes := s.graph(f, caller, flowID, firstJob)
+	if err := s.st.SaveFlowGraph(ctx, fl, jobs, nodes); err != nil {
+		return nil, fmt.Errorf("scheduler.Create: %w", err)
+	}
+	s.log.Info("flow created", "context", fl.ContextID, "flow", fl.ID, "name", fl.Name, "jobs", len(jobs))
+	return fl, nil
+}
+
+// graph builds the hashes of a new flow.
+func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow, []*model.RunnerJob, map[string]string) {
+	ids := make(map[string]uint64, len(f.Jobs))
+	for i, j := range f.Jobs {
+		ids[j.Name] = firstJob + uint64(i)
+	}
+	deps := map[string][]uint64{}
+	for _, j := range f.Jobs {
+		for _, n := range j.Needs {
+			deps[n] = append(deps[n], ids[j.Name])
+		}
+	}
+	fl := &model.Flow{ID: flowID, CallerID: caller, ContextID: f.Context, Name: f.Name,
+		EnvVars: maps.Clone(f.Env), Result: map[string]string{}, Status: model.FlowDispatched,
+		Extra: model.Hash{fOnFailure: string(f.OnFailure), fTimeout: seconds(f.Timeout)}}
+	jobs := make([]*model.RunnerJob, len(f.Jobs))
+	nodes := make(map[string]string, len(f.Jobs))
+	for i, spec := range f.Jobs {
+		jobs[i] = jobOf(spec, fl, ids, deps[spec.Name])
+		fl.Jobs = append(fl.Jobs, jobs[i].ID)
+		nodes[spec.Name] = string(StatePending)
+	}
+	return fl, jobs, nodes
+}
+
+// jobOf is the RunnerJob of one job spec.
+func jobOf(spec *JobSpec, fl *model.Flow, ids map[string]uint64, deps []uint64) *model.RunnerJob {
+	prereq := make([]uint64, 0, len(spec.Needs))
+	for _, n := range spec.Needs {
+		prereq = append(prereq, ids[n])
+	}
+	env := maps.Clone(spec.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
+	return &model.RunnerJob{ID: ids[spec.Name], CallerID: fl.CallerID, ContextID: fl.ContextID,
+		Name: spec.Name, FlowID: fl.ID, Script: spec.Script, ScriptType: spec.Type,
+		Timeout: atoi(seconds(spec.Timeout)), Retries: spec.Retries, EnvVars: env,
+		Result: map[string]string{}, Prerequisites: prereq, Dependends: append([]uint64{}, deps...),
+		Status: model.JobWaiting, Runner: spec.Runner,
+		Extra: model.Hash{fContinue: strconv.FormatBool(spec.ContinueOnError), fPin: spec.Runner}}
+}
+
+// seconds renders d as whole seconds, rounded up.
+func seconds(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
+}
+
+// Warnings returns what may not work in f on this agent today: script
+// types no known runner serves.
+func (s *Scheduler) Warnings(f *File) []Warning {
+	if s.cfg.KnownTypes == nil {
+		return nil
+	}
+	return CheckTypes(f, append(s.cfg.KnownTypes(), s.cfg.LocalTypes()...))
+}

@@ -1,0 +1,67 @@
+// Package scheduler runs flows (DESIGN.md §6): DAGs of jobs spread over
+// local and remote runners, with upstream results feeding downstream jobs.
+//
+// # Flow files
+//
+//	name: nightly                 # default: the file name without extension
+//	context: 1                    # context id (or given by the caller)
+//	env: {TARGET: /srv/data}      # for every job
+//	timeout: 1h                   # whole flow; a duration or whole seconds
+//	on_failure: wait              # wait (default) | stop
+//	jobs:
+//	  snapshot:
+//	    type: sh                  # required: sh, bash, python, or a configured type
+//	    script: 'echo "name=snap-1" >> "$HYPHAE_RESULT"'
+//	    timeout: 10m
+//	    retries: 2                # extra attempts, run by the runner
+//	  upload:
+//	    type: python
+//	    script_file: upload.py    # relative to the flow file; not with script
+//	    needs: [snapshot]         # one name or a list
+//	    runner: 12D3KooW...       # self | peer ID | runner:<id>; default: any runner of the type
+//	    env: {MODE: fast}
+//	    continue_on_error: true   # a failure neither fails the flow nor blocks dependents
+//
+// Decoding is strict: unknown keys, duplicate keys or job names, unknown or
+// self needs, cycles (named: "cycle: a -> b -> a", read "a needs b"),
+// empty scripts, script and script_file together, bad durations, and job
+// names that do not map to env var names are errors with file and line,
+// all reported at once. A script type no known runner serves is only a
+// warning (CheckTypes): runners come and go.
+//
+// # Running
+//
+// Create stores the flow; StartFlow dispatches every job without needs. A
+// job runs locally (queue:<type>) when its runner is empty, "self" or this
+// agent and the local runner serves its type, else it is sent as a job
+// Message on msg_out for the bridge. Every job end — local or a remote
+// result — goes through store.CompleteJob, which pushes the job key on
+// jobs_done; one loop per context consumes that list and at once
+// dispatches what became ready, with env = flow env ∪ job env ∪
+// HYPHAE_IN_<NEED>_<KEY> for each result key of each job it needs. The
+// flow's result collects "<job>.<key>". A failed job (after the runner's
+// retries) cancels its dependents; the flow ends error once nothing is in
+// flight (on_failure: wait) or at once, stopping what runs (stop). Cancel
+// and the flow timeout stop what runs and cancel the rest.
+//
+// Every state change is one Lua script, guarded on the node's state, so
+// duplicate or late events are harmless and each job is dispatched once.
+// On Start (and for each context that appears) the scheduler puts back the
+// events it had taken but not finished, settles jobs that ended while it
+// was away, dispatches what is ready and re-arms timeouts: a supervisor
+// killed mid-flow finishes the flow on restart with no job run twice. A
+// remote job whose agent is down longer than RunnerGrace gets a new
+// attempt (or fails when retries are spent); the old attempt's late result
+// is fenced off by its attempt number.
+//
+// # Redis keys (context DB), besides the seed's flow, job and message hashes
+//
+//	flow_nodes:<flow id>     hash  job name → pending|ready|dispatched|completed|failed|cancelled
+//	flow_results:<flow id>   hash  "<job>.<key>" → value, while the flow runs
+//	flows_active             set   ids of started, unfinished flows
+//	jobs_done:processing:<self>  list  jobs_done entries being handled
+//
+// Extra fields: flow on_failure, timeout (s), deadline_ms, started_at,
+// ended_at, error; job continue_on_error, runner_pin (the file's runner),
+// dispatched_at, flow_msg (message key of a remote attempt).
+package scheduler

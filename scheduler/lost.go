@@ -1,0 +1,127 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// watchdog re-dispatches remote jobs whose runner's agent has been down
+// for longer than RunnerGrace.
+func (s *Scheduler) watchdog(ctx context.Context) {
+	every := min(max(s.cfg.RunnerGrace/4, 10*time.Millisecond), 5*time.Second)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.checkRemotes(ctx)
+	}
+}
+
+// checkRemotes looks at every cached flow's remote jobs.
+func (s *Scheduler) checkRemotes(ctx context.Context) {
+	s.mu.Lock()
+	runs := make([]*flowRun, 0, len(s.runs))
+	for _, r := range s.runs {
+		runs = append(runs, r)
+	}
+	s.mu.Unlock()
+	for _, r := range runs {
+		s.learnPeers(ctx, r)
+		r.mu.Lock()
+		lost := s.lostRemotes(r)
+		r.mu.Unlock()
+		if len(lost) == 0 {
+			continue
+		}
+		err := s.withRun(ctx, r.key.ctx, r.key.id, func(r *flowRun) error { return s.redispatch(ctx, r, lost) })
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("re-dispatching lost jobs", "flow", r.key.id, "jobs", lost, "err", err)
+		}
+	}
+}
+
+// learnPeers fills in the peer of remote jobs the bridge routed, from the
+// message's dst once the bridge has set it.
+func (s *Scheduler) learnPeers(ctx context.Context, r *flowRun) {
+	r.mu.Lock()
+	unknown := map[string]string{}
+	for name, tr := range r.remote {
+		if tr.peer == "" && tr.msgKey != "" {
+			unknown[name] = tr.msgKey
+		}
+	}
+	r.mu.Unlock()
+	for name, key := range unknown {
+		m, err := s.st.LoadMessageKey(ctx, r.key.ctx, key)
+		if err != nil || m.Dst == "" {
+			continue
+		}
+		r.mu.Lock()
+		if tr := r.remote[name]; tr != nil && tr.msgKey == key {
+			tr.peer = m.Dst
+		}
+		r.mu.Unlock()
+	}
+}
+
+// lostRemotes updates down-since marks and lists jobs past the grace
+// (caller holds r.mu).
+func (s *Scheduler) lostRemotes(r *flowRun) []string {
+	now := s.cfg.Now()
+	var lost []string
+	for _, name := range r.order {
+		tr := r.remote[name]
+		if tr == nil || tr.peer == "" {
+			continue
+		}
+		switch {
+		case s.cfg.PeerUp(tr.peer):
+			tr.downSince = time.Time{}
+		case tr.downSince.IsZero():
+			tr.downSince = now
+		case now.Sub(tr.downSince) >= s.cfg.RunnerGrace:
+			lost = append(lost, name)
+		}
+	}
+	return lost
+}
+
+// redispatch gives each lost job a new attempt on another runner, or ends
+// it with an error when its retries are spent (caller holds r.mu).
+func (s *Scheduler) redispatch(ctx context.Context, r *flowRun, names []string) error {
+	for _, name := range names {
+		if r.ended || !r.state[name].InFlight() || r.remote[name] == nil {
+			continue
+		}
+		if err := s.redispatchOne(ctx, r, r.nodes[name], r.remote[name].peer); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer string) error {
+	j, err := s.st.LoadJobKey(ctx, r.key.ctx, n.key)
+	if err != nil {
+		return err
+	}
+	if j.Status.Terminal() {
+		return s.settle(ctx, r, j)
+	}
+	if j.Attempt > j.Retries {
+		why := fmt.Sprintf("runner %s lost: down for more than %s", peer, s.cfg.RunnerGrace)
+		s.log.Warn("remote job lost, no retries left", "flow", r.key.id, "job", n.key, "peer", peer)
+		delete(r.remote, n.name)
+		return s.st.CompleteJob(ctx, r.key.ctx, n.key, j.Attempt, model.JobError, model.Hash{"error": why})
+	}
+	s.log.Warn("remote job lost; new attempt", "flow", r.key.id, "job", n.key, "peer", peer, "attempt", j.Attempt+1)
+	p := attempt{n: n, base: j, rt: s.route(ctx, r, n, []string{peer})}
+	return s.send(ctx, r, nil, []attempt{p}, inFlight)
+}

@@ -1,0 +1,133 @@
+package scheduler
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "continue_on_error"}
+
+// jobs decodes the jobs mapping, in file order.
+func (p *parser) jobs(n *yaml.Node) []*JobSpec {
+	if n.Kind != yaml.MappingNode {
+		p.fail(n, "", "jobs: want a mapping of job name → {type, script, …}, got %s", kindName(n))
+		return nil
+	}
+	es := p.entries(n, "", "job")
+	if len(es) == 0 {
+		p.fail(n, "", "jobs: empty: a flow needs at least one job")
+	}
+	out := make([]*JobSpec, 0, len(es))
+	for _, e := range es {
+		out = append(out, p.job(e))
+	}
+	return out
+}
+
+// job decodes one job's mapping.
+func (p *parser) job(e entry) *JobSpec {
+	j := &JobSpec{Name: e.key, Line: e.k.Line}
+	if e.v.Kind != yaml.MappingNode {
+		p.fail(e.k, j.Name, "want a mapping with type and script, got %s", kindName(e.v))
+		return j
+	}
+	var scriptKey, fileKey *yaml.Node
+	for _, f := range p.entries(e.v, j.Name, "key") {
+		switch f.key {
+		case "type":
+			j.Type = p.str(f, j.Name)
+		case "script":
+			j.Script, scriptKey = p.str(f, j.Name), f.k
+		case "script_file":
+			j.ScriptFile, fileKey = p.str(f, j.Name), f.k
+		case "needs":
+			j.Needs = p.needs(f, j.Name)
+		case "runner":
+			j.Runner = p.runner(f, j.Name)
+		case "env":
+			j.Env = p.env(f, j.Name)
+		case "timeout":
+			j.Timeout = p.duration(f, j.Name)
+		case "retries":
+			j.Retries = p.count(f, j.Name)
+		case "continue_on_error":
+			j.ContinueOnError = p.boolean(f, j.Name)
+		default:
+			p.unknownKey(f, j.Name, jobKeys)
+		}
+	}
+	p.jobType(j, e.k)
+	p.script(j, e.k, scriptKey, fileKey)
+	return j
+}
+
+var typeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+
+func (p *parser) jobType(j *JobSpec, at *yaml.Node) {
+	switch {
+	case j.Type == "":
+		p.fail(at, j.Name, "missing type: say what runs the script (sh, bash, python, …)")
+	case !typeName.MatchString(j.Type):
+		p.fail(at, j.Name, "bad type %q: use letters, digits, '.', '_', '+' and '-'", j.Type)
+	}
+}
+
+// script checks script / script_file and reads the file in.
+func (p *parser) script(j *JobSpec, at, scriptKey, fileKey *yaml.Node) {
+	switch {
+	case scriptKey != nil && fileKey != nil:
+		p.fail(fileKey, j.Name, "give script or script_file, not both")
+	case scriptKey == nil && fileKey == nil:
+		p.fail(at, j.Name, "no script: add `script:` or `script_file:`")
+	case fileKey != nil:
+		p.readScript(j, fileKey)
+	case strings.TrimSpace(j.Script) == "":
+		p.fail(scriptKey, j.Name, "empty script")
+	}
+}
+
+func (p *parser) readScript(j *JobSpec, at *yaml.Node) {
+	if j.ScriptFile == "" {
+		p.fail(at, j.Name, "empty script_file")
+		return
+	}
+	path := j.ScriptFile
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(p.dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		p.fail(at, j.Name, "script_file %q: %v", j.ScriptFile, unwrapPath(err))
+		return
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		p.fail(at, j.Name, "script_file %q is empty", j.ScriptFile)
+		return
+	}
+	j.Script = string(b)
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+var runnerID = regexp.MustCompile(`^runner:[0-9]+$`)
+
+// runner accepts "", self, runner:<id> or a peer ID.
+func (p *parser) runner(e entry, job string) string {
+	r := p.str(e, job)
+	bad := strings.ContainsAny(r, " \t\n") ||
+		(strings.Contains(r, ":") && !runnerID.MatchString(r))
+	if bad {
+		p.fail(e.v, job, "runner %q: want self, a peer ID (12D3KooW…) or runner:<id>", r)
+		return ""
+	}
+	return r
+}

@@ -1,0 +1,142 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// Scheduler runs the flows of the contexts it serves. Create it with New,
+// Start it once, Shutdown when done.
+type Scheduler struct {
+	cfg  Config
+	st   *store.Store
+	log  *slog.Logger
+	proc string // this scheduler's jobs_done processing list
+
+	ctx    context.Context // cancelled by Shutdown
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	started bool                                // guarded by mu
+	closed  bool                                // guarded by mu
+	loops   map[uint64]bool                     // guarded by mu
+	runs    map[runKey]*flowRun                 // guarded by mu
+	subs    map[runKey]map[*subscriber]struct{} // guarded by mu
+}
+
+// New returns a scheduler over st; nothing runs until Start.
+func New(cfg Config, st *store.Store, log *slog.Logger) (*Scheduler, error) {
+	if st == nil {
+		return nil, fmt.Errorf("scheduler.New: no store")
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg = cfg.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Scheduler{cfg: cfg, st: st, log: log,
+		proc: store.JobsDoneProcessingKey(cfg.owner()), ctx: ctx, cancel: cancel,
+		loops: map[uint64]bool{}, runs: map[runKey]*flowRun{},
+		subs: map[runKey]map[*subscriber]struct{}{}}, nil
+}
+
+// Start recovers the unfinished flows of the served contexts and starts one
+// event loop per context, the context refresher and the lost-runner
+// watchdog. It returns at once; the work runs until Shutdown.
+func (s *Scheduler) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed || s.started {
+		s.mu.Unlock()
+		return fmt.Errorf("scheduler.Start: %w (already started or shut down)", ErrClosed)
+	}
+	s.started = true
+	s.mu.Unlock()
+	ids, err := s.contexts(ctx)
+	if err != nil {
+		s.log.Warn("listing contexts; will retry", "err", err)
+	}
+	for _, id := range ids {
+		s.ensureLoop(id)
+	}
+	s.spawn(s.refresher)
+	if s.cfg.PeerUp != nil {
+		s.spawn(s.watchdog)
+	}
+	return nil
+}
+
+// Shutdown stops every loop, timer and subscriber and waits for them (or
+// for ctx). Flows stay in Redis; a new scheduler resumes them. Safe to call
+// more than once.
+func (s *Scheduler) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	runs := make([]*flowRun, 0, len(s.runs))
+	for _, r := range s.runs {
+		runs = append(runs, r)
+	}
+	s.mu.Unlock()
+	for _, r := range runs {
+		r.mu.Lock()
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		r.mu.Unlock()
+	}
+	s.cancel()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("scheduler.Shutdown: %w", ctx.Err())
+	}
+}
+
+// spawn runs fn(s.ctx) in a tracked goroutine unless shut down.
+func (s *Scheduler) spawn(fn func(ctx context.Context)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn(s.ctx)
+	}()
+	return true
+}
+
+// running reports whether Start was called and Shutdown was not.
+func (s *Scheduler) running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.started && !s.closed
+}
+
+// contexts lists the served contexts.
+func (s *Scheduler) contexts(ctx context.Context) ([]uint64, error) {
+	if s.cfg.Contexts != nil {
+		return s.cfg.Contexts(ctx)
+	}
+	cs, err := s.st.ListContexts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: list contexts: %w", err)
+	}
+	ids := make([]uint64, 0, len(cs))
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+	}
+	return ids, nil
+}

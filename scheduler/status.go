@@ -1,0 +1,165 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// Status is a flow as a person or a script wants to see it.
+type Status struct {
+	ID        uint64            `json:"id"`
+	ContextID uint64            `json:"context_id"`
+	CallerID  uint64            `json:"caller_id"`
+	Name      string            `json:"name"`
+	Status    model.FlowStatus  `json:"status"`
+	Error     string            `json:"error,omitempty"`
+	Result    map[string]string `json:"result"`
+	OnFailure string            `json:"on_failure"`
+	Timeout   int64             `json:"timeout"` // seconds, 0 = none
+	CreatedAt int64             `json:"created_at"`
+	StartedAt int64             `json:"started_at,omitempty"`
+	EndedAt   int64             `json:"ended_at,omitempty"`
+	Jobs      []JobState        `json:"jobs"` // topological order
+	Progress  Progress          `json:"progress"`
+	Version   string            `json:"version"` // changes whenever anything shown changes
+	Flow      *model.Flow       `json:"-"`
+}
+
+// JobState is one job of a flow.
+type JobState struct {
+	Name            string            `json:"name"`
+	Key             string            `json:"key"`
+	State           NodeState         `json:"state"`
+	Status          model.JobStatus   `json:"status"` // the job hash's own status
+	Type            string            `json:"script_type"`
+	Runner          string            `json:"runner,omitempty"`
+	Attempt         int64             `json:"attempt"`
+	Retries         int64             `json:"retries"`
+	Duration        int64             `json:"duration_seconds"`
+	Result          map[string]string `json:"result"`
+	Error           string            `json:"error,omitempty"`
+	Needs           []string          `json:"needs"`
+	Depth           int               `json:"depth"`
+	ContinueOnError bool              `json:"continue_on_error,omitempty"`
+}
+
+// Progress counts jobs by state; Done = completed + failed + cancelled.
+type Progress struct {
+	Total      int `json:"total"`
+	Pending    int `json:"pending"`
+	Ready      int `json:"ready"`
+	Dispatched int `json:"dispatched"`
+	Running    int `json:"running"`
+	Completed  int `json:"completed"`
+	Failed     int `json:"failed"`
+	Cancelled  int `json:"cancelled"`
+	Done       int `json:"done"`
+}
+
+// Terminal reports whether the flow has ended.
+func (st *Status) Terminal() bool { return st.Status.Terminal() }
+
+// Status reads a flow and its jobs from Redis.
+func (s *Scheduler) Status(ctx context.Context, ctxID, flowID uint64) (*Status, error) {
+	g, err := s.st.LoadFlowGraph(ctx, ctxID, flowID)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler.Status: %w", err)
+	}
+	return s.statusOf(g), nil
+}
+
+func (s *Scheduler) statusOf(g *store.FlowGraph) *Status {
+	f := g.Flow
+	st := &Status{ID: f.ID, ContextID: f.ContextID, CallerID: f.CallerID, Name: f.Name, Status: f.Status,
+		Error: f.Extra[fError], Result: f.Result, OnFailure: f.Extra[fOnFailure], Timeout: atoi(f.Extra[fTimeout]),
+		CreatedAt: f.CreatedAt, StartedAt: atoi(f.Extra[fStartedAt]), EndedAt: atoi(f.Extra[fEndedAt]), Flow: f}
+	if !f.Status.Terminal() || st.Result == nil {
+		st.Result = g.Results
+	}
+	st.Jobs = s.jobStates(g)
+	for _, j := range st.Jobs {
+		st.Progress.add(j.State)
+	}
+	st.Version = version(st)
+	return st
+}
+
+// jobStates lists the flow's jobs in topological order.
+func (s *Scheduler) jobStates(g *store.FlowGraph) []JobState {
+	byID := map[uint64]string{}
+	for _, j := range g.Jobs {
+		if j != nil {
+			byID[j.ID] = j.Name
+		}
+	}
+	out := make([]JobState, 0, len(g.Jobs))
+	for _, j := range g.Jobs {
+		if j != nil {
+			out = append(out, s.jobState(j, NodeState(g.Nodes[j.Name]), byID))
+		}
+	}
+	return topoSort(out)
+}
+
+func (s *Scheduler) jobState(j *model.RunnerJob, st NodeState, byID map[uint64]string) JobState {
+	if st == "" {
+		st = StatePending
+	}
+	if st == StateDispatched && j.Status == model.JobStarted {
+		st = StateRunning
+	}
+	js := JobState{Name: j.Name, Key: store.JobKey(j.CallerID, j.ID), State: st, Status: j.Status,
+		Type: j.ScriptType, Runner: j.Runner, Attempt: j.Attempt, Retries: j.Retries, Result: j.Result,
+		Error: j.Error, ContinueOnError: j.Extra[fContinue] == "true", Needs: []string{}}
+	if js.Result == nil {
+		js.Result = map[string]string{}
+	}
+	for _, id := range j.Prerequisites {
+		js.Needs = append(js.Needs, byID[id])
+	}
+	if start := atoi(j.Extra[fDispatchedAt]); start > 0 && st != StatePending && st != StateReady {
+		end := s.cfg.Now().Unix()
+		if j.Status.Terminal() {
+			end = j.UpdatedAt
+		}
+		js.Duration = max(0, end-start)
+	}
+	return js
+}
+
+func (p *Progress) add(st NodeState) {
+	p.Total++
+	switch st {
+	case StatePending:
+		p.Pending++
+	case StateReady:
+		p.Ready++
+	case StateDispatched:
+		p.Dispatched++
+	case StateRunning:
+		p.Running++
+	case StateCompleted:
+		p.Completed++
+	case StateFailed:
+		p.Failed++
+	case StateCancelled:
+		p.Cancelled++
+	}
+	p.Done = p.Completed + p.Failed + p.Cancelled
+}
+
+// version fingerprints what a watcher shows: flow status and each job's
+// state, attempt and status.
+func version(st *Status) string {
+	h := fnv.New64a()
+	fmt.Fprint(h, st.Status, "|", st.Error)
+	for _, j := range st.Jobs {
+		fmt.Fprint(h, "|", j.Name, ":", j.State, ":", j.Attempt, ":", j.Status)
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
+}

@@ -1,0 +1,130 @@
+package scheduler
+
+import (
+	"regexp"
+	"strings"
+)
+
+var jobName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// validate checks what spans jobs: names, needs, cycles.
+func (p *parser) validate(f *File) {
+	p.names(f)
+	byName := make(map[string]*JobSpec, len(f.Jobs))
+	for _, j := range f.Jobs {
+		byName[j.Name] = j
+	}
+	needsOK := true
+	for _, j := range f.Jobs {
+		needsOK = p.jobNeeds(j, byName) && needsOK
+	}
+	if needsOK {
+		p.cycles(f, byName)
+	}
+	p.timeouts(f)
+}
+
+// names checks that job names are usable as env var parts and do not
+// collide once mapped (HYPHAE_IN_<JOB>_<KEY>).
+func (p *parser) names(f *File) {
+	seen := map[string]string{}
+	for _, j := range f.Jobs {
+		if !jobName.MatchString(j.Name) || len(j.Name) > 64 {
+			p.errs = append(p.errs, &FileError{File: p.src, Line: j.Line, Job: j.Name,
+				Msg: "bad name: use up to 64 letters, digits, '_' and '-', starting with a letter or '_'"})
+			continue
+		}
+		env := EnvName(j.Name)
+		if other, dup := seen[env]; dup {
+			p.errs = append(p.errs, &FileError{File: p.src, Line: j.Line, Job: j.Name,
+				Msg: "name collides with job \"" + other + "\": both give HYPHAE_IN_" + env + "_*"})
+			continue
+		}
+		seen[env] = j.Name
+	}
+}
+
+// jobNeeds checks one job's needs; false when any is unusable.
+func (p *parser) jobNeeds(j *JobSpec, byName map[string]*JobSpec) bool {
+	ok := true
+	seen := map[string]bool{}
+	for _, n := range j.Needs {
+		line := p.needLines[[2]string{j.Name, n}]
+		msg := ""
+		switch {
+		case n == j.Name:
+			msg = "needs itself"
+		case byName[n] == nil:
+			msg = "needs unknown job \"" + n + "\"" + didYouMean(n, byName)
+		case seen[n]:
+			msg = "needs \"" + n + "\" twice"
+		}
+		seen[n] = true
+		if msg != "" {
+			p.errs = append(p.errs, &FileError{File: p.src, Line: line, Job: j.Name, Msg: msg})
+			ok = false
+		}
+	}
+	return ok
+}
+
+func didYouMean(n string, byName map[string]*JobSpec) string {
+	names := make([]string, 0, len(byName))
+	for k := range byName {
+		names = append(names, k)
+	}
+	if s := suggest(n, names); s != "" {
+		return " (did you mean \"" + s + "\"?)"
+	}
+	return ""
+}
+
+// timeouts warns about job timeouts the flow's own timeout cuts short.
+func (p *parser) timeouts(f *File) {
+	for _, j := range f.Jobs {
+		if f.Timeout > 0 && j.Timeout > f.Timeout {
+			p.warn(j.Line, j.Name, "timeout %s is longer than the flow's timeout %s", j.Timeout, f.Timeout)
+		}
+		if j.Timeout > 0 && j.Timeout%1e9 != 0 {
+			p.warn(j.Line, j.Name, "timeout %s rounds up to whole seconds", j.Timeout)
+		}
+	}
+}
+
+// EnvName maps a job name or result key to its part of an env var name:
+// upper-cased, every character other than A-Z and 0-9 replaced by '_'.
+func EnvName(s string) string {
+	b := []byte(strings.ToUpper(s))
+	for i, c := range b {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// Validate checks a File built in code (Parse has done it for files read):
+// names, needs, cycles, and that every job has a type and a script.
+func (f *File) Validate() error {
+	p := &parser{src: f.Source, needLines: map[[2]string]int{}}
+	if p.src == "" {
+		p.src = "flow"
+	}
+	seen := map[string]bool{}
+	for _, j := range f.Jobs {
+		if seen[j.Name] {
+			p.errs = append(p.errs, &FileError{File: p.src, Line: j.Line, Msg: "duplicate job \"" + j.Name + "\""})
+		}
+		seen[j.Name] = true
+		if j.Type == "" || strings.TrimSpace(j.Script) == "" {
+			p.errs = append(p.errs, &FileError{File: p.src, Line: j.Line, Job: j.Name, Msg: "needs a type and a script"})
+		}
+	}
+	if len(p.errs) == 0 {
+		p.validate(f)
+	}
+	if len(p.errs) > 0 {
+		return p.errs.sorted()
+	}
+	return nil
+}
