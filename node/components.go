@@ -129,6 +129,12 @@ func (n *Node) contextsChanged() {
 	if n.bridge != nil {
 		n.bridge.Kick()
 	}
+	if n.runner != nil {
+		n.runner.Refresh()
+	}
+	if n.sched != nil {
+		n.sched.Refresh()
+	}
 }
 
 func (n *Node) listenAddrs() []string {

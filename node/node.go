@@ -236,3 +236,11 @@ func (n *Node) stopPart(ctx context.Context, name string) {
 func (n *Node) Drain() {
 	n.drainOnce.Do(func() { close(n.drainCh) })
 }
+
+// BusStats returns the bridge's message counters (zero before Start).
+func (n *Node) BusStats() bridge.Snapshot {
+	if n.bridge == nil {
+		return bridge.Snapshot{}
+	}
+	return n.bridge.Stats().Snapshot()
+}

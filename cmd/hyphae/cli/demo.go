@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node/demo"
+)
+
+func newDemo(g *globals) *cobra.Command {
+	var keep, verbose bool
+	var dir string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run three agents in this process and a cross-tenant flow between them",
+		Long: `Start alice, bob and carol in this process, each with its own actor key,
+embedded store (redis-server when installed, else in memory) and libp2p host on
+127.0.0.1. Alice and carol each create a context and grant bob the executor
+role; bob runs a flow whose jobs land on their runners, passing results along.
+The demo shows the DAG as it runs, prints the results and explains what
+crossed the wire. Exits 0 when the flow finished.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o := demo.Options{Dir: dir, Keep: keep, Out: cmd.OutOrStdout(), Timeout: timeout}
+			if verbose {
+				o.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+			}
+			if err := demo.Run(cmd.Context(), o); err != nil {
+				return failed("demo: %v", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&keep, "keep", false, "leave the agents running and print how to talk to each")
+	cmd.Flags().StringVar(&dir, "dir", "", "where the agents' data dirs go (default: a temp dir, removed afterwards)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the agents' logs")
+	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "give up after this long")
+	return cmd
+}

@@ -1,0 +1,26 @@
+package scheduler
+
+import (
+	"context"
+	"time"
+)
+
+// Refresh starts serving contexts that appeared since the last periodic
+// refresh, now (the node calls it when a context is created).
+func (s *Scheduler) Refresh() {
+	s.mu.Lock()
+	running := s.started && !s.closed
+	s.mu.Unlock()
+	if !running {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+	defer cancel()
+	ids, err := s.contexts(ctx)
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		s.ensureLoop(id)
+	}
+}
