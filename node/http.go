@@ -14,6 +14,7 @@ func (n *Node) registerHTTP() {
 	n.api.Handle("GET /ready", http.HandlerFunc(n.serveReady), true)
 	n.api.Handle("GET /info", http.HandlerFunc(n.serveInfo), true)
 	n.api.Handle("GET /metrics", n.metrics.handler(), true)
+	n.registerEvents()
 }
 
 func (n *Node) serveHealth(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,102 @@
+package node
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// Live event streams (server-sent events), token-guarded on TCP:
+//
+//	GET /events/job?context=N&key=job:C:I   "log" events ({"lines":[…]}), then one "end" event with the job
+//	GET /events/flow?context=N&id=F         a "flow" event (the flow view) whenever it changes, "end" when it ends
+func (n *Node) registerEvents() {
+	n.api.Handle("GET /events/job", http.HandlerFunc(n.serveJobEvents), false)
+	n.api.Handle("GET /events/flow", http.HandlerFunc(n.serveFlowEvents), false)
+}
+
+// sse prepares a response for server-sent events.
+func sse(w http.ResponseWriter) (func(event string, v any) error, bool) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return nil, false
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	return func(event string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+			return err
+		}
+		fl.Flush()
+		return nil
+	}, true
+}
+
+func (n *Node) serveJobEvents(w http.ResponseWriter, r *http.Request) {
+	ctxID, err := strconv.ParseUint(r.URL.Query().Get("context"), 10, 64)
+	key := r.URL.Query().Get("key")
+	if _, _, kerr := store.ParseJobKey(key); err != nil || kerr != nil {
+		http.Error(w, "want ?context=N&key=job:<caller>:<id>", http.StatusBadRequest)
+		return
+	}
+	if _, err := n.store.LoadJobKey(r.Context(), ctxID, key); err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	send, ok := sse(w)
+	if !ok {
+		return
+	}
+	_, err = n.store.FollowLogs(r.Context(), ctxID, key, 0, func(lines []string) error {
+		return send("log", map[string]any{"lines": lines})
+	})
+	if err != nil || r.Context().Err() != nil {
+		return
+	}
+	if j, err := n.store.LoadJobKey(r.Context(), ctxID, key); err == nil {
+		_ = send("end", jobView(j))
+	}
+}
+
+func (n *Node) serveFlowEvents(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	ctxID, err1 := strconv.ParseUint(q.Get("context"), 10, 64)
+	id, err2 := strconv.ParseUint(q.Get("id"), 10, 64)
+	if err1 != nil || err2 != nil || n.sched == nil {
+		http.Error(w, "want ?context=N&id=F on an agent with the supervisor role", http.StatusBadRequest)
+		return
+	}
+	st, err := n.sched.Status(r.Context(), ctxID, id)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	}
+	send, ok := sse(w)
+	if !ok {
+		return
+	}
+	for {
+		if err := send("flow", FlowView{Status: *st}); err != nil {
+			return
+		}
+		if st.Status.Terminal() {
+			_ = send("end", FlowView{Status: *st})
+			return
+		}
+		next, err := n.sched.Next(r.Context(), ctxID, id, st.Version)
+		if err != nil || next == nil {
+			return
+		}
+		st = next
+	}
+}

@@ -1,0 +1,65 @@
+package node_test
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+func metricValue(t *testing.T, a *agent, series string) float64 {
+	t.Helper()
+	code, body, err := a.client.Get(context.Background(), "/metrics")
+	if err != nil || code != 200 {
+		t.Fatalf("/metrics: %d %v", code, err)
+	}
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` ([0-9.e+-]+)$`)
+	m := re.FindSubmatch(body)
+	if m == nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(string(m[1]), 64)
+	return v
+}
+
+// Metrics move when jobs run: job counters by type and outcome, the
+// duration histogram, and the bus counters of a cross-agent job.
+func TestMetricsMoveWhenJobsRun(t *testing.T) {
+	b := startAgent(t, agentOpts{})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	finished := `hyphae_jobs_total{outcome="finished",type="sh"}`
+	failed := `hyphae_jobs_total{outcome="error",type="sh"}`
+	if v := metricValue(t, b, finished); v != 0 {
+		t.Fatalf("before any job: %v", v)
+	}
+	b.call(t, "context.create", map[string]any{"id": 1}, nil)
+	b.call(t, "context.grant", map[string]any{"id": 1, "actor": a.peerID(), "role": "executor"}, nil)
+	for _, script := range []string{"true", "true", "exit 1"} {
+		var j node.JobView
+		b.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": script}, &j)
+		waitJob(t, b, 1, j.Key)
+	}
+	if v := metricValue(t, b, finished); v != 2 {
+		t.Errorf("%s = %v, want 2", finished, v)
+	}
+	if v := metricValue(t, b, failed); v != 1 {
+		t.Errorf("%s = %v, want 1", failed, v)
+	}
+	if v := metricValue(t, b, `hyphae_job_duration_seconds_count{type="sh"}`); v != 3 {
+		t.Errorf("duration histogram count = %v, want 3", v)
+	}
+	var j node.JobView
+	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 1, "type": "sh", "script": "true"}, &j)
+	waitJob(t, a, j.ContextID, j.Key)
+	if v := metricValue(t, a, `hyphae_bus_messages_out_total{type="job"}`); v < 1 {
+		t.Errorf("origin sent %v job messages", v)
+	}
+	if v := metricValue(t, b, `hyphae_bus_messages_in_total{type="job"}`); v < 1 {
+		t.Errorf("runner received %v job messages", v)
+	}
+	if v := metricValue(t, a, `hyphae_peers{state="up"}`); v != 1 {
+		t.Errorf("peers up = %v", v)
+	}
+}
