@@ -66,4 +66,3 @@ func readSSE(t *testing.T, body interface {
 	}
 	return out
 }
-
