@@ -26,8 +26,9 @@ type runFlags struct {
 	presence                                                 time.Duration
 }
 
-func newRun(g *globals) *cobra.Command {
-	f := &runFlags{}
+func newRun(g *globals) *cobra.Command { return newRunWith(g, &runFlags{}) }
+
+func newRunWith(g *globals, f *runFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the agent on this machine (foreground; SIGINT/SIGTERM drain and stop)",

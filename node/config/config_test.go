@@ -1,0 +1,67 @@
+package config_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hyphae-run/hyphae/node/config"
+)
+
+// The example written by init and kept in configs/ parses strictly and
+// validates; the two stay the same text.
+func TestExampleParsesAndMatchesConfigsDir(t *testing.T) {
+	c, err := config.Parse([]byte(config.Example), "example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Defaults()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../../configs/hyphae.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != config.Example {
+		t.Fatal("configs/hyphae.yaml differs from config.Example: regenerate it")
+	}
+}
+
+func TestUnknownKeyIsAnErrorWithItsLine(t *testing.T) {
+	_, err := config.Parse([]byte("roles: [runner]\nredis:\n  urll: redis://x\n"), "h.yaml")
+	if err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "urll") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestValidateNamesEachBadKey(t *testing.T) {
+	c, err := config.Parse([]byte(`
+roles: [runner, boss]
+log: {level: loud}
+redis: {url: "http://x"}
+api: {listen: "nope"}
+overlay: {bootstrap: ["/ip4/1.2.3.4/tcp/1"], listen: ["garbage"]}
+executors: {v: []}
+`), "bad.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Defaults()
+	err = c.Validate()
+	for _, want := range []string{"roles", "log.level", "redis.url", "api.listen", "overlay.bootstrap", "/p2p/", "overlay.listen", "executors.v"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("validation error lacks %q: %v", want, err)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	t.Setenv("HYPHAE_DATA_DIR", "/tmp/hy-test-dir")
+	c := &config.Config{}
+	c.Defaults()
+	if c.DataDir != "/tmp/hy-test-dir" || c.API.Listen != "127.0.0.1:9652" || !*c.Overlay.MDNS ||
+		len(c.Roles) != 2 || c.Bus.TimeoutAck == 0 || c.Runner.DrainGrace == 0 {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
