@@ -43,4 +43,3 @@ func TestRunRejectsBadConfigBeforeStarting(t *testing.T) {
 		t.Fatalf("exit %d, want %d", code, ExitUsage)
 	}
 }
-
