@@ -24,6 +24,7 @@ func (n *Node) Reload(next *config.Config) []string {
 	check("runner", old.Runner, next.Runner)
 	check("executors", old.Executors, next.Executors)
 	check("bus", old.Bus, next.Bus)
+	check("supervisor", old.Supervisor, next.Supervisor)
 	n.cfg.Log = next.Log
 	if len(restart) > 0 {
 		n.log.Warn("config reloaded: these sections changed and need a restart to take effect", "sections", restart)

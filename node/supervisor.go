@@ -14,11 +14,12 @@ import (
 // startScheduler starts the flow scheduler (supervisor role).
 func (n *Node) startScheduler(ctx context.Context) error {
 	s, err := scheduler.New(scheduler.Config{
-		Self:       n.id.PeerID().String(),
-		LocalTypes: n.scriptTypes,
-		KnownTypes: n.knownTypes,
-		Contexts:   n.contextIDs,
-		PeerUp:     n.peerUp,
+		Self:        n.id.PeerID().String(),
+		LocalTypes:  n.scriptTypes,
+		KnownTypes:  n.knownTypes,
+		Contexts:    n.contextIDs,
+		PeerUp:      n.peerUp,
+		RunnerGrace: n.cfg.Supervisor.RunnerGrace,
 		Stop: func(ctx context.Context, ctxID uint64, key string, j *model.RunnerJob) error {
 			_, err := n.stopJob(ctx, ctxID, key, j.Runner)
 			return err

@@ -88,7 +88,8 @@ func (p *proc) kill() {
 	if p.cmd.Process != nil {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		select {
-		case <-p.done:
+		case err := <-p.done:
+			p.done <- err // later waits see the exit too
 		case <-time.After(10 * time.Second):
 		}
 	}

@@ -30,6 +30,15 @@ type Config struct {
 	// replaced by the script's path, e.g. v: [v, run, "{file}"].
 	Executors map[string][]string `yaml:"executors"`
 	Bus       Bus                 `yaml:"bus"`
+	// Supervisor tunes flow scheduling.
+	Supervisor Supervisor `yaml:"supervisor"`
+}
+
+// Supervisor tunes the flow scheduler.
+type Supervisor struct {
+	// RunnerGrace: a remote runner silent this long has its flow jobs
+	// dispatched again elsewhere (new attempt, when retries allow); default 30s.
+	RunnerGrace time.Duration `yaml:"runner_grace"`
 }
 
 // Log configures structured logging.
@@ -139,6 +148,9 @@ func (c *Config) Defaults() {
 	if c.Runner.DefaultTimeout == 0 {
 		c.Runner.DefaultTimeout = time.Hour
 	}
+	if c.Supervisor.RunnerGrace == 0 {
+		c.Supervisor.RunnerGrace = 30 * time.Second
+	}
 	if c.Bus.TimeoutAck == 0 {
 		c.Bus.TimeoutAck = 3 * time.Second
 	}
@@ -221,7 +233,7 @@ func (c *Config) validateMore() []error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"bus.timeout_ack", c.Bus.TimeoutAck}, {"bus.timeout", c.Bus.Timeout}, {"bus.skew", c.Bus.Skew},
+	}{{"bus.timeout_ack", c.Bus.TimeoutAck}, {"supervisor.runner_grace", c.Supervisor.RunnerGrace}, {"bus.timeout", c.Bus.Timeout}, {"bus.skew", c.Bus.Skew},
 		{"runner.default_timeout", c.Runner.DefaultTimeout}, {"runner.drain_grace", c.Runner.DrainGrace}, {"overlay.presence_interval", c.Overlay.PresenceInterval}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s: %v must not be negative", d.name, d.v))

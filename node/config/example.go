@@ -49,6 +49,9 @@ executors: {}
 #  v: [v, run, "{file}"]
 #  rust: [rust-script, "{file}"]
 
+supervisor:
+  runner_grace: 30s        # a runner silent this long gets its flow jobs re-dispatched
+
 bus:
   timeout_ack: 3s          # resend a message not acknowledged by then
   timeout: 10m             # give up on a message after this
