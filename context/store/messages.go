@@ -109,22 +109,22 @@ func (s *Store) DeleteMessage(ctx context.Context, ctxID, caller, id uint64) err
 	return wrap("store.DeleteMessage", del(ctx, db, MessageKey(caller, id)))
 }
 
-// SetMessageStatus moves a message to status (validated), writing fields.
+// SetMessageStatus moves a message to status (validated atomically, so an
+// ack and a result racing cannot undo each other), writing fields.
 func (s *Store) SetMessageStatus(ctx context.Context, ctxID uint64, key string,
 	status model.MessageStatus, fields model.Hash) error {
-	m, err := s.LoadMessageKey(ctx, ctxID, key)
+	db, err := s.DB(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SetMessageStatus: %w", err)
 	}
-	if !m.Status.CanMoveTo(status) {
-		return fmt.Errorf("store.SetMessageStatus %s: %w: %q -> %q", key, model.ErrBadTransition, m.Status, status)
-	}
-	db, _ := s.DB(ctxID)
-	h := model.Hash{"status": string(status), "updated_at": u(uint64(now()))}
+	h := model.Hash{}
 	for k, v := range fields {
-		h[k] = v
+		if k != "status" {
+			h[k] = v
+		}
 	}
-	return wrap("store.SetMessageStatus", hset(ctx, db, key, h))
+	args := append([]any{string(status), now()}, pairs(h)...)
+	return scriptErr("store.SetMessageStatus "+key, setMessageStatus.Run(ctx, db, []string{key}, args...).Err())
 }
 
 // PushKey pushes an existing hash's key on a list of context ctxID (e.g.

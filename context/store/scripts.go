@@ -132,3 +132,37 @@ func pairs(h model.Hash) []any {
 	}
 	return out
 }
+
+// luaMsgMoves is the message lifecycle as a Lua table, generated from
+// model.MessageStatus.CanMoveTo.
+var luaMsgMoves = func() string {
+	all := []model.MessageStatus{"", model.MsgDispatched, model.MsgAcknowledged, model.MsgError, model.MsgProcessed}
+	var b strings.Builder
+	b.WriteString("local moves = {")
+	for _, from := range all {
+		fmt.Fprintf(&b, "[%q]={", from)
+		for _, to := range all[1:] {
+			if from.CanMoveTo(to) {
+				fmt.Fprintf(&b, "[%q]=true,", to)
+			}
+		}
+		b.WriteString("},")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}()
+
+// setMessageStatus moves a message to a new status if the lifecycle allows.
+// KEYS[1] message key. ARGV[1] new status, ARGV[2] now, ARGV[3..] field,
+// value pairs.
+var setMessageStatus = redis.NewScript(luaMsgMoves + `
+if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('notfound: ' .. KEYS[1]) end
+local st = redis.call('HGET', KEYS[1], 'status') or ''
+local allowed = moves[st]
+if allowed == nil or not allowed[ARGV[1]] then
+  return redis.error_reply('transition: ' .. KEYS[1] .. ' cannot go from "' .. st .. '" to "' .. ARGV[1] .. '"')
+end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2])
+if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
+return 1
+`)

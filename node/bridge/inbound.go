@@ -11,11 +11,27 @@ import (
 )
 
 // validate is the overlay's inbox validator: malformed, oversized, badly
-// signed, skewed or misaddressed envelopes are rejected (and the sender's
-// score drops) before they reach receiveLoop.
-func (b *Bridge) validate(_ context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
-	if _, err := b.ver.Check(data, from); err != nil {
+// signed or skewed envelopes are rejected (and the sender's score drops),
+// envelopes sealed to another agent are ignored, and replays (an envelope
+// id already seen from that sender, remembered in Redis for twice the skew
+// window) are rejected — all before they reach receiveLoop.
+func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
+	env, err := b.ver.Check(data, from)
+	if err != nil {
 		b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
+		return pubsub.ValidationReject
+	}
+	if env.To != b.self { // sealed to someone else: ignored, not punished
+		b.stats.reject(b.log, from.String(), "not_for_me", nil)
+		return pubsub.ValidationIgnore
+	}
+	fresh, err := b.st.MarkSeen(ctx, env.ReplayKey(), 2*b.cfg.Skew+time.Minute)
+	switch {
+	case err != nil: // cannot tell: drop unpunished, the sender resends
+		b.log.Warn("bridge: replay check", "err", err)
+		return pubsub.ValidationIgnore
+	case !fresh: // a replay: rejected, and the sender's score drops
+		b.stats.reject(b.log, from.String(), "replay", nil)
 		return pubsub.ValidationReject
 	}
 	return pubsub.ValidationAccept
@@ -37,21 +53,13 @@ func (b *Bridge) receiveLoop() {
 	}
 }
 
-// receive verifies, dedupes and opens one envelope, then handles it.
+// receive re-verifies and opens one envelope the validator accepted (and
+// marked seen), then handles it.
 // Nothing here may panic or block for long on bad input.
 func (b *Bridge) receive(from peer.ID, data []byte) {
 	env, err := b.ver.Check(data, from)
 	if err != nil {
 		b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
-		return
-	}
-	fresh, err := b.st.MarkSeen(b.ctx, env.ReplayKey(), 2*b.cfg.Skew+time.Minute)
-	if err != nil {
-		b.log.Warn("bridge: replay check", "err", err)
-		return
-	}
-	if !fresh {
-		b.stats.reject(b.log, from.String(), "replay", nil)
 		return
 	}
 	plain, err := b.ver.Open(env)

@@ -148,6 +148,10 @@ func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *pay
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "stop refused: only the job's caller or an admin may stop it")
 		return nil
 	}
+	if j.Status.Terminal() { // nothing to stop; without an answer the sender would resend until its timeout
+		b.reply(ctx, from, envelope.TypeError, target, p.Ref, fmt.Sprintf("stop: job already ended (%s)", j.Status))
+		return nil
+	}
 	if b.cfg.StopLocal != nil {
 		if err := b.cfg.StopLocal(ctx, target, key); err != nil {
 			return err

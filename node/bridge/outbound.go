@@ -12,6 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/scheduler"
 )
 
 // msgOutLoop takes message keys from a context's msg_out, prepares them
@@ -49,6 +50,14 @@ func (b *Bridge) prepare(ctx context.Context, ctxID uint64, key string) error {
 	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
 		return err
+	}
+	if m.CreatedAt <= 0 {
+		// A plain client's message may lack created_at; its timeout then
+		// counts from now (expired() needs a start, or it never gives up).
+		now := strconv.FormatInt(time.Now().Unix(), 10)
+		if err := b.st.SetFields(ctx, ctxID, key, model.Hash{"created_at": now}); err != nil {
+			return err
+		}
 	}
 	switch m.MessageType {
 	case model.MsgTypeJob:
@@ -161,6 +170,12 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	if b.expired(m) {
 		return b.giveUp(ctx, ctxID, key, m, sends)
 	}
+	if why := b.cancelledFlowJob(ctx, ctxID, m); why != "" {
+		return b.withdraw(ctx, ctxID, key, m, why)
+	}
+	if why := b.staleAttempt(ctx, ctxID, m); why != "" {
+		return b.withdraw(ctx, ctxID, key, m, why)
+	}
 	dst, why := b.destination(ctx, ctxID, m)
 	if dst == "" {
 		_ = b.st.SetFields(ctx, ctxID, key, model.Hash{"error": why})
@@ -214,6 +229,56 @@ func (b *Bridge) deliver(ctx context.Context, dst peer.ID, typ envelope.Type, ta
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	return b.tr.Send(sctx, dst, env.Marshal())
+}
+
+// cancelledFlowJob says why a job message must not be (re)sent: it
+// carries a flow job whose node has ended meanwhile (the flow was
+// cancelled, timed out or failed before the runner acknowledged it).
+func (b *Bridge) cancelledFlowJob(ctx context.Context, ctxID uint64, m *model.Message) string {
+	if m.MessageType != model.MsgTypeJob || len(m.Job) != 1 || m.Job[0].FlowID == 0 || m.Job[0].Name == "" {
+		return ""
+	}
+	j := m.Job[0]
+	f, err := b.st.Fields(ctx, ctxID, store.FlowNodesKey(j.FlowID), j.Name)
+	if err != nil || len(f) != 1 || !scheduler.NodeState(f[0]).Terminal() {
+		return ""
+	}
+	return fmt.Sprintf("withdrawn before delivery: job %q of flow %d is %s", j.Name, j.FlowID, f[0])
+}
+
+// staleAttempt says why a job message is outdated: its job has moved on to
+// a newer attempt (re-dispatched elsewhere), so resending the old one
+// would run the job twice and point the job at the old runner.
+func (b *Bridge) staleAttempt(ctx context.Context, ctxID uint64, m *model.Message) string {
+	if m.MessageType != model.MsgTypeJob || len(m.Job) != 1 || m.Job[0].Attempt == 0 {
+		return ""
+	}
+	j := m.Job[0]
+	f, err := b.st.Fields(ctx, ctxID, store.JobKey(j.CallerID, j.ID), "attempt")
+	if err != nil || f[0] == "" {
+		return ""
+	}
+	cur, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || cur <= j.Attempt {
+		return ""
+	}
+	return fmt.Sprintf("withdrawn: the job moved on to attempt %d", cur)
+}
+
+// withdraw ends an undelivered job message for good, and its job attempt
+// with it (so a late copy of the job's result is refused).
+func (b *Bridge) withdraw(ctx context.Context, ctxID uint64, key string, m *model.Message, why string) error {
+	_, _ = b.st.OutboxRemove(ctx, ctxID, key)
+	b.log.Info("bridge: job message withdrawn", "context", ctxID, "key", key, "reason", why)
+	if m.Status.CanMoveTo(model.MsgError) {
+		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": why})
+	}
+	j := m.Job[0]
+	err := b.st.CompleteJob(ctx, ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt, model.JobError, model.Hash{"error": why})
+	if err != nil && !errors.Is(err, store.ErrFenced) && !errors.Is(err, model.ErrBadTransition) {
+		return err
+	}
+	return nil
 }
 
 // giveUp ends a message that was never acknowledged in time.

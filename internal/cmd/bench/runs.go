@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// run is one `go test -run '^$' -bench <bench> -benchtime <n>x` invocation.
+type run struct {
+	pkg   string // ./context/store
+	bench string // -bench pattern
+	full  int    // iterations (-benchtime Nx) in full mode
+	quick int    // … in quick mode
+	// env is set for the benchmark process in both modes; fullEnv and
+	// quickEnv in one mode only.
+	env, fullEnv, quickEnv []string
+	quickShort             bool // -short in quick mode
+	once                   bool // ignores -count: a long measuring window per run
+	// verbose adds -v, for skip messages and b.Log lines. Only where the
+	// package does not log more under -v: node's test agents then log at
+	// debug level, which would be measured.
+	verbose bool
+}
+
+// runs are the invocations, in order. Full mode takes about 3 minutes on 2
+// vCPUs (the presence windows alone are 3 × 30 s), quick mode about 1.5
+// minutes; both stay well inside 10 minutes on a busy machine.
+var runs = []run{
+	{pkg: "./crypto/envelope", bench: "^Benchmark(SealOpen|Seal|Check|Open)$", full: 5000, quick: 1000},
+	{pkg: "./context/store", bench: "^Benchmark(SaveLoadJobInterleaved|EnqueueDequeueInterleaved|StoreSaveLoadJob|RawSaveLoadJob|StoreEnqueueDequeue|RawEnqueueDequeue|RawEnqueueDequeuePipelined)$", full: 3000, quick: 800},
+	{pkg: "./executor", bench: "^Benchmark(NoopJob|RawRedisCycle)$", full: 3000, quick: 600},
+	{pkg: "./executor", bench: "^Benchmark(ShTrue|RawForkExec)$", full: 2000, quick: 400},
+	{pkg: "./executor", bench: "^Benchmark(NoopJobCost|RawRedisCycleCost|ShTrueCost|RawForkExecCost)$", full: 1000, quick: 300},
+	{pkg: "./overlay", bench: "^Benchmark(SendRoundTrip|RawPubsubRoundTrip)$", full: 2000, quick: 400},
+	{pkg: "./overlay", bench: "^BenchmarkTimeToFirstPeer$", full: 10, quick: 3, verbose: true},
+	{pkg: "./overlay", bench: "^BenchmarkPresenceTraffic$", full: 1, quick: 1, once: true, quickShort: true, verbose: true,
+		fullEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=30"}, quickEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=10"}},
+	{pkg: "./node", bench: "^BenchmarkCrossAgentRoundTrip$", full: 500, quick: 100},
+	{pkg: "./node", bench: "^BenchmarkCrossAgentCost$", full: 300, quick: 100},
+	{pkg: "./node", bench: "^BenchmarkFlowChainEdge$", full: 5, quick: 1},
+	{pkg: "./scheduler", bench: "^Benchmark(ChainEdge|FanOut1000)$", full: 10, quick: 2},
+	{pkg: "./scheduler", bench: "^Benchmark(FlowMemory|FlowMemorySeries)$", full: 1, quick: 1, verbose: true},
+}
+
+// iterations is the -benchtime count for the mode.
+func (r run) iterations(quick bool) int {
+	if quick {
+		return r.quick
+	}
+	return r.full
+}
+
+// environ is the extra environment for the mode.
+func (r run) environ(quick bool) []string {
+	e := append([]string(nil), r.env...)
+	if quick {
+		return append(e, r.quickEnv...)
+	}
+	return append(e, r.fullEnv...)
+}
+
+// count is the -count for this run.
+func (r run) count(count int) int {
+	if r.once {
+		return 1
+	}
+	return count
+}
+
+// testArgs are the compiled test binary's arguments.
+func (r run) testArgs(quick bool, count int) []string {
+	args := []string{"-test.run", "^$", "-test.bench", r.bench,
+		"-test.benchtime", fmt.Sprintf("%dx", r.iterations(quick)),
+		"-test.count", fmt.Sprint(r.count(count)), "-test.timeout", "15m"}
+	if r.verbose {
+		args = append(args, "-test.v")
+	}
+	if quick && r.quickShort {
+		args = append(args, "-test.short")
+	}
+	return args
+}
+
+// goTest is the equivalent `go test` command line, for the report.
+func (r run) goTest(quick bool, count int) string {
+	var b strings.Builder
+	for _, e := range r.environ(quick) {
+		b.WriteString(e + " ")
+	}
+	fmt.Fprintf(&b, "go test -run '^$' -bench '%s' -benchtime %dx", r.bench, r.iterations(quick))
+	if c := r.count(count); c > 1 {
+		fmt.Fprintf(&b, " -count %d", c)
+	}
+	if quick && r.quickShort {
+		b.WriteString(" -short")
+	}
+	if r.verbose {
+		b.WriteString(" -v")
+	}
+	b.WriteString(" " + r.pkg)
+	return b.String()
+}
