@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// registerHTTP adds the plain endpoints: /health, /ready, /info (open on
-// TCP so probes need no token) and /metrics.
+// registerHTTP adds the plain endpoints: /health (store and overlay
+// reachable), /ready (started, not draining), /info and /metrics — open on
+// TCP so probes need no token — and the event streams (token on TCP).
 func (n *Node) registerHTTP() {
 	n.api.Handle("GET /health", http.HandlerFunc(n.serveHealth), true)
 	n.api.Handle("GET /ready", http.HandlerFunc(n.serveReady), true)
@@ -25,6 +26,16 @@ func (n *Node) serveHealth(w http.ResponseWriter, r *http.Request) {
 	if err := n.store.Ping(ctx); err != nil {
 		checks["store"] = err.Error()
 		code = http.StatusServiceUnavailable
+	}
+	switch {
+	case n.overlay == nil:
+		checks["overlay"] = "not started"
+		code = http.StatusServiceUnavailable
+	case len(n.overlay.Addrs()) == 0:
+		checks["overlay"] = "no listen address"
+		code = http.StatusServiceUnavailable
+	default:
+		checks["overlay"] = "ok"
 	}
 	writeJSONStatus(w, code, checks)
 }
