@@ -51,10 +51,11 @@ func Run(ctx context.Context, o Options) error {
 			defer os.RemoveAll(d)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	if o.Keep {
-		cancel()
+	var cancel context.CancelFunc
+	if o.Keep { // runs until interrupted
 		ctx, cancel = context.WithCancel(ctx)
+	} else {
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 	}
 	defer cancel()
 	s := &story{o: o}
