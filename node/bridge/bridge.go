@@ -60,13 +60,14 @@ func (c *Config) defaults() {
 
 // Bridge moves messages between the context DBs and the bus.
 type Bridge struct {
-	cfg   Config
-	st    *store.Store
-	tr    Transport
-	log   *slog.Logger
-	ver   *envelope.Verifier
-	stats *Stats
-	self  peer.ID
+	cfg     Config
+	st      *store.Store
+	tr      Transport
+	log     *slog.Logger
+	ver     *envelope.Verifier
+	stats   *Stats
+	self    peer.ID
+	checked verified // envelopes the validator checked, for receive
 
 	ctx    context.Context
 	cancel context.CancelFunc

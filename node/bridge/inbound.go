@@ -34,6 +34,7 @@ func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) pubsub
 		b.stats.reject(b.log, from.String(), "replay", nil)
 		return pubsub.ValidationReject
 	}
+	b.checked.put(data, env)
 	return pubsub.ValidationAccept
 }
 
@@ -53,14 +54,18 @@ func (b *Bridge) receiveLoop() {
 	}
 }
 
-// receive re-verifies and opens one envelope the validator accepted (and
-// marked seen), then handles it.
+// receive opens one envelope the validator accepted (and marked seen),
+// verifying it again only when the validator's result is not at hand, then
+// handles it.
 // Nothing here may panic or block for long on bad input.
 func (b *Bridge) receive(from peer.ID, data []byte) {
-	env, err := b.ver.Check(data, from)
-	if err != nil {
-		b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
-		return
+	env := b.checked.take(data)
+	if env == nil || env.From != from {
+		var err error
+		if env, err = b.ver.Check(data, from); err != nil {
+			b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
+			return
+		}
 	}
 	plain, err := b.ver.Open(env)
 	if err != nil {
