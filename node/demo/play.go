@@ -20,7 +20,7 @@ jobs:
     type: sh
     runner: %[1]s
     script: |
-      echo "fetching on $(hostname) for caller $HYPHAE_CALLER_ID"
+      echo "fetching on $(uname -n) for caller $HYPHAE_CALLER_ID"
       echo "items=42" >> "$HYPHAE_RESULT"
   count:
     type: sh
