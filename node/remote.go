@@ -70,6 +70,11 @@ func (n *Node) pushOut(ctx context.Context, ctxID uint64, m *model.Message) erro
 
 // originContext picks the local context that records a job sent away.
 func (n *Node) originContext(ctx context.Context, want uint64) (uint64, error) {
+	if n.store.CheckContextID(want) == nil {
+		if _, err := n.store.LoadContext(ctx, want); err == nil {
+			return want, nil
+		}
+	}
 	ids, err := n.contextIDs(ctx)
 	if err != nil {
 		return 0, err

@@ -79,15 +79,14 @@ func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref strin
 	if err != nil {
 		return "", false, fmt.Errorf("store.Materialize: %w", err)
 	}
-	if prev, err := db.Get(ctx, InboundKey(sender, ref)).Result(); err == nil {
-		return prev, false, nil
+	var mid, jid *redis.IntCmd
+	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		mid, jid = p.Incr(ctx, SeqKey("message")), p.Incr(ctx, SeqKey("job"))
+		return nil
+	}); err != nil {
+		return "", false, fmt.Errorf("store.Materialize: ids: %w", err)
 	}
-	if m.ID, err = NextID(ctx, db, "message"); err != nil {
-		return "", false, err
-	}
-	if j.ID, err = NextID(ctx, db, "job"); err != nil {
-		return "", false, err
-	}
+	m.ID, j.ID = uint64(mid.Val()), uint64(jid.Val())
 	stamp(&m.CreatedAt, &m.UpdatedAt)
 	stamp(&j.CreatedAt, &j.UpdatedAt)
 	mp, jp := pairs(m.ToHash()), pairs(j.ToHash())
@@ -166,6 +165,23 @@ func (s *Store) OutboxAdd(ctx context.Context, ctxID uint64, key string, t time.
 		return err
 	}
 	return db.ZAdd(ctx, OutboxKey, redis.Z{Score: float64(t.UnixMilli()), Member: key}).Err()
+}
+
+// ScheduleSend puts message key in the outbox for time t and writes fields
+// on it, in one round trip (MULTI).
+func (s *Store) ScheduleSend(ctx context.Context, ctxID uint64, key string, t time.Time, fields model.Hash) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return err
+	}
+	_, err = db.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZAdd(ctx, OutboxKey, redis.Z{Score: float64(t.UnixMilli()), Member: key})
+		if len(fields) > 0 {
+			p.HSet(ctx, key, pairs(fields)...)
+		}
+		return nil
+	})
+	return wrap("store.ScheduleSend", err)
 }
 
 // OutboxDue returns message keys due at now.

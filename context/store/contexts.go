@@ -176,19 +176,53 @@ func (s *Store) Revoke(ctx context.Context, id, actor uint64, role model.Role) (
 // Authorize reports whether the actor with pubkey holds role in context id;
 // the error says why not (unknown actor, no such context, missing role).
 func (s *Store) Authorize(ctx context.Context, id uint64, pubkey string, role model.Role) (*model.Actor, error) {
-	a, err := s.ActorByPubkey(ctx, pubkey)
-	if errors.Is(err, ErrNotFound) {
+	aid, err := s.global.Get(ctx, ActorByPubkeyKey(pubkey)).Uint64()
+	if errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("%w: unknown actor %s: not registered on this agent", ErrDenied, pubkey)
 	}
 	if err != nil { // the store itself failed: say so, do not blame the actor
 		return nil, fmt.Errorf("store.Authorize: %w", err)
 	}
-	c, err := s.LoadContext(ctx, id)
+	a, c, err := s.actorAndContext(ctx, aid, id)
 	if err != nil {
-		return a, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
+		return a, err
 	}
 	if !c.Has(a.ID, role) {
 		return a, fmt.Errorf("%w: actor %d (%s) lacks role %s in context %d", ErrDenied, a.ID, pubkey, role, id)
 	}
 	return a, nil
+}
+
+// actorAndContext loads an actor (DB 0) and a context (its DB) at once.
+func (s *Store) actorAndContext(ctx context.Context, actor, id uint64) (*model.Actor, *model.Context, error) {
+	db, err := s.DB(id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
+	}
+	var ch *redis.MapStringStringCmd
+	done := make(chan struct{})
+	go func() { ch = db.HGetAll(ctx, ContextKey(id)); close(done) }() // the two DBs are two connections
+	ah := s.global.HGetAll(ctx, ActorKey(actor))
+	<-done
+	if err := ah.Err(); err != nil {
+		return nil, nil, fmt.Errorf("store.Authorize: %w", err)
+	}
+	if len(ah.Val()) == 0 {
+		return nil, nil, fmt.Errorf("%w: actor %d: %w", ErrDenied, actor, ErrNotFound)
+	}
+	a, err := model.ActorFromHash(ActorKey(actor), ah.Val())
+	if err != nil {
+		return nil, nil, fmt.Errorf("store.Authorize: %w", err)
+	}
+	if err := ch.Err(); err != nil {
+		return a, nil, fmt.Errorf("store.Authorize: %w", err)
+	}
+	if len(ch.Val()) == 0 {
+		return a, nil, fmt.Errorf("%w: context %d: %s: %w", ErrDenied, id, ContextKey(id), ErrNotFound)
+	}
+	c, err := model.ContextFromHash(ContextKey(id), ch.Val())
+	if err != nil {
+		return a, nil, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
+	}
+	return a, c, nil
 }

@@ -182,10 +182,10 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 		return b.st.OutboxAdd(ctx, ctxID, key, time.Now().Add(time.Second))
 	}
 	next := time.Now().Add(b.backoff(m, sends))
-	if err := b.st.OutboxAdd(ctx, ctxID, key, next); err != nil {
+	fields := model.Hash{"sends": strconv.Itoa(sends + 1), "dst": dst.String(), "error": ""}
+	if err := b.st.ScheduleSend(ctx, ctxID, key, next, fields); err != nil {
 		return err
 	}
-	_ = b.st.SetFields(ctx, ctxID, key, model.Hash{"sends": strconv.Itoa(sends + 1), "dst": dst.String(), "error": ""})
 	if sends > 0 {
 		b.stats.retransmit()
 	}
