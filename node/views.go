@@ -19,7 +19,7 @@ type JobView struct {
 	Script    string            `json:"script"`
 	Status    string            `json:"status"`
 	Result    map[string]string `json:"result"`
-	Error     string            `json:"error,omitempty"`
+	Error     string            `json:"error"`
 	Attempt   int64             `json:"attempt"`
 	Retries   int64             `json:"retries"`
 	Timeout   int64             `json:"timeout"`

@@ -17,7 +17,7 @@ type Status struct {
 	CallerID  uint64            `json:"caller_id"`
 	Name      string            `json:"name"`
 	Status    model.FlowStatus  `json:"status"`
-	Error     string            `json:"error,omitempty"`
+	Error     string            `json:"error"`
 	Result    map[string]string `json:"result"`
 	OnFailure string            `json:"on_failure"`
 	Timeout   int64             `json:"timeout"` // seconds, 0 = none
@@ -42,7 +42,7 @@ type JobState struct {
 	Retries         int64             `json:"retries"`
 	Duration        int64             `json:"duration_seconds"`
 	Result          map[string]string `json:"result"`
-	Error           string            `json:"error,omitempty"`
+	Error           string            `json:"error"`
 	Needs           []string          `json:"needs"`
 	Depth           int               `json:"depth"`
 	ContinueOnError bool              `json:"continue_on_error,omitempty"`
