@@ -2,8 +2,6 @@ package store
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -93,21 +91,9 @@ return nil
 
 // luaStartable is a Lua table: every job status → whether a job in it may
 // be started (generated from model.JobMoves, like luaMoves).
-var luaStartable = func() string {
-	var b strings.Builder
-	b.WriteString("local startable = {")
-	moves := model.JobMoves()
-	keys := make([]string, 0, len(moves))
-	for k := range moves {
-		keys = append(keys, string(k))
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "[%q]=%t,", k, model.JobStatus(k).CanMoveTo(model.JobStarted))
-	}
-	b.WriteString("}\n")
-	return b.String()
-}()
+var luaStartable = luaJobTable("startable", func(st model.JobStatus) string {
+	return fmt.Sprint(st.CanMoveTo(model.JobStarted))
+})
 
 // takeQueued moves one named job from its queue into a processing list
 // with a lease (used to stop a job that has not started).

@@ -12,25 +12,32 @@ import (
 
 // luaMoves is the job lifecycle table as a Lua table literal, generated from
 // model.JobMoves so Go and Lua cannot disagree.
-var luaMoves = func() string {
+var luaMoves = luaJobTable("moves", func(st model.JobStatus) string {
 	var b strings.Builder
-	b.WriteString("local moves = {")
+	b.WriteString("{")
+	for _, n := range model.JobMoves()[st] {
+		fmt.Fprintf(&b, "[%q]=true,", n)
+	}
+	return b.String() + "}"
+})
+
+// luaJobTable renders `local name = {[status]=value(status), …}` for every
+// job status, in a stable order.
+func luaJobTable(name string, value func(model.JobStatus) string) string {
 	moves := model.JobMoves()
 	keys := make([]string, 0, len(moves))
 	for k := range moves {
 		keys = append(keys, string(k))
 	}
 	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "local %s = {", name)
 	for _, k := range keys {
-		fmt.Fprintf(&b, "[%q]={", k)
-		for _, n := range moves[model.JobStatus(k)] {
-			fmt.Fprintf(&b, "[%q]=true,", n)
-		}
-		b.WriteString("},")
+		fmt.Fprintf(&b, "[%q]=%s,", k, value(model.JobStatus(k)))
 	}
 	b.WriteString("}\n")
 	return b.String()
-}()
+}
 
 // luaCheck fences on attempt and validates the move; it expects the job key
 // in KEYS[1], the expected attempt in ARGV[1] ("" = any) and the new status
