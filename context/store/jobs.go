@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/context/model"
 )
@@ -167,28 +170,32 @@ func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType st
 	return n, scriptErr("store.RequeueJob", err)
 }
 
-// WaitJob blocks until the job at key ends (or ctx is done) and returns it.
-// It works whether the job ended before or after the call.
+// WaitJob blocks until the job at key ends (or ctx is done: nil and ctx's
+// error) and returns it. It works whether the job ended before or after the
+// call; while waiting it reads only the status field.
 func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.WaitJob: %w", err)
 	}
 	for {
-		j, err := s.LoadJobKey(ctx, ctxID, key)
-		if err != nil {
-			return nil, err
-		}
-		if j.Status.Terminal() {
-			return j, nil
+		st, err := db.HGet(ctx, key, "status").Result()
+		switch {
+		case errors.Is(err, redis.Nil):
+			if n, _ := db.Exists(ctx, key).Result(); n == 0 {
+				return nil, fmt.Errorf("store.WaitJob: %s: %w", key, ErrNotFound)
+			}
+		case err != nil:
+			return nil, fmt.Errorf("store.WaitJob: %w", err)
+		case model.JobStatus(st).Terminal():
+			return s.LoadJobKey(ctx, ctxID, key) // the whole job, once it ended
 		}
 		// Wake on the reply list; re-check periodically in case the
 		// push was consumed by another waiter.
-		err = db.BRPopLPush(ctx, ReplyKey(key), ReplyKey(key), 2*time.Second).Err()
+		_ = db.BRPopLPush(ctx, ReplyKey(key), ReplyKey(key), 2*time.Second).Err()
 		if ctx.Err() != nil {
-			return j, ctx.Err()
+			return nil, ctx.Err()
 		}
-		_ = err
 	}
 }
 
