@@ -18,6 +18,10 @@ import (
 // the next (re)send.
 const OutboxKey = "outbox"
 
+// AwaitingKey is a ZSET of acknowledged job message keys whose result has
+// not come back; score = unix ms after which the job is failed.
+const AwaitingKey = "awaiting_result"
+
 // MsgOutProcessingKey holds msg_out entries taken but not yet in the outbox.
 const MsgOutProcessingKey = "msg_out:processing"
 
@@ -238,4 +242,31 @@ func (s *Store) Fields(ctx context.Context, ctxID uint64, key string, names ...s
 		}
 	}
 	return out, nil
+}
+
+// AwaitAdd records that message key's result is due by t.
+func (s *Store) AwaitAdd(ctx context.Context, ctxID uint64, key string, t time.Time) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return err
+	}
+	return db.ZAdd(ctx, AwaitingKey, redis.Z{Score: float64(t.UnixMilli()), Member: key}).Err()
+}
+
+// AwaitDue returns message keys whose result is overdue at now.
+func (s *Store) AwaitDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, err
+	}
+	return db.ZRangeByScore(ctx, AwaitingKey, &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: max}).Result()
+}
+
+// AwaitRemove forgets message key's pending result.
+func (s *Store) AwaitRemove(ctx context.Context, ctxID uint64, key string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return err
+	}
+	return db.ZRem(ctx, AwaitingKey, key).Err()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -92,6 +93,7 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 	next := model.MsgProcessed
 	if m.MessageType == model.MsgTypeJob {
 		next = model.MsgAcknowledged
+		_ = b.st.AwaitAdd(ctx, ctxID, key, time.Now().Add(b.resultWait(m)))
 	}
 	if m.Status.CanMoveTo(next) {
 		return b.st.SetMessageStatus(ctx, ctxID, key, next, nil)

@@ -131,6 +131,7 @@ func (b *Bridge) outboxLoop() {
 			for _, k := range keys {
 				b.trySend(id, k)
 			}
+			b.overdue(id)
 		}
 	}
 }

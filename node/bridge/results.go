@@ -77,7 +77,10 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		return err
 	}
 	if j.Runner != from.String() && !strings.HasPrefix(j.Runner, "runner:") {
+		// Not from the runner the job went to (it moved on, or a stranger):
+		// ignored, but acknowledged so the sender stops resending.
 		b.stats.add(b.stats.rejected, "unexpected_result")
+		b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
 		return nil
 	}
 	status := model.JobStatus(p.Status)
@@ -96,6 +99,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		if mk := j.Extra["message_key"]; mk != "" {
 			_ = b.st.SetMessageStatus(ctx, p.OriginCtx, mk, model.MsgProcessed, nil)
 			_, _ = b.st.OutboxRemove(ctx, p.OriginCtx, mk)
+			_ = b.st.AwaitRemove(ctx, p.OriginCtx, mk)
 		}
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate
