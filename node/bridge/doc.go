@@ -13,7 +13,8 @@
 // at-least-once and processing effectively-once.
 //
 // Redis keys of ours, per context DB: outbox (ZSET message key → next send,
-// unix ms), msg_out:processing, remote_done / remote_done:processing (ended
+// unix ms), awaiting_result (ZSET acknowledged job message → deadline for
+// its result, after which the origin job fails), msg_out:processing, remote_done / remote_done:processing (ended
 // jobs that came from elsewhere), inbound:<sender>:<ref> and
 // inbound_job:<sender>:<origin ctx>:<origin job> (dedupe, 7 days); in DB 0:
 // seen:<sender>/<envelope id> (replay window). Extra fields on hashes:
