@@ -110,7 +110,10 @@ func (s *Scheduler) jobState(j *model.RunnerJob, st NodeState, byID map[uint64]s
 	if st == "" {
 		st = StatePending
 	}
-	if st == StateDispatched && j.Status == model.JobStarted {
+	// Shown as running from the moment the runner starts it until the
+	// scheduler has taken in its end (so a view never steps back to
+	// dispatched between the job's end and the node's).
+	if st == StateDispatched && (j.Status == model.JobStarted || j.Status.Terminal()) {
 		st = StateRunning
 	}
 	js := JobState{Name: j.Name, Key: store.JobKey(j.CallerID, j.ID), State: st, Status: j.Status,
