@@ -34,6 +34,9 @@ type Config struct {
 	Python string
 
 	WorkerID string // hero dispatcher worker id; "" = hero protocol off
+	// User runs jobs as this unprivileged user (the agent must be root, and
+	// the data dir's parents searchable by others); "" = as the agent.
+	User     string
 	RunnerID string // names processing:<id> and lease owners; default <hostname>-<hash of DataDir>
 
 	// Contexts lists the context DBs to serve (refreshed every

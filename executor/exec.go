@@ -27,7 +27,8 @@ type procSpec struct {
 	env     []string
 	timeout time.Duration
 	grace   time.Duration
-	stdin   *os.File // shared /dev/null, or nil
+	stdin   *os.File            // shared /dev/null, or nil
+	cred    *syscall.Credential // run as this user, or nil
 }
 
 // procResult is how the process ended.
@@ -50,7 +51,7 @@ func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
 	if spec.stdin != nil {
 		cmd.Stdin = spec.stdin // else os/exec opens /dev/null per job
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: spec.cred}
 	if err := out.attach(cmd); err != nil {
 		return procResult{exitCode: -1, startErr: err}
 	}

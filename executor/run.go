@@ -49,6 +49,9 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 	if err != nil {
 		return outcome{result: map[string]string{}, reason: "prepare job directory: " + err.Error()}
 	}
+	if err := r.handOver(s.dir, file); err != nil {
+		return outcome{result: map[string]string{}, reason: "prepare job directory for " + r.cfg.User + ": " + err.Error()}
+	}
 	argv, err := in.command(r.python, file)
 	if err != nil {
 		return outcome{result: map[string]string{}, reason: err.Error()}
@@ -61,6 +64,9 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 	capt := newCapture(r.cfg.StdoutCap, logs.Line)
 	spec := procSpec{argv: argv, dir: s.dir, env: s.env, timeout: s.timeout, grace: r.cfg.KillGrace,
 		stdin: r.devNull}
+	if r.user != nil {
+		spec.cred = r.user.cred
+	}
 	res := runProcess(ctx, spec, capt)
 	return r.judge(res, spec, capt, logs)
 }

@@ -16,6 +16,7 @@ import (
 // a WorkerID, hero dispatcher jobs). Create it with New, then Start it;
 // Shutdown drains it.
 type Runner struct {
+	user          *runAs // jobs' credentials, nil = the agent's own
 	cfg           Config
 	st            *store.Store
 	log           *slog.Logger
@@ -76,11 +77,15 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Runner, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
+	runAs, err := resolveUser(cfg.User, cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("executor.New: %w", err)
+	}
 	if cfg.Contexts == nil {
 		cfg.Contexts = registryContexts(st)
 	}
 	r := &Runner{
-		cfg: cfg, st: st, log: log.With("runner", cfg.RunnerID),
+		cfg: cfg, st: st, log: log.With("runner", cfg.RunnerID), user: runAs,
 		sem:         make(chan struct{}, cfg.Concurrency),
 		python:      &pythonPath{configured: cfg.Python},
 		running:     map[runKey]*attempt{},

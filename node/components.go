@@ -42,6 +42,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 		Executors:      n.cfg.Executors,
 		Python:         n.cfg.Runner.Python,
 		WorkerID:       n.cfg.Runner.WorkerID,
+		User:           n.cfg.Runner.User,
 		RunnerID:       n.id.PeerID().String(),
 		Contexts:       n.contextIDs,
 	}, n.store, n.log.With("part", "runner"))

@@ -80,6 +80,7 @@ type Runner struct {
 	WorkerID       string        `yaml:"worker_id"`       // hero dispatcher worker id; empty = off
 	Python         string        `yaml:"python"`          // interpreter; default python3 on PATH
 	DrainGrace     time.Duration `yaml:"drain_grace"`     // running jobs get this long at shutdown; default 30s
+	User           string        `yaml:"user"`            // run jobs as this user (agent must be root); "" = as the agent
 }
 
 // Bus tunes message delivery.

@@ -43,6 +43,7 @@ runner:
   worker_id: ""            # serve the hero dispatcher queues of this worker id
   python: ""               # interpreter for python jobs; default python3 on PATH
   drain_grace: 30s         # on SIGTERM / hyphae drain, running jobs get this long to finish
+  user: ""                 # run jobs as this unprivileged user (agent must be root; data dir e.g. /var/lib/hyphae)
 
 # Extra script types: a command line where {file} is the script's path.
 executors: {}
