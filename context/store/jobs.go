@@ -151,10 +151,16 @@ func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attem
 	if err != nil {
 		return fmt.Errorf("store.CompleteJob: %w", err)
 	}
+	keys, args := completeArgs(key, attempt, status, fields)
+	return scriptErr("store.CompleteJob", completeJob.Run(ctx, db, keys, args...).Err())
+}
+
+// completeArgs builds the KEYS and ARGV of the completeJob script; every
+// caller of the script goes through it.
+func completeArgs(key string, attempt int64, status model.JobStatus, fields model.Hash) ([]string, []any) {
 	ttl := int64(ReplyTTL / time.Second)
 	args := append([]any{attemptArg(attempt), string(status), now(), ttl}, pairs(guarded(fields))...)
-	keys := []string{key, ReplyKey(key), JobsDoneKey, RemoteDoneKey}
-	return scriptErr("store.CompleteJob", completeJob.Run(ctx, db, keys, args...).Err())
+	return []string{key, ReplyKey(key), JobsDoneKey, RemoteDoneKey}, args
 }
 
 // RequeueJob puts the job back on queue:<type> as a new attempt (fenced on

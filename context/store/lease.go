@@ -183,9 +183,7 @@ func (s *Store) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listO
 	if err != nil {
 		return fmt.Errorf("store.CompleteLeased: %w", err)
 	}
-	ttl := int64(ReplyTTL / time.Second)
-	cArgs := append([]any{attemptArg(l.Attempt), string(status), now(), ttl}, pairs(guarded(fields))...)
-	cKeys := []string{l.JobKey, ReplyKey(l.JobKey), JobsDoneKey, RemoteDoneKey}
+	cKeys, cArgs := completeArgs(l.JobKey, l.Attempt, status, fields)
 	rKeys := []string{ProcessingKey(listOwner), LeasesKey, LeaseOwnersKey}
 	var done, rel *redis.Cmd
 	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
