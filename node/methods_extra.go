@@ -71,7 +71,7 @@ func (n *Node) registerMessageMethods() {
 			}
 			m := &model.Message{CallerID: n.self.ID, ContextID: p.Context, MessageType: model.MessageType(p.Type),
 				Message: p.Message, Dst: p.Dst, Timeout: int64(n.cfg.Bus.Timeout.Seconds())}
-			if err := n.pushOut(ctx, origin, m); err != nil {
+			if err := n.store.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
 				return nil, err
 			}
 			return n.messageLoad(ctx, origin, store.MessageKey(m.CallerID, m.ID))

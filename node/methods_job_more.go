@@ -6,6 +6,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
@@ -70,7 +71,7 @@ func (n *Node) stopJob(ctx context.Context, ctxID uint64, key, runner string) (m
 	}
 	m := &model.Message{CallerID: n.self.ID, ContextID: target, MessageType: model.MsgTypeStop,
 		Dst: dst.String(), Timeout: 300, Extra: model.Hash{"origin_job": key}}
-	if err := n.pushOut(ctx, ctxID, m); err != nil {
+	if err := n.store.PushMessage(ctx, ctxID, m, store.MsgOutKey); err != nil {
 		return nil, err
 	}
 	return map[string]string{"stopped": key, "where": dst.String()}, nil

@@ -37,35 +37,10 @@ func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, erro
 	}
 	m := &model.Message{CallerID: n.self.ID, ContextID: p.Context, MessageType: model.MsgTypeJob,
 		Dst: dst.String(), Job: []*model.RunnerJob{j}, Timeout: int64(n.cfg.Bus.Timeout.Seconds())}
-	m.Extra = model.Hash{"origin_context": u64(origin)}
-	if err := n.pushOut(ctx, origin, m); err != nil {
+	if err := n.store.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
 		return nil, err
 	}
 	return jobView(j), nil
-}
-
-// pushOut stores m in context ctxID and queues it on msg_out.
-func (n *Node) pushOut(ctx context.Context, ctxID uint64, m *model.Message) error {
-	// The message lives in the origin DB; its context_id names the target.
-	target := m.ContextID
-	db, err := n.store.DB(ctxID)
-	if err != nil {
-		return err
-	}
-	id, err := store.NextID(ctx, db, "message")
-	if err != nil {
-		return err
-	}
-	m.ID = id
-	m.ContextID = ctxID
-	if err := n.store.SaveMessage(ctx, m); err != nil {
-		return err
-	}
-	key := store.MessageKey(m.CallerID, m.ID)
-	if err := n.store.SetFields(ctx, ctxID, key, model.Hash{"context_id": u64(target)}); err != nil {
-		return err
-	}
-	return n.store.PushKey(ctx, ctxID, store.MsgOutKey, key)
 }
 
 // originContext picks the local context that records a job sent away.

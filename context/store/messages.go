@@ -22,10 +22,12 @@ func (s *Store) SaveMessage(ctx context.Context, m *model.Message) error {
 	return wrap("store.SaveMessage", hset(ctx, db, MessageKey(m.CallerID, m.ID), m.ToHash()))
 }
 
-// PushMessage saves m (status dispatched) and pushes its key on list
-// (MsgOutKey to send, MsgInKey when received), atomically.
-func (s *Store) PushMessage(ctx context.Context, m *model.Message, list string) error {
-	db, err := s.DB(m.ContextID)
+// PushMessage saves m (status dispatched) in context ctxID's DB and pushes
+// its key on list (MsgOutKey to send, MsgInKey when received), atomically.
+// The DB and m.ContextID differ for a message being sent: it lives in the
+// origin context and its context_id names the target context.
+func (s *Store) PushMessage(ctx context.Context, ctxID uint64, m *model.Message, list string) error {
+	db, err := s.DB(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.PushMessage: %w", err)
 	}
@@ -125,14 +127,4 @@ func (s *Store) SetMessageStatus(ctx context.Context, ctxID uint64, key string,
 	}
 	args := append([]any{string(status), now()}, pairs(h)...)
 	return scriptErr("store.SetMessageStatus "+key, setMessageStatus.Run(ctx, db, []string{key}, args...).Err())
-}
-
-// PushKey pushes an existing hash's key on a list of context ctxID (e.g.
-// msg_out after SaveMessage).
-func (s *Store) PushKey(ctx context.Context, ctxID uint64, list, key string) error {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return fmt.Errorf("store.PushKey: %w", err)
-	}
-	return wrap("store.PushKey", db.LPush(ctx, list, key).Err())
 }

@@ -30,7 +30,7 @@ func TestStoreContextIDsRefused(t *testing.T) {
 		"SaveFlow":      func(id uint64) error { return s.SaveFlow(ctx, &model.Flow{ID: 1, ContextID: id}) },
 		"SaveMessage":   func(id uint64) error { return s.SaveMessage(ctx, &model.Message{ID: 1, ContextID: id}) },
 		"PushMessage": func(id uint64) error {
-			return s.PushMessage(ctx, &model.Message{ID: 1, ContextID: id}, store.MsgOutKey)
+			return s.PushMessage(ctx, id, &model.Message{ID: 1, ContextID: id}, store.MsgOutKey)
 		},
 		"SaveRunner":   func(id uint64) error { return s.SaveRunner(ctx, id, &model.Runner{ID: 1}) },
 		"SetJobStatus": func(id uint64) error { return s.SetJobStatus(ctx, id, "job:1:1", 0, model.JobStarted, nil) },

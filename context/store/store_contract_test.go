@@ -155,7 +155,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 	}, "created_at", "updated_at")
 
 	pm := &model.Message{ID: 10, CallerID: 7, ContextID: 3, MessageType: model.MsgTypeChat, Message: "yo"}
-	if err := s.PushMessage(ctx, pm, store.MsgOutKey); err != nil {
+	if err := s.PushMessage(ctx, pm.ContextID, pm, store.MsgOutKey); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := db3.RPop(ctx, "msg_out").Result(); err != nil || v != "message:7:10" {

@@ -175,7 +175,7 @@ func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ en
 	if p.Message != nil {
 		m.Message, m.MessageFormatType = p.Message["message"], p.Message["message_format_type"]
 	}
-	if err := b.st.PushMessage(ctx, m, store.MsgInKey); err != nil {
+	if err := b.st.PushMessage(ctx, target, m, store.MsgInKey); err != nil {
 		return err
 	}
 	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "")
