@@ -85,32 +85,35 @@ func (b *Bridge) prepareJob(ctx context.Context, ctxID uint64, key string, m *mo
 		j.CallerID = m.CallerID
 	}
 	j.ContextID = ctxID
-	if j.ID == 0 {
-		db, err := b.st.DB(ctxID)
-		if err != nil {
-			return err
-		}
-		id, err := store.NextID(ctx, db, "job")
-		if err != nil {
-			return err
-		}
-		j.ID = id
-	}
-	jobKey := store.JobKey(j.CallerID, j.ID)
-	if existing, err := b.st.LoadJobKey(ctx, ctxID, jobKey); err == nil {
-		j = existing
-	} else {
-		j.Status, j.Attempt = model.JobDispatched, 1
-		if err := b.st.SaveJob(ctx, j); err != nil {
-			return err
-		}
-	}
-	m.Job = []*model.RunnerJob{j}
-	fields := model.Hash{"job": m.ToHash()["job"], "status": string(model.MsgDispatched)}
-	if err := b.st.SetFields(ctx, ctxID, key, fields); err != nil {
+	j, err := b.originJob(ctx, ctxID, key, j)
+	if err != nil {
 		return err
 	}
-	return b.st.SetFields(ctx, ctxID, jobKey, model.Hash{"message_key": key})
+	m.Job = []*model.RunnerJob{j}
+	return b.st.SetFields(ctx, ctxID, key, model.Hash{"job": m.ToHash()["job"], "status": string(model.MsgDispatched)})
+}
+
+// originJob returns the job a message sends, as stored here: the existing
+// job:<caller>:<id> (a flow's, or one a client wrote), else a new one saved
+// now (the result will be written onto it). Either way it points back at
+// the message.
+func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *model.RunnerJob) (*model.RunnerJob, error) {
+	if j.ID != 0 {
+		jobKey := store.JobKey(j.CallerID, j.ID)
+		existing, err := b.st.LoadJobKey(ctx, ctxID, jobKey)
+		if err == nil {
+			return existing, b.st.SetFields(ctx, ctxID, jobKey, model.Hash{"message_key": msgKey})
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	j.Status, j.Attempt = model.JobDispatched, 1
+	if j.Extra == nil {
+		j.Extra = model.Hash{}
+	}
+	j.Extra["message_key"] = msgKey
+	return j, b.st.SaveJob(ctx, j) // allocates the id when it is 0
 }
 
 // outboxLoop resends what is due in every context's outbox.
@@ -174,7 +177,11 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	if why := b.cancelledFlowJob(ctx, ctxID, m); why != "" {
 		return b.withdraw(ctx, ctxID, key, m, why)
 	}
-	if why := b.staleAttempt(ctx, ctxID, m); why != "" {
+	job, err := b.sentJob(ctx, ctxID, m)
+	if err != nil {
+		return err
+	}
+	if why := staleAttempt(m, job); why != "" {
 		return b.withdraw(ctx, ctxID, key, m, why)
 	}
 	dst, why := b.destination(ctx, ctxID, m)
@@ -190,7 +197,7 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	if sends > 0 {
 		b.stats.retransmit()
 	}
-	p, typ, target, attempt, err := b.outgoing(ctx, ctxID, key, m, dst)
+	p, typ, target, attempt, err := b.outgoing(ctx, ctxID, key, m, job, dst)
 	if err != nil {
 		return err
 	}
@@ -247,23 +254,23 @@ func (b *Bridge) cancelledFlowJob(ctx context.Context, ctxID uint64, m *model.Me
 	return fmt.Sprintf("withdrawn before delivery: job %q of flow %d is %s", j.Name, j.FlowID, f[0])
 }
 
+// sentJob loads the job a job message carries, as it is now (nil for
+// other messages); one read serves the stale check and the payload.
+func (b *Bridge) sentJob(ctx context.Context, ctxID uint64, m *model.Message) (*model.RunnerJob, error) {
+	if m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
+		return nil, nil
+	}
+	return b.st.LoadJobKey(ctx, ctxID, store.JobKey(m.Job[0].CallerID, m.Job[0].ID))
+}
+
 // staleAttempt says why a job message is outdated: its job has moved on to
 // a newer attempt (re-dispatched elsewhere), so resending the old one
 // would run the job twice and point the job at the old runner.
-func (b *Bridge) staleAttempt(ctx context.Context, ctxID uint64, m *model.Message) string {
-	if m.MessageType != model.MsgTypeJob || len(m.Job) != 1 || m.Job[0].Attempt == 0 {
+func staleAttempt(m *model.Message, job *model.RunnerJob) string {
+	if job == nil || m.Job[0].Attempt == 0 || job.Attempt <= m.Job[0].Attempt {
 		return ""
 	}
-	j := m.Job[0]
-	f, err := b.st.Fields(ctx, ctxID, store.JobKey(j.CallerID, j.ID), "attempt")
-	if err != nil || f[0] == "" {
-		return ""
-	}
-	cur, err := strconv.ParseInt(f[0], 10, 64)
-	if err != nil || cur <= j.Attempt {
-		return ""
-	}
-	return fmt.Sprintf("withdrawn: the job moved on to attempt %d", cur)
+	return fmt.Sprintf("withdrawn: the job moved on to attempt %d", job.Attempt)
 }
 
 // withdraw ends an undelivered job message for good, and its job attempt

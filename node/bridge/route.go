@@ -88,15 +88,12 @@ func loadRatio(p *model.Peer) float64 {
 
 // outgoing builds the payload of an outbox message.
 func (b *Bridge) outgoing(ctx context.Context, ctxID uint64, key string, m *model.Message,
-	dst peer.ID) (*payload, envelope.Type, uint64, int64, error) {
+	job *model.RunnerJob, dst peer.ID) (*payload, envelope.Type, uint64, int64, error) {
 	p := &payload{Ref: makeRef(ctxID, key)}
 	target := m.ContextID
 	switch m.MessageType {
 	case model.MsgTypeJob:
-		j, err := b.currentJob(ctx, ctxID, m, dst)
-		if err != nil {
-			return nil, 0, 0, 0, err
-		}
+		j := b.currentJob(ctx, ctxID, job, dst)
 		p.OriginCtx, p.OriginJob, p.Attempt = ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt
 		p.Message, p.Job = m.ToHash(), j.ToHash()
 		delete(p.Message, "job")
@@ -117,30 +114,12 @@ func (b *Bridge) outgoing(ctx context.Context, ctxID uint64, key string, m *mode
 	return nil, 0, 0, 0, fmt.Errorf("cannot send message_type %q", m.MessageType)
 }
 
-// currentJob loads the origin job as it is now, with flow env merged in
-// (the remote agent has no copy of the flow), and records where it went.
-func (b *Bridge) currentJob(ctx context.Context, ctxID uint64, m *model.Message, dst peer.ID) (*model.RunnerJob, error) {
-	j0 := m.Job[0]
-	key := store.JobKey(j0.CallerID, j0.ID)
-	j, err := b.st.LoadJobKey(ctx, ctxID, key)
-	if err != nil {
-		return nil, err
-	}
-	if j.FlowID != 0 {
-		if f, err := b.st.LoadFlow(ctx, ctxID, j.FlowID); err == nil {
-			env := map[string]string{}
-			for k, v := range f.EnvVars {
-				env[k] = v
-			}
-			for k, v := range j.EnvVars {
-				env[k] = v
-			}
-			j.EnvVars = env
-		}
-	}
+// currentJob records where a job went (a flow job already carries its
+// flow's env: the scheduler merged it in when it dispatched the job).
+func (b *Bridge) currentJob(ctx context.Context, ctxID uint64, j *model.RunnerJob, dst peer.ID) *model.RunnerJob {
 	if j.Runner != dst.String() && !strings.HasPrefix(j.Runner, "runner:") {
-		_ = b.st.SetFields(ctx, ctxID, key, model.Hash{"runner": dst.String()})
+		_ = b.st.SetFields(ctx, ctxID, store.JobKey(j.CallerID, j.ID), model.Hash{"runner": dst.String()})
 		j.Runner = dst.String()
 	}
-	return j, nil
+	return j
 }
