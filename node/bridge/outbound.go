@@ -116,15 +116,25 @@ func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *
 	return j, b.st.SaveJob(ctx, j) // allocates the id when it is 0
 }
 
+// overdueEvery is how often outboxLoop looks for overdue results.
+const overdueEvery = 2 * time.Second
+
 // outboxLoop resends what is due in every context's outbox.
 func (b *Bridge) outboxLoop() {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
+	lastOverdue := time.Now()
 	for {
 		select {
 		case <-b.ctx.Done():
 			return
 		case <-t.C:
+		}
+		// Result deadlines are minutes away: look for overdue ones every
+		// few seconds, not on every tick.
+		checkOverdue := time.Since(lastOverdue) >= overdueEvery
+		if checkOverdue {
+			lastOverdue = time.Now()
 		}
 		for _, id := range b.contextIDs() {
 			keys, err := b.st.OutboxDue(b.ctx, id, time.Now(), 256)
@@ -134,7 +144,9 @@ func (b *Bridge) outboxLoop() {
 			for _, k := range keys {
 				b.trySend(id, k)
 			}
-			b.overdue(id)
+			if checkOverdue {
+				b.overdue(id)
+			}
 		}
 	}
 }
