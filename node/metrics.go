@@ -125,9 +125,9 @@ func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.
 		if sz, err := c.n.store.OutboxSize(ctx, id); err == nil {
 			gauge(descOutbox, float64(sz), cs)
 		}
-		if fs, err := c.n.store.ListFlows(ctx, id); err == nil {
-			for _, f := range fs {
-				flows[string(f.Status)]++
+		if counts, err := c.n.store.FlowStatusCounts(ctx, id); err == nil {
+			for st, v := range counts {
+				flows[st] += float64(v)
 			}
 		}
 	}

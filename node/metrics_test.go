@@ -63,3 +63,16 @@ func TestMetricsMoveWhenJobsRun(t *testing.T) {
 		t.Errorf("peers up = %v", v)
 	}
 }
+
+// Flow counts by status come from the flows' status fields.
+func TestMetricsCountFlows(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	var fv node.FlowView
+	a.call(t, "flow.create", map[string]any{"file_name": "f.yaml", "start": true,
+		"file_content": "name: f\ncontext: 1\njobs:\n  a: {type: sh, script: 'true'}\n"}, &fv)
+	a.call(t, "flow.wait", map[string]any{"context": 1, "id": fv.ID, "timeout": 30}, &fv)
+	if v := metricValue(t, a, `hyphae_flows{status="finished"}`); v != 1 {
+		t.Fatalf(`hyphae_flows{status="finished"} = %v, want 1 (flow %s)`, v, fv.Status.Status)
+	}
+}

@@ -2,7 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/context/model"
 )
@@ -112,4 +115,33 @@ func wrap(op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", op, err)
+}
+
+// FlowStatusCounts counts a context's flows by status, reading only the
+// status field of each (for metrics).
+func (s *Store) FlowStatusCounts(ctx context.Context, ctxID uint64) (map[string]int64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.FlowStatusCounts: %w", err)
+	}
+	keys, err := scan(ctx, db, "flow:*")
+	if err != nil {
+		return nil, fmt.Errorf("store.FlowStatusCounts: %w", err)
+	}
+	cmds, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range keys {
+			p.HGet(ctx, k, "status")
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("store.FlowStatusCounts: %w", err)
+	}
+	out := map[string]int64{}
+	for _, c := range cmds {
+		if st, err := c.(*redis.StringCmd).Result(); err == nil {
+			out[st]++
+		}
+	}
+	return out, nil
 }
