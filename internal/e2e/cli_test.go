@@ -3,6 +3,7 @@ package e2e
 import (
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -75,7 +76,7 @@ func TestSIGTERMExitsZeroAndDataSurvivesRestart(t *testing.T) {
 	dir := newDataDir(t)
 	p := startRun(t, dir, nil, localArgs()...)
 	hy(t, "context", "create", "--id", "4", "--data-dir", dir)
-	_ = p.cmd.Process.Signal(sigterm)
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	if err := p.wait(t, time.Minute); err != nil {
 		t.Fatalf("SIGTERM: exit %v\n%s", err, p.log)
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -50,7 +51,7 @@ func TestDrainGraceOverStopsJob(t *testing.T) {
 	decode(t, hy(t, "job", "run", "--context", "1", "--json", "--data-dir", dir,
 		"--script", "touch "+started+"; sleep 120"), &j)
 	eventually(t, 30*time.Second, "the job to start", func() bool { _, err := os.Stat(started); return err == nil })
-	_ = p.cmd.Process.Signal(sigterm)
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	if err := p.wait(t, time.Minute); err != nil {
 		t.Fatalf("agent exit after SIGTERM: %v\n%s", err, p.log)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -95,7 +96,7 @@ func decodeParams(raw json.RawMessage, dst any) error {
 
 func paramsError(err error) *Error {
 	var te *json.UnmarshalTypeError
-	if ok := asType(err, &te); ok {
+	if errors.As(err, &te) {
 		return InvalidParams(te.Field, "want %s, got %s", te.Type, te.Value)
 	}
 	msg := err.Error()
@@ -104,12 +105,4 @@ func paramsError(err error) *Error {
 		return InvalidParams(f, "unknown field")
 	}
 	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf("invalid params: %v (params must be a JSON object)", err)}
-}
-
-func asType(err error, te **json.UnmarshalTypeError) bool {
-	t, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*te = t
-	}
-	return ok
 }

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/hyphae-run/hyphae/node"
@@ -151,7 +152,10 @@ func (s *story) startAgent(ctx context.Context, name string, boot []string) (*ag
 func (s *story) stopAgents(agents []*agent) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for i := len(agents) - 1; i >= 0; i-- {
-		_ = agents[i].n.Shutdown(ctx)
+	var wg sync.WaitGroup
+	for _, a := range agents { // each drains on its own: no reason to queue them
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = a.n.Shutdown(ctx) }()
 	}
+	wg.Wait()
 }

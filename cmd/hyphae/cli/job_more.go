@@ -83,13 +83,6 @@ func newJobStop(g *globals) *cobra.Command {
 	}
 }
 
-// LogsView is what job.logs returns.
-type LogsView struct {
-	Lines  []string `json:"lines"`
-	Next   int64    `json:"next"`
-	Status string   `json:"status"`
-}
-
 func newJobLogs(g *globals) *cobra.Command {
 	var follow bool
 	cmd := &cobra.Command{
@@ -103,7 +96,7 @@ func newJobLogs(g *globals) *cobra.Command {
 			}
 			var from int64
 			for {
-				var lv LogsView
+				var lv node.LogsView
 				p := map[string]any{"context": id, "key": args[1], "from": from}
 				if err := g.call(cmd.Context(), "job.logs", p, &lv); err != nil {
 					return err

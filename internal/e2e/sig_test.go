@@ -1,5 +1,0 @@
-package e2e
-
-import "syscall"
-
-var sigterm = syscall.SIGTERM
