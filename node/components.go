@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/hyphae-run/hyphae/crypto/identity"
@@ -111,22 +110,9 @@ func (n *Node) presenceInfo() overlay.Info {
 	return info
 }
 
-// contextIDs lists the contexts of this agent (DB 0 registry).
-func (n *Node) contextIDs(ctx context.Context) ([]uint64, error) {
-	cs, err := n.store.ListContexts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]uint64, 0, len(cs))
-	for _, c := range cs {
-		ids = append(ids, c.ID)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids, nil
-}
-
 // contextsChanged tells components that the set of contexts changed.
 func (n *Node) contextsChanged() {
+	n.ctxCache.forget()
 	if n.bridge != nil {
 		n.bridge.Kick()
 	}

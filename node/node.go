@@ -39,14 +39,15 @@ type Node struct {
 	store *store.Store
 	self  *model.Actor // this agent's own actor record
 
-	runner  *executor.Runner // nil without the runner role
-	overlay *overlay.Overlay
-	bridge  *bridge.Bridge
-	sched   *scheduler.Scheduler // nil without the supervisor role
-	table   *api.Table
-	metrics *metrics
-	api     *api.Server
-	parts   []part // started components, in start order
+	runner   *executor.Runner // nil without the runner role
+	overlay  *overlay.Overlay
+	bridge   *bridge.Bridge
+	sched    *scheduler.Scheduler // nil without the supervisor role
+	table    *api.Table
+	metrics  *metrics
+	ctxCache contextCache
+	api      *api.Server
+	parts    []part // started components, in start order
 
 	started  time.Time
 	draining atomic.Bool

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -225,4 +228,21 @@ func (s *Store) actorAndContext(ctx context.Context, actor, id uint64) (*model.A
 		return a, nil, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
 	}
 	return a, c, nil
+}
+
+// ContextIDs lists the ids of the DB 0 registry, sorted, without loading
+// the contexts themselves.
+func (s *Store) ContextIDs(ctx context.Context) ([]uint64, error) {
+	keys, err := scan(ctx, s.global, "context:*")
+	if err != nil {
+		return nil, fmt.Errorf("store.ContextIDs: %w", err)
+	}
+	ids := make([]uint64, 0, len(keys))
+	for _, k := range keys {
+		if id, err := strconv.ParseUint(strings.TrimPrefix(k, "context:"), 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
