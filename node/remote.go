@@ -32,7 +32,13 @@ func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, erro
 	j := &model.RunnerJob{CallerID: n.self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env,
 		Status: model.JobDispatched, Attempt: 1, Runner: dst.String()}
-	if err := n.store.SaveJob(ctx, j); err != nil {
+	if n.bridge != nil { // saved and sent at once
+		if _, err := n.bridge.Submit(ctx, origin, p.Context, dst.String(), j, n.cfg.Bus.Timeout); err != nil {
+			return nil, err
+		}
+		return jobView(j), nil
+	}
+	if err := n.store.SaveJob(ctx, j); err != nil { // no bus yet: the bridge sends it from msg_out
 		return nil, err
 	}
 	m := &model.Message{CallerID: n.self.ID, ContextID: p.Context, MessageType: model.MsgTypeJob,
@@ -45,11 +51,6 @@ func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, erro
 
 // originContext picks the local context that records a job sent away.
 func (n *Node) originContext(ctx context.Context, want uint64) (uint64, error) {
-	if n.store.CheckContextID(want) == nil {
-		if _, err := n.store.LoadContext(ctx, want); err == nil {
-			return want, nil
-		}
-	}
 	ids, err := n.contextIDs(ctx)
 	if err != nil {
 		return 0, err

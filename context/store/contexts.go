@@ -178,15 +178,22 @@ func (s *Store) Revoke(ctx context.Context, id, actor uint64, role model.Role) (
 
 // Authorize reports whether the actor with pubkey holds role in context id;
 // the error says why not (unknown actor, no such context, missing role).
+// It costs one round trip: the actor (DB 0) and the context (its DB) are
+// read at once.
 func (s *Store) Authorize(ctx context.Context, id uint64, pubkey string, role model.Role) (*model.Actor, error) {
-	aid, err := s.global.Get(ctx, ActorByPubkeyKey(pubkey)).Uint64()
-	if errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("%w: unknown actor %s: not registered on this agent", ErrDenied, pubkey)
+	db, err := s.DB(id)
+	if err != nil {
+		return nil, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
 	}
-	if err != nil { // the store itself failed: say so, do not blame the actor
-		return nil, fmt.Errorf("store.Authorize: %w", err)
+	var ch *redis.MapStringStringCmd
+	done := make(chan struct{})
+	go func() { ch = db.HGetAll(ctx, ContextKey(id)); close(done) }() // the two DBs are two connections
+	a, aerr := s.actorOf(ctx, pubkey)
+	<-done
+	if aerr != nil {
+		return nil, aerr
 	}
-	a, c, err := s.actorAndContext(ctx, aid, id)
+	c, err := contextOf(id, ch)
 	if err != nil {
 		return a, err
 	}
@@ -196,38 +203,64 @@ func (s *Store) Authorize(ctx context.Context, id uint64, pubkey string, role mo
 	return a, nil
 }
 
-// actorAndContext loads an actor (DB 0) and a context (its DB) at once.
-func (s *Store) actorAndContext(ctx context.Context, actor, id uint64) (*model.Actor, *model.Context, error) {
-	db, err := s.DB(id)
+// actorByPubkey reads an actor through the pubkey index in one call.
+// KEYS[1] actor_by_pubkey:<pubkey>. ARGV[1] the actor key prefix.
+// Returns false when the index has no entry, else {id, HGETALL actor:<id>}.
+var actorByPubkey = redis.NewScript(`
+local id = redis.call('GET', KEYS[1])
+if not id then return false end
+return {id, redis.call('HGETALL', ARGV[1] .. id)}
+`)
+
+// actorOf is Authorize's actor lookup: ErrDenied when unknown.
+func (s *Store) actorOf(ctx context.Context, pubkey string) (*model.Actor, error) {
+	res, err := actorByPubkey.Run(ctx, s.global, []string{ActorByPubkeyKey(pubkey)}, actorKeyPrefix).Slice()
+	if errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("%w: unknown actor %s: not registered on this agent", ErrDenied, pubkey)
+	}
+	if err != nil || len(res) != 2 { // the store itself failed: say so, do not blame the actor
+		return nil, fmt.Errorf("store.Authorize: %w", errOr(err, "bad reply"))
+	}
+	idStr, _ := res[0].(string)
+	aid, perr := strconv.ParseUint(idStr, 10, 64)
+	flat, _ := res[1].([]any)
+	if perr != nil || len(flat) == 0 {
+		return nil, fmt.Errorf("%w: actor %q of %s: %w", ErrDenied, idStr, pubkey, ErrNotFound)
+	}
+	h := make(model.Hash, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		k, _ := flat[i].(string)
+		v, _ := flat[i+1].(string)
+		h[k] = v
+	}
+	a, err := model.ActorFromHash(ActorKey(aid), h)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
+		return nil, fmt.Errorf("store.Authorize: %w", err)
 	}
-	var ch *redis.MapStringStringCmd
-	done := make(chan struct{})
-	go func() { ch = db.HGetAll(ctx, ContextKey(id)); close(done) }() // the two DBs are two connections
-	ah := s.global.HGetAll(ctx, ActorKey(actor))
-	<-done
-	if err := ah.Err(); err != nil {
-		return nil, nil, fmt.Errorf("store.Authorize: %w", err)
-	}
-	if len(ah.Val()) == 0 {
-		return nil, nil, fmt.Errorf("%w: actor %d: %w", ErrDenied, actor, ErrNotFound)
-	}
-	a, err := model.ActorFromHash(ActorKey(actor), ah.Val())
-	if err != nil {
-		return nil, nil, fmt.Errorf("store.Authorize: %w", err)
-	}
+	return a, nil
+}
+
+// contextOf decodes Authorize's context read: ErrDenied when missing.
+func contextOf(id uint64, ch *redis.MapStringStringCmd) (*model.Context, error) {
 	if err := ch.Err(); err != nil {
-		return a, nil, fmt.Errorf("store.Authorize: %w", err)
+		return nil, fmt.Errorf("store.Authorize: %w", err)
 	}
 	if len(ch.Val()) == 0 {
-		return a, nil, fmt.Errorf("%w: context %d: %s: %w", ErrDenied, id, ContextKey(id), ErrNotFound)
+		return nil, fmt.Errorf("%w: context %d: %s: %w", ErrDenied, id, ContextKey(id), ErrNotFound)
 	}
 	c, err := model.ContextFromHash(ContextKey(id), ch.Val())
 	if err != nil {
-		return a, nil, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
+		return nil, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
 	}
-	return a, c, nil
+	return c, nil
+}
+
+// errOr returns err, or an error saying msg when err is nil.
+func errOr(err error, msg string) error {
+	if err != nil {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // ContextIDs lists the ids of the DB 0 registry, sorted, without loading

@@ -9,7 +9,10 @@ import (
 // Seed keys (DESIGN.md §3). These helpers are the only place keys are built.
 
 // ActorKey is actor:<id> (DB 0).
-func ActorKey(id uint64) string { return "actor:" + u(id) }
+func ActorKey(id uint64) string { return actorKeyPrefix + u(id) }
+
+// actorKeyPrefix + id is ActorKey(id).
+const actorKeyPrefix = "actor:"
 
 // ActorByPubkeyKey is actor_by_pubkey:<pubkey> (DB 0), a string → actor id.
 func ActorByPubkeyKey(pubkey string) string { return "actor_by_pubkey:" + pubkey }

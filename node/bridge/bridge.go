@@ -34,15 +34,22 @@ type Config struct {
 	// StopLocal stops a job of this agent's runner.
 	StopLocal  func(ctx context.Context, ctxID uint64, jobKey string) error
 	TimeoutAck time.Duration // first resend after this; default 3s
-	Timeout    time.Duration // give up after this; default 10m
-	Skew       time.Duration // accepted clock skew; default 2m
-	MaxSize    int           // max envelope bytes; default 1 MiB
-	Workers    int           // inbound handlers; default 4
+	// AckDelay is how long a received job's ack waits for the job's
+	// result, which acknowledges it too (default 100ms; at most
+	// TimeoutAck/4; negative: ack at once).
+	AckDelay time.Duration
+	Timeout  time.Duration // give up after this; default 10m
+	Skew     time.Duration // accepted clock skew; default 2m
+	MaxSize  int           // max envelope bytes; default 1 MiB
+	Workers  int           // inbound handlers; default 4
 }
 
 func (c *Config) defaults() {
 	if c.TimeoutAck <= 0 {
 		c.TimeoutAck = 3 * time.Second
+	}
+	if c.AckDelay == 0 {
+		c.AckDelay = 100 * time.Millisecond
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Minute
@@ -67,7 +74,8 @@ type Bridge struct {
 	ver     *envelope.Verifier
 	stats   *Stats
 	self    peer.ID
-	checked verified // envelopes the validator checked, for receive
+	checked verified    // envelopes the validator checked, for receive
+	acks    pendingAcks // delayed acks of received jobs
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -119,6 +127,7 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 	b.stopped = true
 	b.mu.Unlock()
 	b.cancel()
+	b.acks.stop()
 	done := make(chan struct{})
 	go func() { b.wg.Wait(); close(done) }()
 	select {
@@ -132,6 +141,20 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 func (b *Bridge) spawn(f func()) {
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); f() }()
+}
+
+// running runs f as one of the bridge's goroutines' work unless the bridge
+// has stopped (for callbacks from timers).
+func (b *Bridge) running(f func()) {
+	b.mu.Lock()
+	if b.stopped {
+		b.mu.Unlock()
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	defer b.wg.Done()
+	f()
 }
 
 // contextsLoop starts per-context loops for contexts as they appear.

@@ -42,10 +42,13 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err != nil {
 		return err
 	}
-	if created {
-		b.log.Info("bridge: accepted job", "from", from.String(), "context", target, "job", key, "type", j.ScriptType)
+	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, target, p.Ref, "") }
+	if !created || b.cfg.ackDelay() <= 0 { // a resend: the first ack was lost, answer now
+		ack()
+		return nil
 	}
-	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "")
+	b.log.Info("bridge: accepted job", "from", from.String(), "context", target, "job", key, "type", j.ScriptType)
+	b.acks.later(from.String(), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
 }
 

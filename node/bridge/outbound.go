@@ -15,8 +15,8 @@ import (
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
-// msgOutLoop takes message keys from a context's msg_out, prepares them
-// and puts them in the outbox, sending each at once.
+// msgOutLoop takes message keys from a context's msg_out and sends each
+// at once (launchTaken); the outbox then retransmits it until acknowledged.
 func (b *Bridge) msgOutLoop(ctx context.Context, ctxID uint64) {
 	if _, err := b.st.Requeue(ctx, ctxID, store.MsgOutProcessingKey, store.MsgOutKey); err != nil {
 		b.log.Warn("bridge: recover msg_out", "context", ctxID, "err", err)
@@ -30,90 +30,103 @@ func (b *Bridge) msgOutLoop(ctx context.Context, ctxID uint64) {
 			}
 			continue
 		}
-		if key == "" {
-			continue
+		if key != "" {
+			b.takeOne(ctx, ctxID, key)
 		}
-		if err := b.prepare(ctx, ctxID, key); err != nil {
-			b.log.Warn("bridge: bad message on msg_out", "context", ctxID, "key", key, "err", err)
-			_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": err.Error()})
-		} else {
-			_ = b.st.OutboxAdd(ctx, ctxID, key, time.Now())
-			b.trySend(ctxID, key)
-		}
-		_ = b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
 	}
 }
 
-// prepare checks a message from msg_out and, for a job, makes sure the
-// origin job hash exists (the result will be written onto it).
-func (b *Bridge) prepare(ctx context.Context, ctxID uint64, key string) error {
-	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
-	if err != nil {
-		return err
+// takeOne sends one msg_out entry. A message that cannot be sent ends
+// with status error and the reason; when the store fails, the entry goes
+// back on msg_out for another try.
+func (b *Bridge) takeOne(ctx context.Context, ctxID uint64, key string) {
+	err := b.launchTaken(ctx, ctxID, key)
+	switch {
+	case err == nil:
+	case isBad(err):
+		b.log.Warn("bridge: bad message on msg_out", "context", ctxID, "key", key, "err", err)
+		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": err.Error()})
+		_ = b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
+	case ctx.Err() == nil:
+		b.log.Warn("bridge: sending from msg_out", "context", ctxID, "key", key, "err", err)
+		sleep(ctx, time.Second)
+		_, _ = b.st.Requeue(ctx, ctxID, store.MsgOutProcessingKey, store.MsgOutKey)
 	}
-	if m.CreatedAt <= 0 {
-		// A plain client's message may lack created_at; its timeout then
-		// counts from now (expired() needs a start, or it never gives up).
-		now := strconv.FormatInt(time.Now().Unix(), 10)
-		if err := b.st.SetFields(ctx, ctxID, key, model.Hash{"created_at": now}); err != nil {
-			return err
-		}
-	}
+}
+
+// prepare checks a message from msg_out and, for a job, returns its
+// origin job (found or created; the result will be written onto it),
+// adding what must be written to o.
+func (b *Bridge) prepare(ctx context.Context, ctxID uint64, key string, m *model.Message, o *store.Outgoing) (*model.RunnerJob, error) {
 	switch m.MessageType {
 	case model.MsgTypeJob:
-		return b.prepareJob(ctx, ctxID, key, m)
+		return b.prepareJob(ctx, ctxID, key, m, o)
 	case model.MsgTypeChat, model.MsgTypeMail, model.MsgTypeStop:
 		if m.Dst == "" {
-			return errors.New("dst (recipient peer ID) is required for chat, mail and stop messages")
+			return nil, bad("dst (recipient peer ID) is required for chat, mail and stop messages")
 		}
-		return nil
+		return nil, nil
 	case "":
-		return errors.New("message_type is empty (want job, chat, mail or stop)")
+		return nil, bad("message_type is empty (want job, chat, mail or stop)")
 	}
-	return fmt.Errorf("message_type %q cannot be sent from msg_out", m.MessageType)
+	return nil, bad("message_type %q cannot be sent from msg_out", m.MessageType)
 }
 
-func (b *Bridge) prepareJob(ctx context.Context, ctxID uint64, key string, m *model.Message) error {
+func (b *Bridge) prepareJob(ctx context.Context, ctxID uint64, key string, m *model.Message, o *store.Outgoing) (*model.RunnerJob, error) {
 	if len(m.Job) != 1 {
-		return fmt.Errorf("a job message carries exactly one job, this one %d", len(m.Job))
+		return nil, bad("a job message carries exactly one job, this one %d", len(m.Job))
 	}
 	j := m.Job[0]
 	if j.Script == "" || j.ScriptType == "" {
-		return errors.New("the job needs script and script_type")
+		return nil, bad("the job needs script and script_type")
 	}
 	if j.CallerID == 0 {
 		j.CallerID = m.CallerID
 	}
 	j.ContextID = ctxID
-	j, err := b.originJob(ctx, ctxID, key, j)
+	j, err := b.originJob(ctx, ctxID, key, j, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m.Job = []*model.RunnerJob{j}
-	return b.st.SetFields(ctx, ctxID, key, model.Hash{"job": m.ToHash()["job"], "status": string(model.MsgDispatched)})
+	o.Fields["job"] = m.ToHash()["job"]
+	return j, nil
 }
 
 // originJob returns the job a message sends, as stored here: the existing
-// job:<caller>:<id> (a flow's, or one a client wrote), else a new one saved
-// now (the result will be written onto it). Either way it points back at
-// the message.
-func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *model.RunnerJob) (*model.RunnerJob, error) {
+// job:<caller>:<id> (a flow's, or one a client wrote), else a new one
+// (saved by the same write as the message; the result will be written
+// onto it). Either way it points back at the message.
+func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *model.RunnerJob, o *store.Outgoing) (*model.RunnerJob, error) {
 	if j.ID != 0 {
 		jobKey := store.JobKey(j.CallerID, j.ID)
 		existing, err := b.st.LoadJobKey(ctx, ctxID, jobKey)
 		if err == nil {
-			return existing, b.st.SetFields(ctx, ctxID, jobKey, model.Hash{"message_key": msgKey})
+			o.Job, o.JobFields = jobKey, model.Hash{"message_key": msgKey}
+			return existing, nil
 		}
 		if !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
+	} else {
+		ids, err := b.st.NextIDs(ctx, ctxID, "job")
+		if err != nil {
+			return nil, err
+		}
+		j.ID = ids[0]
 	}
 	j.Status, j.Attempt = model.JobDispatched, 1
 	if j.Extra == nil {
 		j.Extra = model.Hash{}
 	}
 	j.Extra["message_key"] = msgKey
-	return j, b.st.SaveJob(ctx, j) // allocates the id when it is 0
+	now := time.Now().Unix()
+	if j.CreatedAt == 0 {
+		j.CreatedAt = now
+	}
+	j.UpdatedAt = now
+	o.Job, o.JobFields = store.JobKey(j.CallerID, j.ID), j.ToHash()
+	return j, nil
 }
 
 // overdueEvery is how often outboxLoop looks for overdue results.
@@ -153,6 +166,13 @@ func (b *Bridge) outboxLoop() {
 
 // trySend sends one outbox entry in the background unless already under way.
 func (b *Bridge) trySend(ctxID uint64, key string) {
+	b.inBackground(ctxID, key, func() error { return b.sendOne(b.ctx, ctxID, key) })
+}
+
+// inBackground runs send for outbox entry key in its own goroutine (a
+// publish can wait seconds for a route), at most 64 at once, unless a send
+// of that entry is already under way.
+func (b *Bridge) inBackground(ctxID uint64, key string, send func() error) {
 	ik := strconv.FormatUint(ctxID, 10) + "/" + key
 	b.mu.Lock()
 	if b.inflight[ik] || b.stopped {
@@ -169,7 +189,7 @@ func (b *Bridge) trySend(ctxID uint64, key string) {
 			return
 		}
 		defer func() { <-b.sem }()
-		if err := b.sendOne(b.ctx, ctxID, key); err != nil && b.ctx.Err() == nil {
+		if err := send(); err != nil && b.ctx.Err() == nil {
 			b.log.Debug("bridge: send", "context", ctxID, "key", key, "err", err)
 		}
 	})
@@ -248,7 +268,8 @@ func (b *Bridge) deliver(ctx context.Context, dst peer.ID, typ envelope.Type, ta
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	return b.tr.Send(sctx, dst, env.Marshal())
+	err = b.tr.Send(sctx, dst, env.Marshal())
+	return err
 }
 
 // cancelledFlowJob says why a job message must not be (re)sent: it

@@ -15,7 +15,7 @@ import (
 )
 
 // remoteDoneLoop turns each ended job that came from another agent into a
-// result message in this context's outbox.
+// result message, sent home at once and kept in the outbox until acked.
 func (b *Bridge) remoteDoneLoop(ctx context.Context, ctxID uint64) {
 	if _, err := b.st.Requeue(ctx, ctxID, store.RemoteDoneProcessingKey, store.RemoteDoneKey); err != nil {
 		b.log.Warn("bridge: recover remote_done", "context", ctxID, "err", err)
@@ -30,55 +30,82 @@ func (b *Bridge) remoteDoneLoop(ctx context.Context, ctxID uint64) {
 		}
 		if err := b.queueResult(ctx, ctxID, key); err != nil {
 			b.log.Warn("bridge: result", "context", ctxID, "job", key, "err", err)
+			// A job that is gone has no result to send; anything else
+			// (the store failing) is tried again.
+			if errors.Is(err, store.ErrNotFound) {
+				_ = b.st.Done(ctx, ctxID, store.RemoteDoneProcessingKey, key)
+			} else if ctx.Err() == nil {
+				sleep(ctx, time.Second)
+				_, _ = b.st.Requeue(ctx, ctxID, store.RemoteDoneProcessingKey, store.RemoteDoneKey)
+			}
 		}
-		_ = b.st.Done(ctx, ctxID, store.RemoteDoneProcessingKey, key)
 	}
 }
 
-// queueResult stores a result message for job key and sends it.
+// queueResult creates the result message of ended job key and sends it:
+// the job, its last log lines and a message id are read at once, and the
+// message is written, put in the outbox and taken off
+// remote_done:processing in one more round trip.
 func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) error {
+	var logs []string
+	done := make(chan struct{})
+	go func() { defer close(done); logs, _ = b.st.ReadLogs(ctx, ctxID, key, -resultLogLines) }()
+	ids, idErr := b.st.NextIDs(ctx, ctxID, "message")
 	j, err := b.st.LoadJobKey(ctx, ctxID, key)
+	<-done
 	if err != nil {
 		return err
 	}
-	m := &model.Message{CallerID: j.CallerID, ContextID: ctxID, MessageType: model.MsgTypeResult,
+	if idErr != nil {
+		return idErr
+	}
+	now := time.Now().Unix()
+	m := &model.Message{ID: ids[0], CallerID: j.CallerID, ContextID: ctxID, MessageType: model.MsgTypeResult,
 		Status: model.MsgDispatched, Dst: j.Extra["origin_peer"], Timeout: int64(b.cfg.Timeout / time.Second),
-		Extra: model.Hash{"result_of": key}}
-	if err := b.st.SaveMessage(ctx, m); err != nil {
-		return err
-	}
+		CreatedAt: now, UpdatedAt: now, Extra: model.Hash{"result_of": key}}
 	mk := store.MessageKey(m.CallerID, m.ID)
-	if err := b.st.OutboxAdd(ctx, ctxID, mk, time.Now()); err != nil {
-		return err
-	}
-	b.trySend(ctxID, mk)
-	return nil
+	b.acks.resultFor(j.Extra["origin_peer"], j.Extra["origin_ref"]) // the result acknowledges the job
+	o := store.Outgoing{Message: mk, Fields: m.ToHash(), Processing: store.RemoteDoneProcessingKey, Done: key}
+	p := &payload{Ref: makeRef(ctxID, mk)}
+	return b.launch(ctx, ctxID, mk, m, nil, o, resultOf(p, j, logs))
 }
 
-// resultPayload fills a result payload from the job the message reports.
+// resultLogLines is how many of its last log lines a result carries.
+const resultLogLines = 50
+
+// resultPayload fills a result payload from the job the message reports
+// (for a resend: read again from the store).
 func (b *Bridge) resultPayload(ctx context.Context, ctxID uint64, p *payload, m *model.Message) (*payload, envelope.Type, uint64, int64, error) {
 	j, err := b.st.LoadJobKey(ctx, ctxID, m.Extra["result_of"])
 	if err != nil {
 		return nil, 0, 0, 0, err
 	}
+	logs, _ := b.st.ReadLogs(ctx, ctxID, store.JobKey(j.CallerID, j.ID), -resultLogLines)
+	r := resultOf(p, j, logs)
+	return r.p, r.typ, r.target, r.attempt, nil
+}
+
+// resultOf fills result payload p from ended job j.
+func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 	p.OriginCtx, _ = strconv.ParseUint(j.Extra["origin_context"], 10, 64)
 	p.OriginJob = j.Extra["origin_job"]
 	p.Attempt, _ = strconv.ParseInt(j.Extra["origin_attempt"], 10, 64)
 	p.Status, p.Result, p.Error = string(j.Status), j.Result, j.Error
-	p.Logs, _ = b.st.ReadLogs(ctx, ctxID, store.JobKey(j.CallerID, j.ID), -50)
-	return p, envelope.TypeResult, p.OriginCtx, p.Attempt, nil
+	p.Logs = logs
+	return &built{p, envelope.TypeResult, p.OriginCtx, p.Attempt}
 }
 
 // onResult writes a remote job's result onto the origin job (fenced on
-// the attempt it belongs to), then acknowledges it.
+// the attempt it belongs to), settles the job message, then acknowledges.
 func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
-	j, err := b.st.LoadJobKey(ctx, p.OriginCtx, p.OriginJob)
+	f, err := b.st.Fields(ctx, p.OriginCtx, p.OriginJob, "runner", "message_key")
 	if err != nil {
 		return err
 	}
-	if j.Runner != from.String() && !strings.HasPrefix(j.Runner, "runner:") {
-		// Not from the runner the job went to (it moved on, or a stranger):
-		// ignored, but acknowledged so the sender stops resending.
+	if runner := f[0]; runner != from.String() && !strings.HasPrefix(runner, "runner:") {
+		// Not from the runner the job went to (it moved on, or a stranger,
+		// or no such job): ignored, but acknowledged so the sender stops
+		// resending.
 		b.stats.add(b.stats.rejected, "unexpected_result")
 		b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
 		return nil
@@ -96,10 +123,8 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": from.String()})
 	switch {
 	case err == nil:
-		if mk := j.Extra["message_key"]; mk != "" {
-			_ = b.st.SetMessageStatus(ctx, p.OriginCtx, mk, model.MsgProcessed, nil)
-			_, _ = b.st.OutboxRemove(ctx, p.OriginCtx, mk)
-			_ = b.st.AwaitRemove(ctx, p.OriginCtx, mk)
+		if mk := f[1]; mk != "" {
+			_, _ = b.st.Settle(ctx, p.OriginCtx, mk, model.MsgProcessed, nil)
 		}
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// The bridge's hot path: each bus message costs it a fixed, small number
+// of round trips, whatever its kind. These operations exist for that.
+
+// NextIDs allocates one id of each kind (seq:<kind>) in context ctxID's DB,
+// in one round trip.
+func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]uint64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.NextIDs: %w", err)
+	}
+	cmds := make([]*redis.IntCmd, len(kinds))
+	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range kinds {
+			cmds[i] = p.Incr(ctx, SeqKey(k))
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("store.NextIDs: %w", err)
+	}
+	ids := make([]uint64, len(kinds))
+	for i, c := range cmds {
+		ids[i] = uint64(c.Val())
+	}
+	return ids, nil
+}
+
+// Outgoing is everything the bridge records when it puts a message on its
+// way: fields of the message hash (the whole hash for a new message),
+// optionally fields of the job it carries, its place in the outbox (next
+// resend) and the processing list entry it came from, if any.
+type Outgoing struct {
+	Message    string     // message key
+	Fields     model.Hash // written onto the message
+	Job        string     // job key, or "" for none
+	JobFields  model.Hash // written onto the job
+	Next       time.Time  // outbox score: when to resend without an ack
+	Processing string     // list to remove Done from, or ""
+	Done       string     // the entry of Processing to remove
+}
+
+// Dispatch writes o atomically (MULTI), in one round trip.
+func (s *Store) Dispatch(ctx context.Context, ctxID uint64, o Outgoing) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.Dispatch: %w", err)
+	}
+	_, err = db.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if len(o.JobFields) > 0 && o.Job != "" {
+			p.HSet(ctx, o.Job, pairs(o.JobFields)...)
+		}
+		if len(o.Fields) > 0 {
+			p.HSet(ctx, o.Message, pairs(o.Fields)...)
+		}
+		p.ZAdd(ctx, OutboxKey, redis.Z{Score: float64(o.Next.UnixMilli()), Member: o.Message})
+		if o.Processing != "" {
+			p.LRem(ctx, o.Processing, 1, o.Done)
+		}
+		return nil
+	})
+	return wrap("store.Dispatch "+o.Message, err)
+}
+
+// Settle ends one of our messages: it moves it to status (validated as
+// SetMessageStatus does) with fields and takes it out of the outbox and
+// the awaiting-result set, in one round trip. It reports whether the
+// message was still in the outbox.
+func (s *Store) Settle(ctx context.Context, ctxID uint64, key string, status model.MessageStatus,
+	fields model.Hash) (bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return false, fmt.Errorf("store.Settle: %w", err)
+	}
+	args := append([]any{string(status), now()}, pairs(without(fields, "status"))...)
+	var st *redis.Cmd
+	var rem *redis.IntCmd
+	_, err = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		st = setMessageStatus.Eval(ctx, p, []string{key}, args...) // EVALSHA cannot fall back inside a pipeline
+		rem = p.ZRem(ctx, OutboxKey, key)
+		p.ZRem(ctx, AwaitingKey, key)
+		return nil
+	})
+	if err != nil && st.Err() == nil { // the pipeline failed elsewhere
+		return false, fmt.Errorf("store.Settle %s: %w", key, err)
+	}
+	return rem.Val() > 0, scriptErr("store.Settle "+key, st.Err())
+}
+
+// without copies h minus one field.
+func without(h model.Hash, field string) model.Hash {
+	out := make(model.Hash, len(h))
+	for k, v := range h {
+		if k != field {
+			out[k] = v
+		}
+	}
+	return out
+}

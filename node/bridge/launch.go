@@ -1,0 +1,162 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/crypto/envelope"
+)
+
+// launch puts a message on its way for the first time. The caller holds
+// the message (and the job it carries, for a job message) in memory, so
+// nothing is read back: one round trip records it — the fields in o, the
+// first send (sends, dst) and the outbox entry that retransmits it until
+// it is acknowledged — and the envelope is sealed from memory.
+// Retransmissions go through sendOne, which reads the message from Redis.
+//
+// o.Message must be key; o.Fields may already hold the whole message hash
+// (a new message) or just the fields the caller changed.
+func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.Message,
+	job *model.RunnerJob, o store.Outgoing, pre *built) error {
+	if o.Fields == nil {
+		o.Fields = model.Hash{}
+	}
+	dst, why := b.destination(ctx, ctxID, m)
+	if dst == "" { // no recipient yet: the outbox retries every second
+		o.Fields["error"] = why
+		o.Next = time.Now().Add(time.Second)
+		return b.st.Dispatch(ctx, ctxID, o)
+	}
+	o.Fields["sends"], o.Fields["dst"], o.Fields["error"] = "1", dst.String(), ""
+	o.Next = time.Now().Add(b.backoff(m, 0))
+	if job != nil && job.Runner != dst.String() && !strings.HasPrefix(job.Runner, "runner:") {
+		job.Runner = dst.String() // record where the job went
+		if o.JobFields == nil {
+			o.Job, o.JobFields = store.JobKey(job.CallerID, job.ID), model.Hash{}
+		}
+		o.JobFields["runner"] = job.Runner
+	}
+	if err := b.st.Dispatch(ctx, ctxID, o); err != nil {
+		return err
+	}
+	if pre == nil {
+		if pre = b.fresh(ctxID, key, m, job); pre == nil {
+			return nil // not a kind fresh builds: the outbox sends it
+		}
+	}
+	b.inBackground(ctxID, key, func() error { return b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p) })
+	return nil
+}
+
+// built is a payload ready to seal, with its envelope's type, target
+// context and attempt.
+type built struct {
+	p       *payload
+	typ     envelope.Type
+	target  uint64
+	attempt int64
+}
+
+// fresh builds the payload of a message launch holds in memory; nil for
+// kinds it does not handle (a result's caller builds its own).
+func (b *Bridge) fresh(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *built {
+	p := &payload{Ref: makeRef(ctxID, key)}
+	switch m.MessageType {
+	case model.MsgTypeJob:
+		if job == nil {
+			return nil
+		}
+		p.OriginCtx, p.OriginJob, p.Attempt = ctxID, store.JobKey(job.CallerID, job.ID), job.Attempt
+		p.Message, p.Job = m.ToHash(), job.ToHash()
+		delete(p.Message, "job")
+		return &built{p, envelope.TypeJob, m.ContextID, job.Attempt}
+	case model.MsgTypeStop:
+		p.OriginCtx, p.OriginJob = ctxID, m.Extra["origin_job"]
+		return &built{p, envelope.TypeStop, m.ContextID, 0}
+	case model.MsgTypeChat, model.MsgTypeMail:
+		p.Message = m.ToHash()
+		t := envelope.TypeChat
+		if m.MessageType == model.MsgTypeMail {
+			t = envelope.TypeMail
+		}
+		return &built{p, t, m.ContextID, 0}
+	}
+	return nil
+}
+
+// Submit sends job j from local context origin to context target of
+// another agent (dst; empty = route by the job's runner or type): it
+// saves the job and its message and sends it at once, in two round trips.
+// It fills in j's id and returns the message key.
+func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, j *model.RunnerJob, timeout time.Duration) (string, error) {
+	ids, err := b.st.NextIDs(ctx, origin, "job", "message")
+	if err != nil {
+		return "", err
+	}
+	j.ID, j.ContextID = ids[0], origin
+	if j.Status == "" {
+		j.Status, j.Attempt = model.JobDispatched, max(j.Attempt, 1)
+	}
+	m := &model.Message{ID: ids[1], CallerID: j.CallerID, ContextID: target, MessageType: model.MsgTypeJob,
+		Status: model.MsgDispatched, Dst: dst, Timeout: int64(timeout / time.Second)}
+	key := store.MessageKey(m.CallerID, m.ID)
+	if j.Extra == nil {
+		j.Extra = model.Hash{}
+	}
+	j.Extra["message_key"] = key
+	now := time.Now().Unix()
+	j.CreatedAt, j.UpdatedAt, m.CreatedAt, m.UpdatedAt = now, now, now, now
+	m.Job = []*model.RunnerJob{j}
+	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: store.JobKey(j.CallerID, j.ID), JobFields: j.ToHash()}
+	if err := b.launch(ctx, origin, key, m, j, o, nil); err != nil {
+		return key, err
+	}
+	return key, nil
+}
+
+// launchTaken sends a message taken from msg_out (now on
+// msg_out:processing): prepare checks it and, for a job, finds or creates
+// its origin job; launch records both and moves the key from the
+// processing list to the outbox in the same round trip.
+func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) error {
+	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	if err != nil {
+		return err
+	}
+	o := store.Outgoing{Message: key, Fields: model.Hash{"status": string(model.MsgDispatched)},
+		Processing: store.MsgOutProcessingKey, Done: key}
+	if m.CreatedAt <= 0 {
+		// A plain client's message may lack created_at; its timeout then
+		// counts from now (expired() needs a start, or it never gives up).
+		m.CreatedAt = time.Now().Unix()
+		o.Fields["created_at"] = strconv.FormatInt(m.CreatedAt, 10)
+	}
+	job, err := b.prepare(ctx, ctxID, key, m, &o)
+	if err != nil {
+		return err
+	}
+	if why := b.cancelledFlowJob(ctx, ctxID, m); why != "" {
+		if err := b.st.Dispatch(ctx, ctxID, o); err != nil {
+			return err
+		}
+		return b.withdraw(ctx, ctxID, key, m, why)
+	}
+	return b.launch(ctx, ctxID, key, m, job, o, nil)
+}
+
+// badMessage marks why a msg_out entry cannot be sent as it is (as
+// opposed to the store failing while sending it).
+type badMessage struct{ error }
+
+func bad(format string, args ...any) error { return badMessage{fmt.Errorf(format, args...)} }
+
+func isBad(err error) bool {
+	var b badMessage
+	return errors.As(err, &b)
+}
