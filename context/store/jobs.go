@@ -178,7 +178,8 @@ func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType st
 
 // WaitJob blocks until the job at key ends (or ctx is done: nil and ctx's
 // error) and returns it. It works whether the job ended before or after the
-// call; while waiting it reads only the status field.
+// call; while waiting it reads only the status field, and after a wake-up
+// on reply:<key> it reads the whole job at once.
 func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
@@ -196,13 +197,28 @@ func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.R
 		case model.JobStatus(st).Terminal():
 			return s.LoadJobKey(ctx, ctxID, key) // the whole job, once it ended
 		}
-		// Wake on the reply list; re-check periodically in case the
-		// push was consumed by another waiter.
-		_ = db.BRPopLPush(ctx, ReplyKey(key), ReplyKey(key), 2*time.Second).Err()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if j, err := s.awaitReply(ctx, db, ctxID, key); j != nil || err != nil {
+			return j, err
 		}
 	}
+}
+
+// awaitReply waits on reply:<key> (re-checking every 2 s in case the push
+// was consumed by another waiter) and, after a push, loads the job: it
+// returns it when it has ended, nil, nil when it has not.
+func (s *Store) awaitReply(ctx context.Context, db *redis.Client, ctxID uint64, key string) (*model.RunnerJob, error) {
+	err := db.BRPopLPush(ctx, ReplyKey(key), ReplyKey(key), 2*time.Second).Err()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil {
+		return nil, nil // timeout (or a dropped connection): check the status again
+	}
+	j, err := s.LoadJobKey(ctx, ctxID, key)
+	if err != nil || j.Status.Terminal() {
+		return j, err
+	}
+	return nil, nil
 }
 
 // guarded drops fields that only the lifecycle scripts may set, so a

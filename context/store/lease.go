@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -168,12 +169,11 @@ func (s *Store) ReleaseLease(ctx context.Context, ctxID uint64, l Lease, listOwn
 	return scriptErr("store.ReleaseLease", err)
 }
 
-// CompleteLeased is CompleteJob (same script, same effects: final status
-// and fields, reply:<key> for waiters, jobs_done for the scheduler) and
-// then ReleaseLease of l from processing:<listOwner>, sent in one round
-// trip. The release runs whatever the completion answered (a fenced
-// attempt still gives its lease up). The error is the completion's, else
-// the release's.
+// CompleteLeased is CompleteJob (same effects: final status and fields,
+// reply:<key> for waiters, jobs_done for the scheduler, remote_done for
+// the bridge) and ReleaseLease of l from processing:<listOwner>, in one
+// script. The release happens whatever the completion answers (a fenced
+// attempt still gives its lease up); the error is the completion's.
 func (s *Store) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listOwner string,
 	status model.JobStatus, fields model.Hash) error {
 	if !status.Terminal() {
@@ -183,27 +183,8 @@ func (s *Store) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listO
 	if err != nil {
 		return fmt.Errorf("store.CompleteLeased: %w", err)
 	}
-	cKeys, cArgs := completeArgs(l.JobKey, l.Attempt, status, fields)
-	rKeys := []string{ProcessingKey(listOwner), LeasesKey, LeaseOwnersKey}
-	var done, rel *redis.Cmd
-	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		done = completeJob.EvalSha(ctx, p, cKeys, cArgs...)
-		rel = releaseLease.EvalSha(ctx, p, rKeys, l.JobKey, l.value())
-		return nil
-	})
-	// A script not loaded on this server yet did not run: run it again
-	// with EVAL fallback (only that one: the other one did run).
-	cErr, rErr := done.Err(), rel.Err()
-	if isNoScript(cErr) {
-		cErr = completeJob.Run(ctx, db, cKeys, cArgs...).Err()
-	}
-	if isNoScript(rErr) {
-		rErr = releaseLease.Run(ctx, db, rKeys, l.JobKey, l.value()).Err()
-	}
-	if cErr != nil {
-		return scriptErr("store.CompleteLeased", cErr)
-	}
-	return scriptErr("store.CompleteLeased", rErr)
+	keys, args := completeArgs(l.JobKey, l.Attempt, status, fields)
+	keys = append(keys, ProcessingKey(listOwner), LeasesKey, LeaseOwnersKey)
+	args = slices.Insert(args, 4, any(l.value()))
+	return scriptErr("store.CompleteLeased", completeLeased.Run(ctx, db, keys, args...).Err())
 }
-
-func isNoScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }

@@ -34,7 +34,7 @@ type Claim struct {
 	JobKey  string
 	Verdict Verdict
 	Attempt int64      // the attempt the lease is for
-	Left    int64      // jobs left on the queues tried, after this one
+	Left    int64      // 0 when the queues tried are empty after this one, else > 0
 	Hash    model.Hash // the job's fields as taken (status already "started" for VerdictRun)
 	Lease   Lease
 }

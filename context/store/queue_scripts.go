@@ -25,14 +25,20 @@ import (
 // whose names are known only after the pop (contexts are DBs, so the
 // contract is single-instance Redis anyway).
 // Returns nil when every queue is empty, else {queue index (1 = KEYS[5]),
-// job key, verdict, attempt, jobs left on the queues, field, value, ...};
+// job key, verdict, attempt, jobs left (0 when all the queues are empty,
+// else the length of the queue taken from, or of the others), field, value, ...};
 // verdict is run, stopped
 // (a stop marker covers this attempt), rejected, or dead (unusable: already
 // moved to dead_letter and out of the processing list, no lease).
 var claimJob = redis.NewScript(luaStartable + `
-local function remaining()
-  local n = 0
-  for j = 5, #KEYS do n = n + redis.call('LLEN', KEYS[j]) end
+-- remaining says whether jobs are left: the length of queue i when it has
+-- some (the common case: one LLEN), else the sum over the other queues.
+local function remaining(i)
+  local n = redis.call('LLEN', KEYS[i])
+  if n > 0 then return n end
+  for j = 5, #KEYS do
+    if j ~= i then n = n + redis.call('LLEN', KEYS[j]) end
+  end
   return n
 end
 local function dead(key, q, reason)
@@ -62,7 +68,7 @@ for i = 5, #KEYS do
     local att, why, untyped = check(key, h)
     if not att then
       dead(key, KEYS[i], why)
-      return {i - 4, key, 'dead', '0', remaining()}
+      return {i - 4, key, 'dead', '0', remaining(i)}
     end
     local verdict = 'run'
     local stop = redis.call('GET', 'stop:' .. key)
@@ -81,7 +87,7 @@ for i = 5, #KEYS do
     end
     redis.call('ZADD', KEYS[2], ARGV[2], key)
     redis.call('HSET', KEYS[3], key, tostring(att) .. ' ' .. ARGV[1])
-    local out = {i - 4, key, verdict, tostring(att), remaining()}
+    local out = {i - 4, key, verdict, tostring(att), remaining(i)}
     for j = 1, #h do out[#out + 1] = h[j] end
     return out
   end
@@ -123,6 +129,23 @@ if redis.call('HGET', KEYS[3], ARGV[1]) == ARGV[2] then
 end
 return 0
 `)
+
+// completeLeased is releaseLease followed by completeJob, in one step: the
+// lease goes whatever the completion answers (a fenced attempt still gives
+// its lease up), then the attempt ends with completeJob's effects exactly.
+// KEYS[1] job key, KEYS[2] reply:<job key>, KEYS[3] jobs_done,
+// KEYS[4] remote_done, KEYS[5] processing:<runner>, KEYS[6] leases,
+// KEYS[7] lease_owners.
+// ARGV[1] expected attempt or "", ARGV[2] finished|error, ARGV[3] now,
+// ARGV[4] reply TTL seconds, ARGV[5] lease owner value "<attempt> <runner>",
+// ARGV[6..] field, value pairs.
+var completeLeased = redis.NewScript(`
+redis.call('LREM', KEYS[5], 1, KEYS[1])
+if redis.call('HGET', KEYS[7], KEYS[1]) == ARGV[5] then
+  redis.call('ZREM', KEYS[6], KEYS[1])
+  redis.call('HDEL', KEYS[7], KEYS[1])
+end
+` + luaMoves + luaCheck + luaComplete(6))
 
 // renewLeases extends the leases a runner still holds and reports the ones
 // it lost and the ones with a stop marker.

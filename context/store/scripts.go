@@ -43,8 +43,10 @@ func luaJobTable(name string, value func(model.JobStatus) string) string {
 // in KEYS[1], the expected attempt in ARGV[1] ("" = any) and the new status
 // in ARGV[2]. It returns an error reply "fenced: …" or "transition: …".
 const luaCheck = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('notfound: ' .. KEYS[1]) end
 local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt')
+if not cur[1] and not cur[2] and redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('notfound: ' .. KEYS[1])
+end
 local st = cur[1] or ''
 local att = cur[2] or ''
 if att == '' then att = '0' end
@@ -107,16 +109,28 @@ return 1
 // KEYS[4] remote_done.
 // ARGV[1] expected attempt or "", ARGV[2] finished|error, ARGV[3] now,
 // ARGV[4] reply TTL seconds, ARGV[5..] field, value pairs.
-var completeJob = redis.NewScript(luaMoves + luaCheck + `
-redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3])
-if #ARGV > 4 then redis.call('HSET', KEYS[1], unpack(ARGV, 5)) end
+var completeJob = redis.NewScript(luaMoves + luaCheck + luaComplete(5))
+
+// luaComplete is the body of a completion, after luaCheck: status, fields
+// (ARGV[first..] field, value pairs) in one HSET, the reply push and the
+// jobs_done / remote_done pushes. KEYS[1..4] and ARGV[1..4] as for
+// completeJob. Every script that ends a job attempt uses it, so their side
+// effects cannot drift apart.
+func luaComplete(first int) string {
+	return fmt.Sprintf(`
+if #ARGV >= %[1]d then
+  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, %[1]d))
+else
+  redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3])
+end
 redis.call('LPUSH', KEYS[2], ARGV[2])
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
 local f = redis.call('HMGET', KEYS[1], 'flow_id', 'origin_peer')
 if f[1] and f[1] ~= '' and f[1] ~= '0' then redis.call('LPUSH', KEYS[3], KEYS[1]) end
 if f[2] and f[2] ~= '' then redis.call('LPUSH', KEYS[4], KEYS[1]) end
 return 1
-`)
+`, first)
+}
 
 // requeueJob puts a job back as a new attempt.
 // KEYS[1] job key, KEYS[2] queue:<type>, KEYS[3] reply:<job key> (cleared so
