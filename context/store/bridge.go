@@ -76,21 +76,21 @@ const InboundTTL = 7 * 24 * time.Hour
 
 // Materialize stores the received message m on msg_in and the job j on
 // queue:<type> of context ctxID, once per (sender, ref). It returns the
-// local job key and whether this call created it.
+// local job key and whether this call created it. Ids already set on m and
+// j (from NextIDs) are used, else allocated here.
 func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return "", false, fmt.Errorf("store.Materialize: %w", err)
 	}
-	var mid, jid *redis.IntCmd
-	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		mid, jid = p.Incr(ctx, SeqKey("message")), p.Incr(ctx, SeqKey("job"))
-		return nil
-	}); err != nil {
-		return "", false, fmt.Errorf("store.Materialize: ids: %w", err)
+	if m.ID == 0 || j.ID == 0 {
+		ids, err := s.NextIDs(ctx, ctxID, "message", "job")
+		if err != nil {
+			return "", false, fmt.Errorf("store.Materialize: %w", err)
+		}
+		m.ID, j.ID = ids[0], ids[1]
 	}
-	m.ID, j.ID = uint64(mid.Val()), uint64(jid.Val())
 	stamp(&m.CreatedAt, &m.UpdatedAt)
 	stamp(&j.CreatedAt, &j.UpdatedAt)
 	mp, jp := pairs(m.ToHash()), pairs(j.ToHash())

@@ -13,29 +13,6 @@ import (
 // The bridge's hot path: each bus message costs it a fixed, small number
 // of round trips, whatever its kind. These operations exist for that.
 
-// NextIDs allocates one id of each kind (seq:<kind>) in context ctxID's DB,
-// in one round trip.
-func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]uint64, error) {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return nil, fmt.Errorf("store.NextIDs: %w", err)
-	}
-	cmds := make([]*redis.IntCmd, len(kinds))
-	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, k := range kinds {
-			cmds[i] = p.Incr(ctx, SeqKey(k))
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("store.NextIDs: %w", err)
-	}
-	ids := make([]uint64, len(kinds))
-	for i, c := range cmds {
-		ids[i] = uint64(c.Val())
-	}
-	return ids, nil
-}
-
 // Outgoing is everything the bridge records when it puts a message on its
 // way: fields of the message hash (the whole hash for a new message),
 // optionally fields of the job it carries, its place in the outbox (next

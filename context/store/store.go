@@ -25,6 +25,8 @@ type Store struct {
 	mu      sync.Mutex
 	clients map[uint64]*redis.Client // guarded by mu
 	closed  bool                     // guarded by mu
+
+	ids idBlocks // reserved id ranges, for NextIDs
 }
 
 // Open connects to the Redis at url (redis://, rediss://, unix://; user and

@@ -1,0 +1,101 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// Ids from NextIDs never collide with each other, with a second agent's
+// store on the same Redis, nor with a plain client's INCR seq:job.
+func TestNextIDsUniqueAcrossStoresAndClients(t *testing.T) {
+	ctx := ctCtx(t)
+	s1, srv := ctOpen(t)
+	s2, err := store.Open(ctx, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
+	defer raw.Close()
+	seen := map[uint64]string{}
+	note := func(id uint64, who string) {
+		if prev, dup := seen[id]; dup {
+			t.Fatalf("job id %d handed out twice (%s, then %s)", id, prev, who)
+		}
+		seen[id] = who
+	}
+	for i := 0; i < 100; i++ {
+		for _, s := range []*store.Store{s1, s2} {
+			ids, err := s.NextIDs(ctx, 1, "job", "message")
+			if err != nil {
+				t.Fatal(err)
+			}
+			note(ids[0], "NextIDs")
+		}
+		n, err := raw.Incr(ctx, store.SeqKey("job")).Uint64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		note(n, "INCR")
+	}
+	if len(seen) != 300 {
+		t.Fatalf("%d distinct ids, want 300", len(seen))
+	}
+}
+
+// Dispatch records a message, its job and its outbox entry and takes the
+// entry off its processing list, all or nothing; Settle ends it.
+func TestDispatchAndSettle(t *testing.T) {
+	ctx := ctCtx(t)
+	s, srv := ctOpen(t)
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
+	defer raw.Close()
+	const mk, jk = "message:1:5", "job:1:9"
+	if err := raw.LPush(ctx, store.MsgOutProcessingKey, mk).Err(); err != nil {
+		t.Fatal(err)
+	}
+	next := time.Now().Add(3 * time.Second)
+	err := s.Dispatch(ctx, 1, store.Outgoing{Message: mk, Fields: model.Hash{"status": "dispatched", "dst": "peer"},
+		Job: jk, JobFields: model.Hash{"runner": "peer"}, Next: next,
+		Processing: store.MsgOutProcessingKey, Done: mk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := raw.HGet(ctx, jk, "runner").Val(); v != "peer" {
+		t.Fatalf("job runner = %q", v)
+	}
+	if sc := raw.ZScore(ctx, store.OutboxKey, mk).Val(); int64(sc) != next.UnixMilli() {
+		t.Fatalf("outbox score %v, want %d", sc, next.UnixMilli())
+	}
+	if n := raw.LLen(ctx, store.MsgOutProcessingKey).Val(); n != 0 {
+		t.Fatalf("processing list still holds %d", n)
+	}
+	if err := s.AwaitAdd(ctx, 1, mk, next); err != nil {
+		t.Fatal(err)
+	}
+	was, err := s.Settle(ctx, 1, mk, model.MsgProcessed, nil)
+	if err != nil || !was {
+		t.Fatalf("Settle = %v, %v; want true, nil", was, err)
+	}
+	if st := raw.HGet(ctx, mk, "status").Val(); st != "processed" {
+		t.Fatalf("status %q", st)
+	}
+	if raw.ZCard(ctx, store.OutboxKey).Val()+raw.ZCard(ctx, store.AwaitingKey).Val() != 0 {
+		t.Fatal("outbox or awaiting_result still holds the message")
+	}
+	// Settled again: no longer in the outbox, and processed cannot move back.
+	was, err = s.Settle(ctx, 1, mk, model.MsgError, nil)
+	if was || !errors.Is(err, model.ErrBadTransition) {
+		t.Fatalf("second Settle = %v, %v; want false, ErrBadTransition", was, err)
+	}
+	if _, err := s.Settle(context.Background(), 1, "message:1:404", model.MsgProcessed, nil); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Settle of a missing message: %v, want ErrNotFound", err)
+	}
+}
