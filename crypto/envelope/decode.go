@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 
@@ -12,23 +11,35 @@ import (
 // DefaultMaxSize. It checks structure only (see Verifier.Check for the rest)
 // and never panics. The result does not alias b.
 func Unmarshal(b []byte, maxSize int) (*Envelope, error) {
+	env, _, err := unmarshalSigned(b, maxSize)
+	return env, err
+}
+
+// unmarshalSigned is Unmarshal that also returns the bytes the signature
+// covers, Domain ‖ b without the signature. Both share one copy of b: as
+// the encoding is canonical, that is exactly what signedBytes would rebuild.
+func unmarshalSigned(b []byte, maxSize int) (*Envelope, []byte, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
 	if len(b) > maxSize {
-		return nil, fmt.Errorf("envelope.Unmarshal: %w: %d bytes, limit %d", ErrOversized, len(b), maxSize)
+		return nil, nil, fmt.Errorf("envelope.Unmarshal: %w: %d bytes, limit %d", ErrOversized, len(b), maxSize)
 	}
 	if len(b) == 0 {
-		return nil, fmt.Errorf("envelope.Unmarshal: %w: empty", ErrMalformed)
+		return nil, nil, fmt.Errorf("envelope.Unmarshal: %w: empty", ErrMalformed)
 	}
 	if b[0] != Version {
-		return nil, fmt.Errorf("envelope.Unmarshal: %w: %d", ErrBadVersion, b[0])
+		return nil, nil, fmt.Errorf("envelope.Unmarshal: %w: %d", ErrBadVersion, b[0])
 	}
-	env, err := decode(&reader{b: bytes.Clone(b)})
+	buf := make([]byte, len(Domain)+len(b))
+	copy(buf, Domain)
+	copy(buf[len(Domain):], b)
+	env, err := decode(&reader{b: buf[len(Domain):]})
 	if err != nil {
-		return nil, fmt.Errorf("envelope.Unmarshal: %w: %w", ErrMalformed, err)
+		return nil, nil, fmt.Errorf("envelope.Unmarshal: %w: %w", ErrMalformed, err)
 	}
-	return env, nil
+	n := len(buf) - 1 - SigSize // decode checked that the signature ends b
+	return env, buf[:n:n], nil
 }
 
 // decode reads every field from r, which must be consumed exactly.

@@ -21,7 +21,7 @@
 //	     …     1  T = len(to)     1..MaxPeerIDLen
 //	     …     T  to           recipient peer ID, binary multihash
 //	     …     4  P = len(payload), uint32
-//	     …     P  payload      age ciphertext (binary format) to `to`
+//	     …     P  payload      age file (binary format) from `from` to `to`
 //	     …     1  S = len(sig) must be 64
 //	     …     S  signature    ed25519, by `from`
 //
@@ -33,6 +33,31 @@
 // bounded, peer IDs must be valid multihashes, and trailing bytes are an
 // error. So every accepted byte string has exactly one decoding and
 // Marshal(Unmarshal(b)) == b.
+//
+// # Payload
+//
+// The payload is a standard age v1 file (binary, no armour) made with
+// filippo.io/age: a fresh random file key per message, the header MAC and
+// the STREAM-encrypted plaintext. Its one recipient stanza is
+//
+//	-> hyphae-pair <base64 24-byte random nonce>
+//	<base64 XChaCha20-Poly1305(K, nonce, file key)>
+//
+// where K is the static-static wrap key of the pair, derived with HKDF-SHA256
+// from X25519(from, to) with salt from_x25519 ‖ to_x25519 and info
+// "hyphae/age-pair/v1" (see package identity for the exact derivation and
+// the keys). K is computed once per peer and direction and cached, so
+// sealing and opening cost no X25519 operation; with age's ephemeral-static
+// X25519 stanza they cost three. Open also accepts a plain age X25519
+// stanza to `to`, as envelopes written before hyphae-pair carry.
+//
+// What this changes against age's X25519 stanza: the per-message random
+// file key stays, and neither has forward secrecy. But K is shared by the
+// two parties, so compromising either one's actor key exposes all their
+// traffic in both directions (with age's stanza, only what was sent to the
+// compromised key). In exchange the wrap is sender-authenticated: the
+// payload opens only when `from` is its real sender, so a payload lifted
+// into an envelope signed by another key does not open (ErrDecrypt).
 //
 // # Signature
 //
@@ -50,8 +75,8 @@
 // Verifier.Check runs, in this order: size, decode (incl. version), type
 // known, sender = pubsub author, signature, timestamp within ±Skew of now.
 // Verifier.Open then checks that the envelope is addressed to this agent
-// (ErrNotForMe otherwise — to be ignored, not punished) and decrypts the
-// payload. Every rejection wraps one sentinel error, and Reason maps it to a
+// (ErrNotForMe otherwise — to be ignored, not punished) and decrypts and
+// authenticates the payload as written by `from` (ErrDecrypt otherwise). Every rejection wraps one sentinel error, and Reason maps it to a
 // short stable word for metrics.
 //
 // Replay detection is the caller's: record ReplayKey (sender/hex id) for at

@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// fuzzSeeds returns valid envelopes and a few mutations of them.
+// fuzzSeeds returns valid envelopes (hyphae-pair payloads, and one plain
+// X25519 payload) and a few mutations of them.
 func fuzzSeeds(t testing.TB) [][]byte {
 	alice, bob := testIdentity(t, 1), testIdentity(t, 2)
 	var seeds [][]byte
@@ -14,6 +15,7 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	}
 	b := seeds[0]
 	seeds = append(seeds,
+		sealPlainAt(t, alice, bob, TypeJob, []byte("fuzz plain X25519")).Marshal(),
 		b[:len(b)/2],
 		append(bytes.Clone(b), 0),
 		set(1, 0)(bytes.Clone(b)),

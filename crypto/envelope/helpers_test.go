@@ -54,3 +54,17 @@ func resign(t testing.TB, env *Envelope, id *identity.Identity) {
 		t.Fatal(err)
 	}
 }
+
+// sealPlainAt is sealAt with a plain age X25519 payload (identity.Encrypt),
+// as written before hyphae-pair stanzas or by a plain-age sender.
+func sealPlainAt(t testing.TB, from, to *identity.Identity, typ Type, pt []byte) *Envelope {
+	t.Helper()
+	env := sealAt(t, from, to, typ, nil)
+	ct, err := identity.Encrypt(to.PeerID(), pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Payload = ct
+	resign(t, env, from)
+	return env
+}

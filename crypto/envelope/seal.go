@@ -10,13 +10,14 @@ import (
 )
 
 // Seal builds a signed envelope from id to peer to: it encrypts plaintext
-// with age to to's key, picks a new random message id, stamps the current
-// time and signs.
+// with age to to's key (a hyphae-pair stanza wrapped with the pairwise key of
+// id and to, see identity.EncryptTo), picks a new random message id, stamps
+// the current time and signs.
 func Seal(id *identity.Identity, to peer.ID, typ Type, ctxID uint64, attempt uint32, plaintext []byte) (*Envelope, error) {
 	if !typ.Valid() {
 		return nil, fmt.Errorf("envelope.Seal: %w: %d", ErrUnknownType, uint8(typ))
 	}
-	ct, err := identity.Encrypt(to, plaintext)
+	ct, err := id.EncryptTo(to, plaintext)
 	if err != nil {
 		return nil, fmt.Errorf("envelope.Seal: %w", err)
 	}
@@ -78,7 +79,12 @@ func (e *Envelope) validate() error {
 // VerifySignature checks e's signature against its sender's key. It needs
 // nothing but the envelope, so it also serves to re-check one kept at rest.
 func (e *Envelope) VerifySignature() error {
-	if err := identity.Verify(e.From, e.signedBytes(), e.Sig); err != nil {
+	return verifySignature(e, e.signedBytes())
+}
+
+// verifySignature checks e.Sig over signed, which must be e.signedBytes().
+func verifySignature(e *Envelope, signed []byte) error {
+	if err := identity.Verify(e.From, signed, e.Sig); err != nil {
 		return fmt.Errorf("envelope.VerifySignature: %w: %w", ErrBadSignature, err)
 	}
 	return nil

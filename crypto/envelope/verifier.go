@@ -27,7 +27,7 @@ type Verifier struct {
 // at the recipient or the payload; see Open. Errors wrap one sentinel; see
 // Reason.
 func (v *Verifier) Check(b []byte, author peer.ID) (*Envelope, error) {
-	env, err := Unmarshal(b, v.MaxSize)
+	env, signed, err := unmarshalSigned(b, v.MaxSize)
 	if err != nil {
 		return nil, fmt.Errorf("envelope.Check: %w", err)
 	}
@@ -37,7 +37,7 @@ func (v *Verifier) Check(b []byte, author peer.ID) (*Envelope, error) {
 	if env.From != author {
 		return nil, fmt.Errorf("envelope.Check: %w: from %s, author %s", ErrAuthorMismatch, env.From, author)
 	}
-	if err := env.VerifySignature(); err != nil {
+	if err := verifySignature(env, signed); err != nil {
 		return nil, fmt.Errorf("envelope.Check: %w", err)
 	}
 	if err := v.checkTime(env.Time); err != nil {
@@ -65,7 +65,10 @@ func (v *Verifier) checkTime(t time.Time) error {
 
 // Open decrypts the payload of an envelope that passed Check. An envelope
 // addressed to someone else gives ErrNotForMe, which callers should ignore
-// rather than punish; a payload that does not decrypt gives ErrDecrypt.
+// rather than punish; a payload that does not decrypt gives ErrDecrypt. The
+// payload must be a hyphae-pair age file from env.From to Self (so only the
+// sender whose signature Check verified can have written it) or a plain
+// X25519 age file to Self.
 func (v *Verifier) Open(env *Envelope) ([]byte, error) {
 	if v.Self == nil {
 		return nil, errors.New("envelope.Open: Verifier has no Self identity")
@@ -73,7 +76,7 @@ func (v *Verifier) Open(env *Envelope) ([]byte, error) {
 	if env.To != v.Self.PeerID() {
 		return nil, fmt.Errorf("envelope.Open: %w: to %s", ErrNotForMe, env.To)
 	}
-	pt, err := v.Self.Decrypt(env.Payload)
+	pt, err := v.Self.DecryptFrom(env.From, env.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("envelope.Open: %w: %w", ErrDecrypt, err)
 	}

@@ -19,8 +19,8 @@
 //
 // # Age recipient
 //
-// Payloads are encrypted with age (https://age-encryption.org) using a
-// standard X25519 recipient derived from the actor key, as described in
+// Payloads are encrypted with age (https://age-encryption.org). The actor
+// key doubles as a standard age X25519 key pair, as described in
 // https://words.filippo.io/using-ed25519-keys-for-encryption/:
 //
 //   - recipient: the ed25519 public point converted to its Montgomery
@@ -37,6 +37,45 @@
 //
 // Converting a peer ID to a recipient costs a point decompression, so
 // RecipientFor caches the result in a small bounded cache.
+//
+// # Pairwise stanzas (EncryptTo, DecryptFrom)
+//
+// Encrypt is plain age: each file key is wrapped for an X25519 recipient
+// with a fresh ephemeral key, which costs a key generation and an ECDH to
+// write and an ECDH to read, and says nothing about the writer. Agents on
+// the bus always know both ends of a message (the sender signs it), so
+// Identity.EncryptTo wraps the file key with a static-static key instead.
+// The result is still a standard age v1 file made by age.Encrypt — fresh
+// random file key, header MAC, STREAM payload — with one custom stanza:
+//
+//	-> hyphae-pair <base64 24-byte random nonce>
+//	<base64 XChaCha20-Poly1305(K, nonce, file key)>   (exactly 32 bytes)
+//
+// where, for sender S and recipient R with the X25519 keys above,
+//
+//	K = HKDF-SHA256(ikm  = X25519(S, R_pub) = X25519(R, S_pub),
+//	                salt = S_pub ‖ R_pub,
+//	                info = "hyphae/age-pair/v1")
+//
+// Base64 is standard without padding, as in age. The salt makes K
+// directional (R→S uses another key) and binds it to both parties; an
+// all-zero X25519 result (a low-order key) is refused, as in age. K is
+// computed once per peer and direction and cached in the Identity, so
+// encrypting and decrypting cost no scalar multiplication. The random
+// 24-byte nonce keeps nonces from repeating under the long-lived K.
+// Identity.DecryptFrom(from, …) opens hyphae-pair stanzas from that sender
+// and also plain X25519 stanzas (the age tool, older messages); Decrypt
+// opens only the latter. The age tool cannot open hyphae-pair files.
+//
+// Security compared with age's X25519 stanza: each message still has its
+// own random file key, and neither scheme has forward secrecy (age's
+// recipient key is static too). The difference is that K is a long-term
+// secret of the pair: whoever holds S's or R's private key can unwrap all
+// the traffic from S to R and from R to S — with age's stanza only R's key
+// opens what was sent to R. In exchange a hyphae-pair stanza is
+// sender-authenticated: only S or R can have made it, so a message re-signed
+// by a third key with the same payload does not open. Plain X25519 stanzas
+// remain accepted, and are authenticated only by the envelope signature.
 //
 // # Swarm key
 //

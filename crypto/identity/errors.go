@@ -14,12 +14,14 @@ var (
 	// ErrCorruptKey: the key file (or key) is not a valid ed25519 private key.
 	ErrCorruptKey = errors.New("corrupt key")
 	// ErrUnsupportedKey: the key or peer ID is not ed25519 (or carries no
-	// inline public key, like sha256-hashed RSA peer IDs).
+	// inline public key, like sha256-hashed RSA peer IDs), or is a
+	// low-order point that gives no pairwise key.
 	ErrUnsupportedKey = errors.New("unsupported key type, want ed25519")
 	// ErrBadSignature: a signature does not verify against the peer ID.
 	ErrBadSignature = errors.New("bad signature")
 	// ErrDecrypt: a ciphertext could not be decrypted with this identity
-	// (wrong recipient, tampered or malformed ciphertext).
+	// (wrong recipient or sender, tampered or malformed ciphertext, or a
+	// sender whose key is unusable).
 	ErrDecrypt = errors.New("decryption failed")
 	// ErrInsecureMode: CheckMode found a key file readable or writable by
 	// group or others. Load still succeeds; the caller should warn.
@@ -27,3 +29,9 @@ var (
 	// ErrBadSwarmKey: a swarm key file is not a valid libp2p v1 PSK.
 	ErrBadSwarmKey = errors.New("bad swarm key")
 )
+
+// errBadPairStanza: a hyphae-pair stanza that is not well formed (argument
+// count, nonce encoding or size, body size). Like age with its own stanza
+// types, this is a hard error rather than "not for this identity"; callers
+// see it wrapped in ErrDecrypt.
+var errBadPairStanza = errors.New("malformed hyphae-pair stanza")

@@ -2,6 +2,8 @@ package identity
 
 import (
 	"bytes"
+	"crypto/cipher"
+	"crypto/ecdh"
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
@@ -12,13 +14,16 @@ import (
 )
 
 // Identity is an agent's actor key with its derived peer ID and age identity.
-// It is immutable and safe for concurrent use.
+// It is immutable (but for an internal cache of pairwise wrap keys) and safe
+// for concurrent use.
 type Identity struct {
 	priv      crypto.PrivKey
 	ed        ed25519.PrivateKey
 	id        peer.ID
 	ageID     *age.X25519Identity
 	recipient string
+	x25519    *ecdh.PrivateKey                      // same scalar as ageID
+	pairs     *boundedCache[pairKeyID, cipher.AEAD] // see pairkey.go
 }
 
 // Generate returns a fresh random identity (not written anywhere).
@@ -40,7 +45,7 @@ func FromPrivKey(priv crypto.PrivKey) (*Identity, error) {
 	if err != nil {
 		return nil, fmt.Errorf("identity.FromPrivKey: %w: %w", ErrCorruptKey, err)
 	}
-	ageID, err := ageIdentityOf(ed)
+	ageID, x, err := x25519Of(ed)
 	if err != nil {
 		return nil, fmt.Errorf("identity.FromPrivKey: %w", err)
 	}
@@ -50,6 +55,8 @@ func FromPrivKey(priv crypto.PrivKey) (*Identity, error) {
 		id:        id,
 		ageID:     ageID,
 		recipient: ageID.Recipient().String(),
+		x25519:    x,
+		pairs:     newBoundedCache[pairKeyID, cipher.AEAD](pairCacheSize),
 	}, nil
 }
 
