@@ -51,6 +51,50 @@ func (s *Store) MarkSeen(ctx context.Context, replayKey string, ttl time.Duratio
 	return ok, nil
 }
 
+// ReplayHorizonKey (DB 0) holds unix ms up to which this agent's bridge may
+// have accepted envelopes: it is kept a few seconds ahead of the clock
+// while the bridge runs. Envelopes stamped later than it plus the skew
+// window cannot have been seen by an earlier run.
+const ReplayHorizonKey = "replay_horizon"
+
+// ReplayHorizon reads ReplayHorizonKey; the zero time when it was never set.
+func (s *Store) ReplayHorizon(ctx context.Context) (time.Time, error) {
+	ms, err := s.global.Get(ctx, ReplayHorizonKey).Int64()
+	if errors.Is(err, redis.Nil) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store.ReplayHorizon: %w", err)
+	}
+	return time.UnixMilli(ms), nil
+}
+
+// SetReplayHorizon moves ReplayHorizonKey forward to t (never back).
+func (s *Store) SetReplayHorizon(ctx context.Context, t time.Time) error {
+	err := setMax.Run(ctx, s.global, []string{ReplayHorizonKey}, t.UnixMilli()).Err()
+	return scriptErr("store.SetReplayHorizon", err)
+}
+
+// setMax sets an integer key to ARGV[1] unless it already holds more.
+// KEYS[1] the key. ARGV[1] the new value.
+var setMax = redis.NewScript(`
+local cur = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+if tonumber(ARGV[1]) > cur then redis.call('SET', KEYS[1], ARGV[1]) end
+return 1
+`)
+
+// RecordSeen records bus envelope ids as MarkSeen does, without asking
+// whether they were new (the caller knows), in one round trip.
+func (s *Store) RecordSeen(ctx context.Context, replayKeys []string, ttl time.Duration) error {
+	_, err := s.global.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range replayKeys {
+			p.Set(ctx, SeenKey(k), 1, ttl)
+		}
+		return nil
+	})
+	return wrap("store.RecordSeen", err)
+}
+
 // materialize stores a received job message and its job, enqueues the job
 // and records the dedupe mappings — unless the sender's ref was seen, then
 // it returns the existing local job key.

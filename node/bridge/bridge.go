@@ -76,6 +76,7 @@ type Bridge struct {
 	self    peer.ID
 	checked verified    // envelopes the validator checked, for receive
 	acks    pendingAcks // delayed acks of received jobs
+	replay  *replays    // envelope ids seen, for the validator
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -97,6 +98,7 @@ func New(cfg Config, st *store.Store, tr Transport, log *slog.Logger) (*Bridge, 
 	b := &Bridge{cfg: cfg, st: st, tr: tr, log: log, stats: newStats(), self: cfg.Self.PeerID(),
 		sem: make(chan struct{}, 64), loops: map[uint64]context.CancelFunc{}, inflight: map[string]bool{}}
 	b.ver = &envelope.Verifier{Self: cfg.Self, Skew: cfg.Skew, MaxSize: cfg.MaxSize}
+	b.replay = newReplays(cfg.Skew, b.replayTTL())
 	return b, nil
 }
 
@@ -112,6 +114,10 @@ func (b *Bridge) Start(ctx context.Context) error {
 	}
 	b.spawn(b.outboxLoop)
 	b.spawn(b.contextsLoop)
+	if err := b.replay.start(ctx, b.st); err != nil {
+		b.log.Warn("bridge: replay horizon: every replay check goes to Redis", "err", err)
+	}
+	b.spawn(func() { b.replay.run(b.ctx, b.st, func(msg string, err error) { b.log.Warn(msg, "err", err) }) })
 	return nil
 }
 

@@ -25,7 +25,7 @@ func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) pubsub
 		b.stats.reject(b.log, from.String(), "not_for_me", nil)
 		return pubsub.ValidationIgnore
 	}
-	fresh, err := b.st.MarkSeen(ctx, env.ReplayKey(), 2*b.cfg.Skew+time.Minute)
+	fresh, err := b.seenBefore(ctx, env)
 	switch {
 	case err != nil: // cannot tell: drop unpunished, the sender resends
 		b.log.Warn("bridge: replay check", "err", err)
@@ -37,6 +37,22 @@ func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) pubsub
 	b.checked.put(data, env)
 	return pubsub.ValidationAccept
 }
+
+// seenBefore reports whether env is new: from memory when that suffices,
+// else from Redis (see replays).
+func (b *Bridge) seenBefore(ctx context.Context, env *envelope.Envelope) (bool, error) {
+	if fresh, ok := b.replay.fresh(env); ok {
+		return fresh, nil
+	}
+	fresh, err := b.st.MarkSeen(ctx, env.ReplayKey(), b.replayTTL())
+	if err == nil && fresh {
+		b.replay.remember(env)
+	}
+	return fresh, err
+}
+
+// replayTTL is how long Redis remembers a received envelope id.
+func (b *Bridge) replayTTL() time.Duration { return 2*b.cfg.Skew + time.Minute }
 
 // receiveLoop handles envelopes from the overlay.
 func (b *Bridge) receiveLoop() {
