@@ -10,14 +10,26 @@
 // message (job, stop, result, chat, mail) carries a ref "<ctx>/<message
 // key>" unique at its sender; the receiver answers ack{ack_of: ref} (or
 // error{ack_of: ref, error}) and dedupes by (sender, ref), so delivery is
-// at-least-once and processing effectively-once.
+// at-least-once and processing effectively-once. A received job is
+// acknowledged after Config.AckDelay (100ms) unless its result goes out
+// first: the result acknowledges it too (the origin settles its message on
+// either), so a short job costs two sealed messages, not four.
+//
+// Each message costs a fixed few round trips: a job submitted through the
+// API is saved, put in the outbox and sent from memory (Submit: ids come
+// from reserved blocks, the rest is one MULTI); a msg_out or remote_done
+// entry is read, then recorded and moved to the outbox in one MULTI
+// (store.Dispatch); the replay check is answered from memory for envelopes
+// no earlier run can have seen (see replays); a result settles its message
+// in one round trip (store.Settle). Only retransmissions read a message
+// back from Redis.
 //
 // Redis keys of ours, per context DB: outbox (ZSET message key → next send,
 // unix ms), awaiting_result (ZSET acknowledged job message → deadline for
 // its result, after which the origin job fails), msg_out:processing, remote_done / remote_done:processing (ended
 // jobs that came from elsewhere), inbound:<sender>:<ref> and
 // inbound_job:<sender>:<origin ctx>:<origin job> (dedupe, 7 days); in DB 0:
-// seen:<sender>/<envelope id> (replay window). Extra fields on hashes:
+// seen:<sender>/<envelope id> (replay window) and replay_horizon. Extra fields on hashes:
 // a sent job keeps message_key; a received job keeps origin_peer,
 // origin_context, origin_job, origin_attempt, origin_ref; a message keeps
 // sends, from, target_context.
