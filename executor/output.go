@@ -76,9 +76,15 @@ func (c *capture) finish(grace time.Duration) {
 	c.errR.Close()
 }
 
+// lineReaders recycles the readers of job output: each holds a maxLine
+// buffer, which would otherwise be allocated (and zeroed) twice per job.
+var lineReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, maxLine) }}
+
 func (c *capture) read(f io.Reader, isErr bool) {
 	defer c.wg.Done()
-	br := bufio.NewReaderSize(f, maxLine)
+	br := lineReaders.Get().(*bufio.Reader)
+	br.Reset(f)
+	defer func() { br.Reset(nil); lineReaders.Put(br) }()
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(chunk) > 0 {
