@@ -63,7 +63,7 @@ func (r *Runner) refreshContexts(ctx context.Context) error {
 // startContext launches the dequeue loop of one context; mu is held.
 func (r *Runner) startContext(id uint64) *servedContext {
 	ctx, cancel := context.WithCancel(r.intake)
-	sc := &servedContext{cancel: cancel, wake: make(chan struct{}, 1)}
+	sc := &servedContext{ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
 	r.intakeWG.Add(1)
 	go func() {
 		defer r.intakeWG.Done()

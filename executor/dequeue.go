@@ -17,12 +17,11 @@ import (
 func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext) {
 	r.reclaimOwn(ctx, id)
 	r.requestSweep(id, "")
-	rot := 0
 	for {
-		if !r.acquire(ctx) {
+		if !r.acquireFor(ctx, sc) {
 			return
 		}
-		cl, err := r.claim(ctx, id, r.rotate(&rot))
+		cl, err := r.claim(ctx, id, sc.order(r.served))
 		if err != nil || cl == nil {
 			r.releaseSlot()
 			if err != nil && ctx.Err() == nil {
@@ -73,15 +72,15 @@ func (r *Runner) dispatch(id uint64, cl *store.Claim) {
 	}
 }
 
-// rotate returns the served types starting one further each call, so a
+// order returns the served types starting one further each call, so a
 // busy queue cannot starve the others.
-func (r *Runner) rotate(i *int) []string {
-	n := len(r.served)
+func (sc *servedContext) order(served []string) []string {
+	n := len(served)
+	start := int((sc.rot.Add(1) - 1) % uint32(n))
 	out := make([]string, n)
 	for k := range n {
-		out[k] = r.served[(*i+k)%n]
+		out[k] = served[(start+k)%n]
 	}
-	*i = (*i + 1) % n
 	return out
 }
 
@@ -107,6 +106,15 @@ func (r *Runner) pollEvery() time.Duration {
 	default:
 		return 200 * time.Millisecond
 	}
+}
+
+// acquireFor takes a slot for sc's loop, counting it as waiting meanwhile
+// (see chainable); false when ctx ended first.
+func (r *Runner) acquireFor(ctx context.Context, sc *servedContext) bool {
+	sc.waiting.Add(1)
+	r.waiting.Add(1)
+	defer func() { sc.waiting.Add(-1); r.waiting.Add(-1) }()
+	return r.acquire(ctx)
 }
 
 // acquire takes a slot; false when ctx ended first.

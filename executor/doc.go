@@ -64,9 +64,13 @@
 // RetryBackoffMax), as a new attempt via store.RequeueJob; every write of
 // an attempt is fenced on its number, so a late report of a superseded
 // attempt changes nothing. Final writes go through store.CompleteLeased,
-// which is store.CompleteJob's script (reply:<key> for waiters, jobs_done
-// for the scheduler) plus the lease release in the same round trip;
-// OnJobDone hooks run after it.
+// which is store.CompleteJob's effects (reply:<key> for waiters, jobs_done
+// for the scheduler, remote_done for the bridge) plus the lease release, in
+// one script;
+// OnJobDone hooks run after it. When a job finishes while its context's
+// loop waits for a slot (more jobs are queued) and no other context's loop
+// does, the completion and the claim of the context's next job go out in
+// one round trip (store.CompleteAndClaim) and the slot passes to that job.
 //
 // # Crashes, stops, shutdown
 //

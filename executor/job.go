@@ -42,6 +42,10 @@ func (r *Runner) runClaimed(ctxID uint64, cl *store.Claim) {
 	if !r.types[a.typ].noop {
 		out = r.execute(a)
 	}
+	if sc := r.chainable(a, out); sc != nil {
+		r.completeAndClaim(a, sc, out)
+		return
+	}
 	r.freeSlot(a)
 	r.settle(a, out)
 }

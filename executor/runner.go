@@ -25,6 +25,7 @@ type Runner struct {
 	python        *pythonPath
 	devNull       *os.File      // stdin of every job; open from Start to the end of Shutdown
 	sem           chan struct{} // one token per running job
+	waiting       atomic.Int32  // dequeue loops waiting for a slot
 	events        atomic.Bool   // keyspace notifications are on
 	eventsChecked atomic.Bool
 
@@ -61,8 +62,11 @@ type runKey struct {
 
 // servedContext is the dequeue loop of one context.
 type servedContext struct {
-	cancel context.CancelFunc
-	wake   chan struct{} // a job may have been pushed
+	ctx     context.Context // ends when the context is no longer served
+	cancel  context.CancelFunc
+	wake    chan struct{} // a job may have been pushed
+	rot     atomic.Uint32 // rotates the order in which its queues are tried
+	waiting atomic.Int32  // 1 while its loop waits for a slot
 }
 
 // New checks cfg and prepares a Runner; nothing runs before Start.

@@ -183,8 +183,13 @@ func (s *Store) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listO
 	if err != nil {
 		return fmt.Errorf("store.CompleteLeased: %w", err)
 	}
+	keys, args := completeLeasedArgs(l, listOwner, status, fields)
+	return scriptErr("store.CompleteLeased", completeLeased.Run(ctx, db, keys, args...).Err())
+}
+
+// completeLeasedArgs builds the KEYS and ARGV of the completeLeased script.
+func completeLeasedArgs(l Lease, listOwner string, status model.JobStatus, fields model.Hash) ([]string, []any) {
 	keys, args := completeArgs(l.JobKey, l.Attempt, status, fields)
 	keys = append(keys, ProcessingKey(listOwner), LeasesKey, LeaseOwnersKey)
-	args = slices.Insert(args, 4, any(l.value()))
-	return scriptErr("store.CompleteLeased", completeLeased.Run(ctx, db, keys, args...).Err())
+	return keys, slices.Insert(args, 4, any(l.value()))
 }

@@ -49,6 +49,26 @@ func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, typ
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimJob: %w", err)
 	}
+	q := newClaimCall(runnerID, types, lease, reject)
+	c, err := q.result(claimJob.Run(ctx, db, q.keys, q.args...))
+	if err != nil {
+		return nil, fmt.Errorf("store.ClaimJob: %w", err)
+	}
+	return c, nil
+}
+
+// claimCall is one run of the claimJob script: its KEYS and ARGV, and what
+// decoding the reply needs.
+type claimCall struct {
+	keys     []string
+	args     []any
+	types    []string
+	runnerID string
+	now      time.Time
+	expires  time.Time
+}
+
+func newClaimCall(runnerID string, types []string, lease time.Duration, reject bool) claimCall {
 	keys := []string{ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey, DeadLetterKey}
 	for _, t := range types {
 		keys = append(keys, QueueKey(t))
@@ -58,18 +78,24 @@ func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, typ
 		mode = "reject"
 	}
 	exp := ts.Add(lease)
-	res, err := claimJob.Run(ctx, db, keys, runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap).Slice()
+	args := []any{runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap}
+	return claimCall{keys: keys, args: args, types: types, runnerID: runnerID, now: ts, expires: exp}
+}
+
+// result decodes the script's reply: nil, nil when the queues were empty.
+func (q claimCall) result(cmd *redis.Cmd) (*Claim, error) {
+	res, err := cmd.Slice()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, scriptErr("store.ClaimJob", err)
+		return nil, scriptErr("claim", err)
 	}
-	c, err := decodeClaim(res, types, ts.Unix())
+	c, err := decodeClaim(res, q.types, q.now.Unix())
 	if err != nil {
-		return nil, fmt.Errorf("store.ClaimJob: %w", err)
+		return nil, err
 	}
-	c.Lease = Lease{JobKey: c.JobKey, Owner: runnerID, Attempt: c.Attempt, Expires: exp}
+	c.Lease = Lease{JobKey: c.JobKey, Owner: q.runnerID, Attempt: c.Attempt, Expires: q.expires}
 	return c, nil
 }
 

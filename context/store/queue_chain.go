@@ -1,0 +1,51 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// CompleteAndClaim is CompleteLeased of l followed by ClaimJob (mode run)
+// for the same runner in the same context, sent in one round trip: a
+// runner that finishes a job takes its next one with the completion's
+// write. The two scripts stay separate operations, each atomic. err is the
+// completion's error (as CompleteLeased's); claimErr the claim's; the claim
+// is nil when the queues were empty.
+func (s *Store) CompleteAndClaim(ctx context.Context, ctxID uint64, l Lease, runnerID string,
+	status model.JobStatus, fields model.Hash, types []string, lease time.Duration) (cl *Claim, claimErr, err error) {
+	if !status.Terminal() {
+		return nil, nil, fmt.Errorf("store.CompleteAndClaim: %q is not a final status", status)
+	}
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store.CompleteAndClaim: %w", err)
+	}
+	cKeys, cArgs := completeLeasedArgs(l, runnerID, status, fields)
+	q := newClaimCall(runnerID, types, lease, false)
+	var done, next *redis.Cmd
+	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		done = completeLeased.EvalSha(ctx, p, cKeys, cArgs...)
+		next = claimJob.EvalSha(ctx, p, q.keys, q.args...)
+		return nil
+	})
+	// A script not loaded on this server yet did not run: run it again
+	// with the EVAL fallback (only that one: the other one did run).
+	if isNoScript(done.Err()) {
+		done = completeLeased.Run(ctx, db, cKeys, cArgs...)
+	}
+	if isNoScript(next.Err()) {
+		next = claimJob.Run(ctx, db, q.keys, q.args...)
+	}
+	cl, claimErr = q.result(next)
+	if claimErr != nil {
+		claimErr = fmt.Errorf("store.CompleteAndClaim: %w", claimErr)
+	}
+	return cl, claimErr, scriptErr("store.CompleteAndClaim", done.Err())
+}
+
+func isNoScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }

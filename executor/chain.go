@@ -1,0 +1,63 @@
+package executor
+
+import (
+	"context"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// Chaining: a job that finished while its context's loop has work waiting
+// keeps its slot and claims the context's next job in the round trip that
+// writes its completion (store.CompleteAndClaim), instead of freeing the
+// slot and leaving the claim to the loop: one round trip per job fewer
+// when the runner is busy. The slot passes to the claimed job, or is freed
+// when the queues were empty.
+
+// chainable returns the served context of a finished attempt when its next
+// job should be claimed with its completion: the attempt succeeded, the
+// runner still takes work, the context is still served, its loop waits for
+// a slot (it saw more jobs queued; an idle loop means the queues were
+// empty, and a claim would most likely find nothing), and no other
+// context's loop does (those get the slot instead, for fairness).
+func (r *Runner) chainable(a *attempt, out outcome) *servedContext {
+	if out.reason != "" || out.cause != nil || r.intake.Err() != nil {
+		return nil
+	}
+	r.mu.Lock()
+	sc := r.contexts[a.ctxID]
+	r.mu.Unlock()
+	if sc == nil || sc.ctx.Err() != nil {
+		return nil
+	}
+	if own := sc.waiting.Load(); own == 0 || r.waiting.Load() > own {
+		return nil
+	}
+	return sc
+}
+
+// completeAndClaim ends a with status finished, claims the next job of its
+// context and hands the slot to it (or frees it), then calls the hooks.
+func (r *Runner) completeAndClaim(a *attempt, sc *servedContext, out outcome) {
+	a.slot.Do(func() {}) // the slot is this function's now
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	fields := model.Hash{"result": encodeResult(out.result), "error": out.reason}
+	cl, claimErr, err := r.st.CompleteAndClaim(ctx, a.ctxID, a.lease, r.cfg.RunnerID, model.JobFinished,
+		fields, sc.order(r.served), r.cfg.Lease)
+	if claimErr != nil && sc.ctx.Err() == nil {
+		r.log.Warn("executor: claim", "context", a.ctxID, "err", claimErr)
+	}
+	if cl != nil {
+		r.dispatch(a.ctxID, cl) // keeps the slot for a job to run
+	} else {
+		r.releaseSlot()
+	}
+	if err != nil {
+		r.logWriteErr(a, "complete", err)
+		return
+	}
+	job := *a.job
+	job.Status, job.Result, job.UpdatedAt = model.JobFinished, out.result, time.Now().Unix()
+	r.jobDone(a.ctxID, &job)
+}
