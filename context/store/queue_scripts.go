@@ -53,7 +53,7 @@ local function check(key, h)
   local f = {}
   for j = 1, #h, 2 do f[h[j]] = h[j + 1] end
   local st, araw = f['status'] or '', f['attempt'] or ''
-  local ok = startable[st]
+  local ok = startable(st)
   if ok == nil then return nil, 'unknown status "' .. st .. '"' end
   if not ok then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
   local att = 1
@@ -95,9 +95,10 @@ end
 return nil
 `)
 
-// luaStartable is a Lua table: every job status → whether a job in it may
-// be started (generated from model.JobMoves, like luaMoves).
-var luaStartable = luaJobTable("startable", func(st model.JobStatus) string {
+// luaStartable is a Lua function: startable(status) says whether a job in
+// it may be started, nil for no known status (generated from
+// model.JobMoves, like luaMoves).
+var luaStartable = luaJobFunc("startable", "_", func(st model.JobStatus) string {
 	return fmt.Sprint(st.CanMoveTo(model.JobStarted))
 })
 
