@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -38,16 +39,33 @@ func newCapture(stdoutCap int, line func(string)) *capture {
 // attach gives cmd a pipe for stdout and one for stderr.
 func (c *capture) attach(cmd *exec.Cmd) error {
 	var err error
-	if c.outR, c.outW, err = os.Pipe(); err != nil {
+	if c.outR, c.outW, err = outputPipe(); err != nil {
 		return fmt.Errorf("stdout pipe: %w", err)
 	}
-	if c.errR, c.errW, err = os.Pipe(); err != nil {
+	if c.errR, c.errW, err = outputPipe(); err != nil {
 		c.outR.Close()
 		c.outW.Close()
 		return fmt.Errorf("stderr pipe: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = c.outW, c.errW
 	return nil
+}
+
+// outputPipe is os.Pipe with only the read end in the runtime's poller
+// (non-blocking, so read deadlines work): the write end goes to the child
+// as it is, blocking, instead of being made non-blocking, registered, made
+// blocking again for the child and unregistered — 8 syscalls fewer per job.
+func outputPipe() (r, w *os.File, err error) {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		return nil, nil, os.NewSyscallError("pipe2", err)
+	}
+	if err := syscall.SetNonblock(p[0], true); err != nil {
+		syscall.Close(p[0])
+		syscall.Close(p[1])
+		return nil, nil, os.NewSyscallError("setnonblock", err)
+	}
+	return os.NewFile(uintptr(p[0]), "|0"), os.NewFile(uintptr(p[1]), "|1"), nil
 }
 
 // started closes the parent's write ends and starts reading.
