@@ -186,7 +186,7 @@ func (s *story) wire(fv *node.FlowView, ag []*agent) {
 		st := a.n.BusStats()
 		s.say("  %-6s sent %s; received %s; rejected %s", a.name, counts(st.Sent), counts(st.Received), counts(st.Rejected))
 	}
-	s.say("Every message carried a unique id (replays are refused), a timestamp (skew-checked) and was acked; an unacked one is resent.")
+	s.say("Every message carried a unique id (replays are refused), a timestamp (skew-checked) and was acknowledged (a quick job by its result); an unacknowledged one is resent.")
 }
 
 // treeOnly drops the result section of a rendered flow (shown apart).
