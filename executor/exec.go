@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -42,7 +43,8 @@ type procResult struct {
 // runProcess starts spec in its own process group with stdout and stderr
 // going to out, waits for it, and kills the group on timeout or when ctx is
 // cancelled (SIGTERM, then SIGKILL after the grace period). Whatever is
-// left of the group after the main process exits is killed too.
+// left of the group after the main process exits is killed too. The wait
+// is on the calling goroutine; only a cancellation starts another one.
 func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
 	ctx, cancel := context.WithTimeoutCause(ctx, spec.timeout, errTimeout)
 	defer cancel()
@@ -60,15 +62,14 @@ func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
 		return procResult{exitCode: -1, startErr: err}
 	}
 	out.started()
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	k := &groupKiller{pgid: cmd.Process.Pid}
+	stop := context.AfterFunc(ctx, func() { k.terminate(graceFor(context.Cause(ctx), spec.grace)) })
+	_ = cmd.Wait()
 	res := procResult{}
-	select {
-	case <-waited:
-	case <-ctx.Done():
+	if !stop() { // ctx ended first: the group is being killed
 		res.cause = context.Cause(ctx)
-		terminate(cmd.Process.Pid, graceFor(res.cause, spec.grace), waited)
 	}
+	k.exited()
 	killGroup(cmd.Process.Pid, syscall.SIGKILL)
 	out.finish(readGrace)
 	res.state = cmd.ProcessState
@@ -76,17 +77,39 @@ func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
 	return res
 }
 
-// terminate sends SIGTERM to the group and SIGKILL after grace unless the
-// main process exited first; it returns once the process was reaped.
-func terminate(pid int, grace time.Duration, waited <-chan error) {
-	killGroup(pid, syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-waited:
-	case <-t.C:
-		killGroup(pid, syscall.SIGKILL)
-		<-waited
+// groupKiller ends a job's process group when its attempt is cancelled:
+// SIGTERM at once, SIGKILL after the grace period unless the main process
+// exited first.
+type groupKiller struct {
+	pgid  int
+	mu    sync.Mutex
+	timer *time.Timer // guarded by mu
+	gone  bool        // the main process was reaped; guarded by mu
+}
+
+func (k *groupKiller) terminate(grace time.Duration) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.gone {
+		return
+	}
+	killGroup(k.pgid, syscall.SIGTERM)
+	k.timer = time.AfterFunc(grace, func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if !k.gone {
+			killGroup(k.pgid, syscall.SIGKILL)
+		}
+	})
+}
+
+// exited disarms the killer once the main process was reaped.
+func (k *groupKiller) exited() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.gone = true
+	if k.timer != nil {
+		k.timer.Stop()
 	}
 }
 
