@@ -2,12 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/context/model"
 )
@@ -174,51 +171,6 @@ func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType st
 	args := append([]any{attemptArg(attempt), string(model.JobDispatched), now()}, pairs(guarded(fields))...)
 	n, err := requeueJob.Run(ctx, db, []string{key, QueueKey(scriptType), ReplyKey(key)}, args...).Int64()
 	return n, scriptErr("store.RequeueJob", err)
-}
-
-// WaitJob blocks until the job at key ends (or ctx is done: nil and ctx's
-// error) and returns it. It works whether the job ended before or after the
-// call; while waiting it reads only the status field, and after a wake-up
-// on reply:<key> it reads the whole job at once.
-func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return nil, fmt.Errorf("store.WaitJob: %w", err)
-	}
-	for {
-		st, err := db.HGet(ctx, key, "status").Result()
-		switch {
-		case errors.Is(err, redis.Nil):
-			if n, _ := db.Exists(ctx, key).Result(); n == 0 {
-				return nil, fmt.Errorf("store.WaitJob: %s: %w", key, ErrNotFound)
-			}
-		case err != nil:
-			return nil, fmt.Errorf("store.WaitJob: %w", err)
-		case model.JobStatus(st).Terminal():
-			return s.LoadJobKey(ctx, ctxID, key) // the whole job, once it ended
-		}
-		if j, err := s.awaitReply(ctx, db, ctxID, key); j != nil || err != nil {
-			return j, err
-		}
-	}
-}
-
-// awaitReply waits on reply:<key> (re-checking every 2 s in case the push
-// was consumed by another waiter) and, after a push, loads the job: it
-// returns it when it has ended, nil, nil when it has not.
-func (s *Store) awaitReply(ctx context.Context, db *redis.Client, ctxID uint64, key string) (*model.RunnerJob, error) {
-	err := db.BRPopLPush(ctx, ReplyKey(key), ReplyKey(key), 2*time.Second).Err()
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	if err != nil {
-		return nil, nil // timeout (or a dropped connection): check the status again
-	}
-	j, err := s.LoadJobKey(ctx, ctxID, key)
-	if err != nil || j.Status.Terminal() {
-		return j, err
-	}
-	return nil, nil
 }
 
 // guarded drops fields that only the lifecycle scripts may set, so a

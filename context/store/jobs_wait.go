@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// waitStep is how long WaitJob blocks on reply:<key> before it re-checks
+// the job (in case the push was consumed by another waiter).
+const waitStep = 2 * time.Second
+
+// WaitJob blocks until the job at key ends (or ctx is done: nil and ctx's
+// error) and returns it. It works whether the job ended before or after the
+// call. A job not ended yet costs one round trip per wait step: BRPOPLPUSH
+// on reply:<key> pipelined with jobIfEnded, which Redis runs as soon as the
+// BRPOPLPUSH returns, so the wake-up brings the whole job with it; while
+// the job runs, the steps read only its status.
+func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.WaitJob: %w", err)
+	}
+	st, err := db.HGet(ctx, key, "status").Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		if n, _ := db.Exists(ctx, key).Result(); n == 0 {
+			return nil, fmt.Errorf("store.WaitJob: %s: %w", key, ErrNotFound)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("store.WaitJob: %w", err)
+	case model.JobStatus(st).Terminal():
+		return s.LoadJobKey(ctx, ctxID, key) // the whole job, once it ended
+	}
+	for {
+		h, err := waitOnce(ctx, db, key)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store.WaitJob: %w", err)
+		}
+		if h != nil {
+			return decodeJob(ctxID)(key, h)
+		}
+	}
+}
+
+// waitOnce blocks on reply:<key> for up to waitStep, then runs jobIfEnded
+// in the same round trip: the job's fields when it has ended, else nil.
+func waitOnce(ctx context.Context, db *redis.Client, key string) (model.Hash, error) {
+	keys := []string{key}
+	var ended *redis.Cmd
+	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Do(ctx, "BRPOPLPUSH", ReplyKey(key), ReplyKey(key), strconv.FormatInt(int64(waitStep/time.Second), 10))
+		ended = jobIfEnded.EvalSha(ctx, p, keys)
+		return nil
+	})
+	if isNoScript(ended.Err()) {
+		ended = jobIfEnded.Run(ctx, db, keys)
+	}
+	res, err := ended.StringSlice()
+	if err != nil {
+		return nil, scriptErr("wait", err)
+	}
+	if len(res) < 2 {
+		return nil, nil
+	}
+	h := make(model.Hash, len(res)/2)
+	for i := 0; i+1 < len(res); i += 2 {
+		h[res[i]] = res[i+1]
+	}
+	return h, nil
+}
+
+// jobIfEnded reads a job for a waiter: the whole hash once it has ended,
+// only its status before.
+// KEYS[1] job key. Returns {field, value, …} (HGETALL) when the status is
+// finished or error, else {status} ("" when unset), or an error
+// "notfound: …".
+var jobIfEnded = redis.NewScript(luaTerminal + `
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('notfound: ' .. KEYS[1]) end
+  return {''}
+end
+if terminal(st) then return redis.call('HGETALL', KEYS[1]) end
+return {st}
+`)
+
+// luaTerminal defines terminal(status), generated from model.JobStatus.
+var luaTerminal = luaJobFunc("terminal", "_", func(st model.JobStatus) string {
+	return strconv.FormatBool(st.Terminal())
+})
