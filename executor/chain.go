@@ -18,8 +18,9 @@ import (
 // job should be claimed with its completion: the attempt succeeded, the
 // runner still takes work, the context is still served, its loop waits for
 // a slot (it saw more jobs queued; an idle loop means the queues were
-// empty, and a claim would most likely find nothing), and no other
-// context's loop does (those get the slot instead, for fairness).
+// empty, and a claim would most likely find nothing), and no other loop
+// does (another context's, or the hero loop's: those get the slot instead,
+// for fairness).
 func (r *Runner) chainable(a *attempt, out outcome) *servedContext {
 	if out.reason != "" || out.cause != nil || r.intake.Err() != nil {
 		return nil

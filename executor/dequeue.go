@@ -108,12 +108,16 @@ func (r *Runner) pollEvery() time.Duration {
 	}
 }
 
-// acquireFor takes a slot for sc's loop, counting it as waiting meanwhile
-// (see chainable); false when ctx ended first.
+// acquireFor takes a slot for sc's loop (nil: the hero loop), counting it
+// as waiting meanwhile, so that finished jobs free their slots instead of
+// chaining (see chainable); false when ctx ended first.
 func (r *Runner) acquireFor(ctx context.Context, sc *servedContext) bool {
-	sc.waiting.Add(1)
 	r.waiting.Add(1)
-	defer func() { sc.waiting.Add(-1); r.waiting.Add(-1) }()
+	defer r.waiting.Add(-1)
+	if sc != nil {
+		sc.waiting.Add(1)
+		defer sc.waiting.Add(-1)
+	}
 	return r.acquire(ctx)
 }
 

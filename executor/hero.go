@@ -43,7 +43,7 @@ func (r *Runner) heroLoop(ctx context.Context) {
 		if id == "" {
 			continue
 		}
-		if !r.acquire(ctx) {
+		if !r.acquireFor(ctx, nil) {
 			r.heroPutBack(id)
 			return
 		}
