@@ -134,7 +134,8 @@ func (r *Runner) Load() (running, capacity int) { return len(r.sem), cap(r.sem) 
 
 // OnJobDone registers fn to be called after a job's final status (finished
 // or error) was written by this runner. fn runs on the job's goroutine
-// after its slot was freed; it must not block for long.
+// after its slot was freed or handed on to the next job; it must not block
+// for long.
 func (r *Runner) OnJobDone(fn func(ctxID uint64, job *model.RunnerJob)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
