@@ -11,9 +11,9 @@ import (
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
-// submitRemote sends a job to another agent: it records the job and a job
-// message in a local context (the origin) and pushes the message on that
-// context's msg_out for the bridge. The remote context is p.Context; the
+// submitRemote sends a job to another agent: the bridge records the job
+// and a job message in a local context (the origin) and sends it at once
+// (Bridge.Submit). The remote context is p.Context; the
 // local record lives in the local context of the same id when there is
 // one, else in the lowest local context (one is created when there is
 // none).
@@ -32,18 +32,7 @@ func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, erro
 	j := &model.RunnerJob{CallerID: n.self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env,
 		Status: model.JobDispatched, Attempt: 1, Runner: dst.String()}
-	if n.bridge != nil { // saved and sent at once
-		if _, err := n.bridge.Submit(ctx, origin, p.Context, dst.String(), j, n.cfg.Bus.Timeout); err != nil {
-			return nil, err
-		}
-		return jobView(j), nil
-	}
-	if err := n.store.SaveJob(ctx, j); err != nil { // no bus yet: the bridge sends it from msg_out
-		return nil, err
-	}
-	m := &model.Message{CallerID: n.self.ID, ContextID: p.Context, MessageType: model.MsgTypeJob,
-		Dst: dst.String(), Job: []*model.RunnerJob{j}, Timeout: int64(n.cfg.Bus.Timeout.Seconds())}
-	if err := n.store.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
+	if err := n.bridge.Submit(ctx, origin, p.Context, dst.String(), j, n.cfg.Bus.Timeout); err != nil {
 		return nil, err
 	}
 	return jobView(j), nil

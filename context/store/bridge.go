@@ -206,32 +206,6 @@ func (s *Store) Done(ctx context.Context, ctxID uint64, processing, key string) 
 	return db.LRem(ctx, processing, 1, key).Err()
 }
 
-// OutboxAdd schedules message key for (re)sending at t.
-func (s *Store) OutboxAdd(ctx context.Context, ctxID uint64, key string, t time.Time) error {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return err
-	}
-	return db.ZAdd(ctx, OutboxKey, redis.Z{Score: float64(t.UnixMilli()), Member: key}).Err()
-}
-
-// ScheduleSend puts message key in the outbox for time t and writes fields
-// on it, in one round trip (MULTI).
-func (s *Store) ScheduleSend(ctx context.Context, ctxID uint64, key string, t time.Time, fields model.Hash) error {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return err
-	}
-	_, err = db.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.ZAdd(ctx, OutboxKey, redis.Z{Score: float64(t.UnixMilli()), Member: key})
-		if len(fields) > 0 {
-			p.HSet(ctx, key, pairs(fields)...)
-		}
-		return nil
-	})
-	return wrap("store.ScheduleSend", err)
-}
-
 // OutboxDue returns message keys due at now.
 func (s *Store) OutboxDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
 	db, err := s.DB(ctxID)

@@ -119,12 +119,6 @@ func (s *Store) SetMessageStatus(ctx context.Context, ctxID uint64, key string,
 	if err != nil {
 		return fmt.Errorf("store.SetMessageStatus: %w", err)
 	}
-	h := model.Hash{}
-	for k, v := range fields {
-		if k != "status" {
-			h[k] = v
-		}
-	}
-	args := append([]any{string(status), now()}, pairs(h)...)
+	args := append([]any{string(status), now()}, pairs(without(fields, "status"))...)
 	return scriptErr("store.SetMessageStatus "+key, setMessageStatus.Run(ctx, db, []string{key}, args...).Err())
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
@@ -15,26 +17,45 @@ import (
 
 // launch puts a message on its way for the first time. The caller holds
 // the message (and the job it carries, for a job message) in memory, so
-// nothing is read back: one round trip records it — the fields in o, the
-// first send (sends, dst) and the outbox entry that retransmits it until
-// it is acknowledged — and the envelope is sealed from memory.
+// nothing is read back: record writes it with o in one round trip, and the
+// envelope is sealed from memory (pre, or built by fresh).
 // Retransmissions go through sendOne, which reads the message from Redis.
 //
 // o.Message must be key; o.Fields may already hold the whole message hash
 // (a new message) or just the fields the caller changed.
 func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.Message,
 	job *model.RunnerJob, o store.Outgoing, pre *built) error {
+	dst, err := b.record(ctx, ctxID, m, job, o, 0)
+	if err != nil || dst == "" {
+		return err
+	}
+	if pre == nil {
+		if pre = fresh(ctxID, key, m, job); pre == nil {
+			return nil // not a kind fresh builds: the outbox sends it
+		}
+	}
+	b.inBackground(ctxID, key, func() error { return b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p) })
+	return nil
+}
+
+// record writes one send of message m — its sends count (sends before
+// this one + 1), dst, the job's runner and the outbox entry that resends it
+// until acknowledged — together with o, in one round trip. It returns the
+// recipient: "" when none can take the message yet (the reason goes on the
+// message, and the outbox tries again in a second).
+func (b *Bridge) record(ctx context.Context, ctxID uint64, m *model.Message, job *model.RunnerJob,
+	o store.Outgoing, sends int) (peer.ID, error) {
 	if o.Fields == nil {
 		o.Fields = model.Hash{}
 	}
 	dst, why := b.destination(ctx, ctxID, m)
-	if dst == "" { // no recipient yet: the outbox retries every second
+	if dst == "" {
 		o.Fields["error"] = why
 		o.Next = time.Now().Add(time.Second)
-		return b.st.Dispatch(ctx, ctxID, o)
+		return "", b.st.Dispatch(ctx, ctxID, o)
 	}
-	o.Fields["sends"], o.Fields["dst"], o.Fields["error"] = "1", dst.String(), ""
-	o.Next = time.Now().Add(b.backoff(m, 0))
+	o.Fields["sends"], o.Fields["dst"], o.Fields["error"] = strconv.Itoa(sends+1), dst.String(), ""
+	o.Next = time.Now().Add(b.backoff(m, sends))
 	if job != nil && job.Runner != dst.String() && !strings.HasPrefix(job.Runner, "runner:") {
 		job.Runner = dst.String() // record where the job went
 		if o.JobFields == nil {
@@ -42,16 +63,7 @@ func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.
 		}
 		o.JobFields["runner"] = job.Runner
 	}
-	if err := b.st.Dispatch(ctx, ctxID, o); err != nil {
-		return err
-	}
-	if pre == nil {
-		if pre = b.fresh(ctxID, key, m, job); pre == nil {
-			return nil // not a kind fresh builds: the outbox sends it
-		}
-	}
-	b.inBackground(ctxID, key, func() error { return b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p) })
-	return nil
+	return dst, b.st.Dispatch(ctx, ctxID, o)
 }
 
 // built is a payload ready to seal, with its envelope's type, target
@@ -63,9 +75,9 @@ type built struct {
 	attempt int64
 }
 
-// fresh builds the payload of a message launch holds in memory; nil for
-// kinds it does not handle (a result's caller builds its own).
-func (b *Bridge) fresh(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *built {
+// fresh builds the payload of a message from memory; nil for kinds it
+// does not handle (a result's payload comes from its job: resultOf).
+func fresh(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *built {
 	p := &payload{Ref: makeRef(ctxID, key)}
 	switch m.MessageType {
 	case model.MsgTypeJob:
@@ -90,19 +102,17 @@ func (b *Bridge) fresh(ctxID uint64, key string, m *model.Message, job *model.Ru
 	return nil
 }
 
-// Submit sends job j from local context origin to context target of
-// another agent (dst; empty = route by the job's runner or type): it
-// saves the job and its message and sends it at once, in two round trips.
-// It fills in j's id and returns the message key.
-func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, j *model.RunnerJob, timeout time.Duration) (string, error) {
+// Submit sends new job j (status dispatched, attempt 1) from local
+// context origin to context target of another agent (dst; empty = route by
+// the job's runner or type): it saves the job and its message and sends it
+// at once, in one round trip (ids come from reserved blocks). It fills in
+// j's id.
+func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, j *model.RunnerJob, timeout time.Duration) error {
 	ids, err := b.st.NextIDs(ctx, origin, "job", "message")
 	if err != nil {
-		return "", err
+		return err
 	}
 	j.ID, j.ContextID = ids[0], origin
-	if j.Status == "" {
-		j.Status, j.Attempt = model.JobDispatched, max(j.Attempt, 1)
-	}
 	m := &model.Message{ID: ids[1], CallerID: j.CallerID, ContextID: target, MessageType: model.MsgTypeJob,
 		Status: model.MsgDispatched, Dst: dst, Timeout: int64(timeout / time.Second)}
 	key := store.MessageKey(m.CallerID, m.ID)
@@ -114,10 +124,7 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	j.CreatedAt, j.UpdatedAt, m.CreatedAt, m.UpdatedAt = now, now, now, now
 	m.Job = []*model.RunnerJob{j}
 	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: store.JobKey(j.CallerID, j.ID), JobFields: j.ToHash()}
-	if err := b.launch(ctx, origin, key, m, j, o, nil); err != nil {
-		return key, err
-	}
-	return key, nil
+	return b.launch(ctx, origin, key, m, j, o, nil)
 }
 
 // launchTaken sends a message taken from msg_out (now on

@@ -216,24 +216,18 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	if why := staleAttempt(m, job); why != "" {
 		return b.withdraw(ctx, ctxID, key, m, why)
 	}
-	dst, why := b.destination(ctx, ctxID, m)
-	if dst == "" {
-		_ = b.st.SetFields(ctx, ctxID, key, model.Hash{"error": why})
-		return b.st.OutboxAdd(ctx, ctxID, key, time.Now().Add(time.Second))
-	}
-	next := time.Now().Add(b.backoff(m, sends))
-	fields := model.Hash{"sends": strconv.Itoa(sends + 1), "dst": dst.String(), "error": ""}
-	if err := b.st.ScheduleSend(ctx, ctxID, key, next, fields); err != nil {
+	dst, err := b.record(ctx, ctxID, m, job, store.Outgoing{Message: key}, sends)
+	if err != nil || dst == "" {
 		return err
 	}
 	if sends > 0 {
 		b.stats.retransmit()
 	}
-	p, typ, target, attempt, err := b.outgoing(ctx, ctxID, key, m, job, dst)
+	pre, err := b.outgoing(ctx, ctxID, key, m, job)
 	if err != nil {
 		return err
 	}
-	return b.deliver(ctx, dst, typ, target, attempt, p)
+	return b.deliver(ctx, dst, pre.typ, pre.target, pre.attempt, pre.p)
 }
 
 func (b *Bridge) expired(m *model.Message) bool {

@@ -73,16 +73,15 @@ func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) erro
 // resultLogLines is how many of its last log lines a result carries.
 const resultLogLines = 50
 
-// resultPayload fills a result payload from the job the message reports
-// (for a resend: read again from the store).
-func (b *Bridge) resultPayload(ctx context.Context, ctxID uint64, p *payload, m *model.Message) (*payload, envelope.Type, uint64, int64, error) {
+// resultPayload builds the payload of result message key from the job it
+// reports, read again from the store (a resend).
+func (b *Bridge) resultPayload(ctx context.Context, ctxID uint64, key string, m *model.Message) (*built, error) {
 	j, err := b.st.LoadJobKey(ctx, ctxID, m.Extra["result_of"])
 	if err != nil {
-		return nil, 0, 0, 0, err
+		return nil, err
 	}
 	logs, _ := b.st.ReadLogs(ctx, ctxID, store.JobKey(j.CallerID, j.ID), -resultLogLines)
-	r := resultOf(p, j, logs)
-	return r.p, r.typ, r.target, r.attempt, nil
+	return resultOf(&payload{Ref: makeRef(ctxID, key)}, j, logs), nil
 }
 
 // resultOf fills result payload p from ended job j.

@@ -11,8 +11,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/crypto/envelope"
 )
 
 // destination picks the recipient of m: its dst, else (for a job) the
@@ -86,40 +84,15 @@ func loadRatio(p *model.Peer) float64 {
 	return float64(p.Load) / float64(p.Capacity)
 }
 
-// outgoing builds the payload of an outbox message.
+// outgoing builds the payload of an outbox message being (re)sent, from
+// the message and its job as they are in the store.
 func (b *Bridge) outgoing(ctx context.Context, ctxID uint64, key string, m *model.Message,
-	job *model.RunnerJob, dst peer.ID) (*payload, envelope.Type, uint64, int64, error) {
-	p := &payload{Ref: makeRef(ctxID, key)}
-	target := m.ContextID
-	switch m.MessageType {
-	case model.MsgTypeJob:
-		j := b.currentJob(ctx, ctxID, job, dst)
-		p.OriginCtx, p.OriginJob, p.Attempt = ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt
-		p.Message, p.Job = m.ToHash(), j.ToHash()
-		delete(p.Message, "job")
-		return p, envelope.TypeJob, target, j.Attempt, nil
-	case model.MsgTypeStop:
-		p.OriginCtx, p.OriginJob = ctxID, m.Extra["origin_job"]
-		return p, envelope.TypeStop, target, 0, nil
-	case model.MsgTypeResult:
-		return b.resultPayload(ctx, ctxID, p, m)
-	case model.MsgTypeChat, model.MsgTypeMail:
-		p.Message = m.ToHash()
-		t := envelope.TypeChat
-		if m.MessageType == model.MsgTypeMail {
-			t = envelope.TypeMail
-		}
-		return p, t, target, 0, nil
+	job *model.RunnerJob) (*built, error) {
+	if m.MessageType == model.MsgTypeResult {
+		return b.resultPayload(ctx, ctxID, key, m)
 	}
-	return nil, 0, 0, 0, fmt.Errorf("cannot send message_type %q", m.MessageType)
-}
-
-// currentJob records where a job went (a flow job already carries its
-// flow's env: the scheduler merged it in when it dispatched the job).
-func (b *Bridge) currentJob(ctx context.Context, ctxID uint64, j *model.RunnerJob, dst peer.ID) *model.RunnerJob {
-	if j.Runner != dst.String() && !strings.HasPrefix(j.Runner, "runner:") {
-		_ = b.st.SetFields(ctx, ctxID, store.JobKey(j.CallerID, j.ID), model.Hash{"runner": dst.String()})
-		j.Runner = dst.String()
+	if pre := fresh(ctxID, key, m, job); pre != nil {
+		return pre, nil
 	}
-	return j
+	return nil, fmt.Errorf("cannot send message_type %q", m.MessageType)
 }
