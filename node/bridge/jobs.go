@@ -76,22 +76,32 @@ func errOr(err error, msg string) string {
 	return msg
 }
 
-// onAck marks one of our messages delivered.
-func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
-	ctxID, key, err := parseRef(p.AckOf)
+// answered takes one of our messages out of the outbox because its
+// recipient answered it (ack or error). ok is false when there is nothing
+// to do: the answer comes from someone else than the recipient (counted
+// as strange) or the message had already left the outbox (a duplicate).
+func (b *Bridge) answered(ctx context.Context, from peer.ID, ref, strange string) (uint64, string, *model.Message, bool, error) {
+	ctxID, key, err := parseRef(ref)
 	if err != nil {
-		return err
+		return 0, "", nil, false, err
 	}
 	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
-		return err
+		return 0, "", nil, false, err
 	}
 	if m.Dst != "" && m.Dst != from.String() {
-		b.stats.add(b.stats.rejected, "ack_from_stranger")
-		return nil
+		b.stats.add(b.stats.rejected, strange)
+		return 0, "", nil, false, nil
 	}
-	if removed, _ := b.st.OutboxRemove(ctx, ctxID, key); !removed {
-		return nil // a duplicate ack
+	removed, err := b.st.OutboxRemove(ctx, ctxID, key)
+	return ctxID, key, m, removed, err
+}
+
+// onAck marks one of our messages delivered.
+func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
+	ctxID, key, m, ok, err := b.answered(ctx, from, p.AckOf, "ack_from_stranger")
+	if !ok {
+		return err
 	}
 	next := model.MsgProcessed
 	if m.MessageType == model.MsgTypeJob {
@@ -106,19 +116,9 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 
 // onRefused ends one of our messages that the recipient refused.
 func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error {
-	ctxID, key, err := parseRef(p.AckOf)
-	if err != nil {
+	ctxID, key, m, ok, err := b.answered(ctx, from, p.AckOf, "error_from_stranger")
+	if !ok {
 		return err
-	}
-	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
-	if err != nil {
-		return err
-	}
-	if m.Dst != "" && m.Dst != from.String() {
-		return nil
-	}
-	if removed, _ := b.st.OutboxRemove(ctx, ctxID, key); !removed {
-		return nil
 	}
 	reason := p.Error
 	b.log.Warn("bridge: message refused", "by", from.String(), "key", key, "reason", reason)

@@ -144,15 +144,15 @@ func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) erro
 		m.CreatedAt = time.Now().Unix()
 		o.Fields["created_at"] = strconv.FormatInt(m.CreatedAt, 10)
 	}
+	if why := b.cancelledFlowJob(ctx, ctxID, m); why != "" {
+		if err := b.withdraw(ctx, ctxID, key, m, why); err != nil {
+			return err
+		}
+		return b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
+	}
 	job, err := b.prepare(ctx, ctxID, key, m, &o)
 	if err != nil {
 		return err
-	}
-	if why := b.cancelledFlowJob(ctx, ctxID, m); why != "" {
-		if err := b.st.Dispatch(ctx, ctxID, o); err != nil {
-			return err
-		}
-		return b.withdraw(ctx, ctxID, key, m, why)
 	}
 	return b.launch(ctx, ctxID, key, m, job, o, nil)
 }

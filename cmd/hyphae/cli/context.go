@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -63,9 +62,9 @@ func newContextGrant(g *globals, give bool) *cobra.Command {
 		Example: "  hyphae context " + verb + " 1 --actor 12D3KooW... --role executor",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseUint(args[0], 10, 64)
+			id, err := parseCtx(args[0])
 			if err != nil {
-				return usage("context id %q: want a number", args[0])
+				return err
 			}
 			var c node.ContextView
 			if err := g.call(cmd.Context(), method, map[string]any{"id": id, "actor": actor, "role": role}, &c); err != nil {
@@ -88,9 +87,9 @@ func newContextShow(g *globals) *cobra.Command {
 		Short: "Show a context and who may do what in it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseUint(args[0], 10, 64)
+			id, err := parseCtx(args[0])
 			if err != nil {
-				return usage("context id %q: want a number", args[0])
+				return err
 			}
 			var c node.ContextView
 			if err := g.call(cmd.Context(), "context.load", map[string]any{"id": id}, &c); err != nil {
