@@ -21,14 +21,17 @@ const (
 
 // Received is a payload addressed to this agent.
 type Received struct {
-	From  peer.ID // the pubsub author (verified signature)
-	Data  []byte  // the payload, without the overlay frame
-	Topic string  // InboxTopic(self) or RelayTopic
+	From    peer.ID // the pubsub author (verified signature)
+	Data    []byte  // the payload, without the overlay frame
+	Topic   string  // InboxTopic(self) or RelayTopic
+	Checked any     // what the InboxValidator returned with its accept (nil by default)
 }
 
 // InboxValidator judges a payload addressed to this agent before it is
-// accepted (and, on the relay topic, forwarded). from is the author.
-type InboxValidator func(ctx context.Context, from peer.ID, data []byte) ValidationResult
+// accepted (and, on the relay topic, forwarded). from is the author. What
+// it returns beside an accept (its parsed form of data, say) reaches the
+// reader as Received.Checked, so nothing is parsed or verified twice.
+type InboxValidator func(ctx context.Context, from peer.ID, data []byte) (ValidationResult, any)
 
 // SetInboxValidator installs v for payloads addressed to this agent on the
 // inbox and relay topics; nil restores the default (accept when the size
@@ -47,14 +50,20 @@ func (o *Overlay) SetInboxValidator(v InboxValidator) {
 func (o *Overlay) Inbox() <-chan Received { return o.received }
 
 // judge runs the caller's validator, or the default size check.
-func (o *Overlay) judge(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
+func (o *Overlay) judge(ctx context.Context, from peer.ID, data []byte) (pubsub.ValidationResult, any) {
 	if v := o.validator.Load(); v != nil {
 		return (*v)(ctx, from, data)
 	}
 	if len(data) > o.MaxPayload() {
-		return pubsub.ValidationReject
+		return pubsub.ValidationReject, nil
 	}
-	return pubsub.ValidationAccept
+	return pubsub.ValidationAccept, nil
+}
+
+// accepted is what an accepted frame for us carries to readInbox.
+type accepted struct {
+	payload []byte
+	checked any
 }
 
 // validateInbox guards our inbox topic: only frames for us, judged.
@@ -84,9 +93,9 @@ func (o *Overlay) validateRelay(ctx context.Context, _ peer.ID, m *pubsub.Messag
 
 // accept judges a frame for us and hands its payload to the reader.
 func (o *Overlay) accept(ctx context.Context, m *pubsub.Message, f frame) pubsub.ValidationResult {
-	res := o.judge(ctx, m.GetFrom(), f.payload)
+	res, checked := o.judge(ctx, m.GetFrom(), f.payload)
 	if res == pubsub.ValidationAccept {
-		m.ValidatorData = f.payload
+		m.ValidatorData = accepted{f.payload, checked}
 	}
 	return res
 }
@@ -99,11 +108,11 @@ func (o *Overlay) readInbox(sub *pubsub.Subscription) {
 		if err != nil {
 			return
 		}
-		data, ok := m.ValidatorData.([]byte)
+		a, ok := m.ValidatorData.(accepted)
 		if !ok || m.GetFrom() == o.id {
 			continue // for another agent, or our own publication
 		}
-		r := Received{From: m.GetFrom(), Data: data, Topic: sub.Topic()}
+		r := Received{From: m.GetFrom(), Data: a.payload, Topic: sub.Topic(), Checked: a.checked}
 		select {
 		case o.received <- r:
 		case <-o.ctx.Done():

@@ -123,11 +123,11 @@ func TestInboxValidator(t *testing.T) {
 	cfgB := testConfig()
 	cfgB.Bootstrap = []string{a.addr()}
 	b := startAgent(t, cfgB)
-	a.o.SetInboxValidator(func(_ context.Context, from peer.ID, data []byte) ValidationResult {
+	a.o.SetInboxValidator(func(_ context.Context, from peer.ID, data []byte) (ValidationResult, any) {
 		if from != b.o.ID() || string(data) == "bad" {
-			return ValidationReject
+			return ValidationReject, nil
 		}
-		return ValidationAccept
+		return ValidationAccept, "checked " + string(data)
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -136,8 +136,8 @@ func TestInboxValidator(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := recv(t, a, 10*time.Second); string(got.Data) != "good" {
-		t.Fatalf("got %q", got.Data)
+	if got := recv(t, a, 10*time.Second); string(got.Data) != "good" || got.Checked != "checked good" {
+		t.Fatalf("got %q (checked %v)", got.Data, got.Checked)
 	}
 	waitFor(t, 10*time.Second, "B's score drops", func() bool {
 		s, ok := a.o.PeerScore(b.o.ID())

@@ -67,16 +67,15 @@ func (c *Config) defaults() {
 
 // Bridge moves messages between the context DBs and the bus.
 type Bridge struct {
-	cfg     Config
-	st      *store.Store
-	tr      Transport
-	log     *slog.Logger
-	ver     *envelope.Verifier
-	stats   *Stats
-	self    peer.ID
-	checked verified    // envelopes the validator checked, for receive
-	acks    pendingAcks // delayed acks of received jobs
-	replay  *replays    // envelope ids seen, for the validator
+	cfg    Config
+	st     *store.Store
+	tr     Transport
+	log    *slog.Logger
+	ver    *envelope.Verifier
+	stats  *Stats
+	self   peer.ID
+	acks   pendingAcks // delayed acks of received jobs
+	replay *replays    // envelope ids seen, for the validator
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/overlay"
 )
 
 // validate is the overlay's inbox validator: malformed, oversized, badly
@@ -15,27 +16,26 @@ import (
 // envelopes sealed to another agent are ignored, and replays (an envelope
 // id already seen from that sender, remembered in Redis for twice the skew
 // window) are rejected — all before they reach receiveLoop.
-func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
+func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) (pubsub.ValidationResult, any) {
 	env, err := b.ver.Check(data, from)
 	if err != nil {
 		b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
-		return pubsub.ValidationReject
+		return pubsub.ValidationReject, nil
 	}
 	if env.To != b.self { // sealed to someone else: ignored, not punished
 		b.stats.reject(b.log, from.String(), "not_for_me", nil)
-		return pubsub.ValidationIgnore
+		return pubsub.ValidationIgnore, nil
 	}
 	fresh, err := b.seenBefore(ctx, env)
 	switch {
 	case err != nil: // cannot tell: drop unpunished, the sender resends
 		b.log.Warn("bridge: replay check", "err", err)
-		return pubsub.ValidationIgnore
+		return pubsub.ValidationIgnore, nil
 	case !fresh: // a replay: rejected, and the sender's score drops
 		b.stats.reject(b.log, from.String(), "replay", nil)
-		return pubsub.ValidationReject
+		return pubsub.ValidationReject, nil
 	}
-	b.checked.put(data, env)
-	return pubsub.ValidationAccept
+	return pubsub.ValidationAccept, env // receive needs not check it again
 }
 
 // seenBefore reports whether env is new: from memory when that suffices,
@@ -65,20 +65,21 @@ func (b *Bridge) receiveLoop() {
 			if !ok {
 				return
 			}
-			b.receive(r.From, r.Data)
+			b.receive(r)
 		}
 	}
 }
 
 // receive opens one envelope the validator accepted (and marked seen),
-// verifying it again only when the validator's result is not at hand, then
-// handles it.
+// verifying it again only when the validator's result is not at hand (one
+// accepted before the bridge installed its validator), then handles it.
 // Nothing here may panic or block for long on bad input.
-func (b *Bridge) receive(from peer.ID, data []byte) {
-	env := b.checked.take(data)
-	if env == nil || env.From != from {
+func (b *Bridge) receive(r overlay.Received) {
+	from := r.From
+	env, _ := r.Checked.(*envelope.Envelope)
+	if env == nil {
 		var err error
-		if env, err = b.ver.Check(data, from); err != nil {
+		if env, err = b.ver.Check(r.Data, from); err != nil {
 			b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
 			return
 		}
