@@ -3,6 +3,8 @@ package executor
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -86,11 +88,7 @@ func (r *Runner) stopAllContexts() {
 func (r *Runner) servedIDs() []uint64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]uint64, 0, len(r.contexts))
-	for id := range r.contexts {
-		out = append(out, id)
-	}
-	return out
+	return slices.Collect(maps.Keys(r.contexts))
 }
 
 // wake tells a context's dequeue loop that a job may have been pushed.

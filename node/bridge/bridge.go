@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -207,11 +209,7 @@ func (b *Bridge) refreshContexts() {
 func (b *Bridge) contextIDs() []uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]uint64, 0, len(b.loops))
-	for id := range b.loops {
-		out = append(out, id)
-	}
-	return out
+	return slices.Collect(maps.Keys(b.loops))
 }
 
 // Flush waits until every context's outbox is empty (all acknowledged) or
