@@ -29,7 +29,7 @@ var runs = []run{
 	{pkg: "./crypto/envelope", bench: "^Benchmark(SealOpen|Seal|Check|Open)$", full: 5000, quick: 1000},
 	{pkg: "./context/store", bench: "^Benchmark(SaveLoadJobInterleaved|EnqueueDequeueInterleaved|StoreSaveLoadJob|RawSaveLoadJob|StoreEnqueueDequeue|RawEnqueueDequeue|RawEnqueueDequeuePipelined)$", full: 3000, quick: 800},
 	{pkg: "./executor", bench: "^Benchmark(NoopJob|RawRedisCycle)$", full: 3000, quick: 600},
-	{pkg: "./executor", bench: "^Benchmark(ShTrue|RawForkExec)$", full: 2000, quick: 400},
+	{pkg: "./executor", bench: "^Benchmark(ShTrue|RawForkExec|ShFloor|ShFloorBacklog|ShFloorExec)$", full: 2000, quick: 400},
 	{pkg: "./executor", bench: "^Benchmark(NoopJobCost|RawRedisCycleCost|ShTrueCost|RawForkExecCost)$", full: 1000, quick: 300},
 	{pkg: "./overlay", bench: "^Benchmark(SendRoundTrip|RawPubsubRoundTrip)$", full: 2000, quick: 400},
 	{pkg: "./overlay", bench: "^BenchmarkTimeToFirstPeer$", full: 10, quick: 3, verbose: true},

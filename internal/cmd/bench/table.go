@@ -150,6 +150,14 @@ func build(res *results) *table {
 		t.fig("BenchmarkNoopJob", "runner-p50-µs"), t.fig("BenchmarkRawRedisCycle", "p50-µs"), µs, "", nil)
 	t.cmp("sh `true` jobs/s at concurrency 2, 4 submitters (vs os/exec `sh -c true` from 2 goroutines)",
 		t.fig("BenchmarkShTrue", "jobs/s"), t.fig("BenchmarkRawForkExec", "jobs/s"), rate, "≥ 0.8×", atLeast(0.8))
+	t.cmp("floor: a hand-written minimal runner (the issue's raw Redis cycle + job directory, script file, process group, pipes, result file; no leases, logs, retries), same 4 submitters (vs bare fork/exec)",
+		t.fig("BenchmarkShFloor", "jobs/s"), t.fig("BenchmarkRawForkExec", "jobs/s"), rate, "", nil)
+	t.cmp("floor at its most generous: queue filled beforehand, completion writes off the critical path (vs bare fork/exec)",
+		t.fig("BenchmarkShFloorBacklog", "jobs/s"), t.fig("BenchmarkRawForkExec", "jobs/s"), rate, "", nil)
+	t.cmp("floor's process part alone, no Redis (vs bare fork/exec)",
+		t.fig("BenchmarkShFloorExec", "jobs/s"), t.fig("BenchmarkRawForkExec", "jobs/s"), rate, "", nil)
+	t.cmp("our runner vs the floor: sh `true` jobs/s, 4 submitters (ShTrue vs ShFloor)",
+		t.fig("BenchmarkShTrue", "jobs/s"), t.fig("BenchmarkShFloor", "jobs/s"), rate, "", nil)
 	t.cmp("sh `true` job p50, enqueue → finished incl. queueing (vs one fork/exec p50)",
 		t.fig("BenchmarkShTrue", "p50-µs"), t.fig("BenchmarkRawForkExec", "p50-µs"), µs, "", nil)
 	t.cmp("cost per noop job: Redis commands, client + runner (vs the raw cycle's)",
