@@ -39,6 +39,7 @@ func (b *Bridge) overdue(ctxID uint64) {
 		}
 		reason := fmt.Sprintf("no result from %s within %v of its ack", m.Dst, b.resultWait(m))
 		j := m.Job[0]
+		b.sent.forget(ctxID, store.JobKey(j.CallerID, j.ID))
 		err = b.st.CompleteJob(b.ctx, ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt, model.JobError, model.Hash{"error": reason})
 		if err == nil {
 			b.log.Warn("bridge: result overdue", "context", ctxID, "message", k, "reason", reason)

@@ -78,6 +78,7 @@ type Bridge struct {
 	self   peer.ID
 	acks   pendingAcks // delayed acks of received jobs
 	replay *replays    // envelope ids seen, for the validator
+	sent   *sentJobs   // jobs Submit sent, until their results land
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -100,6 +101,7 @@ func New(cfg Config, st *store.Store, tr Transport, log *slog.Logger) (*Bridge, 
 		sem: make(chan struct{}, 64), loops: map[uint64]context.CancelFunc{}, inflight: map[string]bool{}}
 	b.ver = &envelope.Verifier{Self: cfg.Self, Skew: cfg.Skew, MaxSize: cfg.MaxSize}
 	b.replay = newReplays(cfg.Skew, b.replayTTL())
+	b.sent = newSentJobs()
 	return b, nil
 }
 

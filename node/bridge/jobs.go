@@ -85,6 +85,7 @@ func (b *Bridge) answered(ctx context.Context, from peer.ID, ref, strange string
 	if err != nil {
 		return 0, "", nil, false, err
 	}
+	b.sent.awaitMessage(ctx, ctxID, key) // an answer that overtook Submit's write
 	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
 		return 0, "", nil, false, err
@@ -127,6 +128,7 @@ func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error 
 	}
 	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
 		jk := store.JobKey(m.Job[0].CallerID, m.Job[0].ID)
+		b.sent.forget(ctxID, jk)
 		err := b.st.CompleteJob(ctx, ctxID, jk, 0, model.JobError, model.Hash{"error": reason})
 		if err != nil && !errors.Is(err, model.ErrBadTransition) {
 			return err

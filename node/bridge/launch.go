@@ -45,6 +45,16 @@ func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.
 // message, and the outbox tries again in a second).
 func (b *Bridge) record(ctx context.Context, ctxID uint64, m *model.Message, job *model.RunnerJob,
 	o store.Outgoing, sends int) (peer.ID, error) {
+	dst := b.plan(ctx, ctxID, m, job, &o, sends)
+	return dst, b.st.Dispatch(ctx, ctxID, o)
+}
+
+// plan fills o for one send of m — its sends count (sends before this one
+// + 1), dst, the job's runner and the outbox entry — and returns the
+// recipient: "" when none can take the message yet (the reason goes on
+// the message, and the outbox tries again in a second).
+func (b *Bridge) plan(ctx context.Context, ctxID uint64, m *model.Message, job *model.RunnerJob,
+	o *store.Outgoing, sends int) peer.ID {
 	if o.Fields == nil {
 		o.Fields = model.Hash{}
 	}
@@ -52,7 +62,7 @@ func (b *Bridge) record(ctx context.Context, ctxID uint64, m *model.Message, job
 	if dst == "" {
 		o.Fields["error"] = why
 		o.Next = time.Now().Add(time.Second)
-		return "", b.st.Dispatch(ctx, ctxID, o)
+		return ""
 	}
 	o.Fields["sends"], o.Fields["dst"], o.Fields["error"] = strconv.Itoa(sends+1), dst.String(), ""
 	o.Next = time.Now().Add(b.backoff(m, sends))
@@ -62,8 +72,9 @@ func (b *Bridge) record(ctx context.Context, ctxID uint64, m *model.Message, job
 			o.Job, o.JobFields = store.JobKey(job.CallerID, job.ID), model.Hash{}
 		}
 		o.JobFields["runner"] = job.Runner
+		b.sent.moved(ctxID, store.JobKey(job.CallerID, job.ID), job.Runner)
 	}
-	return dst, b.st.Dispatch(ctx, ctxID, o)
+	return dst
 }
 
 // built is a payload ready to seal, with its envelope's type, target
@@ -123,8 +134,24 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	now := time.Now().Unix()
 	j.CreatedAt, j.UpdatedAt, m.CreatedAt, m.UpdatedAt = now, now, now, now
 	m.Job = []*model.RunnerJob{j}
-	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: store.JobKey(j.CallerID, j.ID), JobFields: j.ToHash()}
-	return b.launch(ctx, origin, key, m, j, o, nil)
+	jk := store.JobKey(j.CallerID, j.ID)
+	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: jk, JobFields: j.ToHash()}
+	to := b.plan(ctx, origin, m, j, &o, 0)
+	if to == "" {
+		return b.st.Dispatch(ctx, origin, o)
+	}
+	// Everything is in memory: the job goes out while it is written. Its
+	// answers wait for the write (sent); if the write fails the caller
+	// gets the error, and a result that comes back anyway finds no job.
+	e := b.sent.add(origin, jk, key, j.Runner) // what the job hash says, as plan left it
+	if e == nil {                              // memory full: write first, as msg_out messages are
+		return b.launch(ctx, origin, key, m, j, o, nil)
+	}
+	pre := fresh(origin, key, m, j)
+	b.inBackground(origin, key, func() error { return b.deliver(b.ctx, to, pre.typ, pre.target, pre.attempt, pre.p) })
+	err = b.st.Dispatch(ctx, origin, o)
+	b.sent.written(origin, e, err == nil)
+	return err
 }
 
 // launchTaken sends a message taken from msg_out (now on

@@ -309,6 +309,7 @@ func (b *Bridge) withdraw(ctx context.Context, ctxID uint64, key string, m *mode
 		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": why})
 	}
 	j := m.Job[0]
+	b.sent.forget(ctxID, store.JobKey(j.CallerID, j.ID))
 	err := b.st.CompleteJob(ctx, ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt, model.JobError, model.Hash{"error": why})
 	if err != nil && !errors.Is(err, store.ErrFenced) && !errors.Is(err, model.ErrBadTransition) {
 		return err
@@ -328,6 +329,7 @@ func (b *Bridge) giveUp(ctx context.Context, ctxID uint64, key string, m *model.
 	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
 		j := m.Job[0]
 		jk := store.JobKey(j.CallerID, j.ID)
+		b.sent.forget(ctxID, jk)
 		_ = b.st.CompleteJob(ctx, ctxID, jk, 0, model.JobError, model.Hash{"error": reason})
 	}
 	return nil

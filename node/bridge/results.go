@@ -97,11 +97,11 @@ func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 // onResult writes a remote job's result onto the origin job (fenced on
 // the attempt it belongs to), settles the job message, then acknowledges.
 func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
-	f, err := b.st.Fields(ctx, p.OriginCtx, p.OriginJob, "runner", "message_key")
+	runner, msgKey, err := b.sentTo(ctx, p.OriginCtx, p.OriginJob)
 	if err != nil {
 		return err
 	}
-	if runner := f[0]; runner != from.String() && !strings.HasPrefix(runner, "runner:") {
+	if runner != from.String() && !strings.HasPrefix(runner, "runner:") {
 		// Not from the runner the job went to (it moved on, or a stranger,
 		// or no such job): ignored, but acknowledged so the sender stops
 		// resending.
@@ -122,9 +122,10 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": from.String()})
 	switch {
 	case err == nil:
-		if mk := f[1]; mk != "" {
-			_, _ = b.st.Settle(ctx, p.OriginCtx, mk, model.MsgProcessed, nil)
+		if msgKey != "" {
+			_, _ = b.st.Settle(ctx, p.OriginCtx, msgKey, model.MsgProcessed, nil)
 		}
+		b.sent.forget(p.OriginCtx, p.OriginJob)
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate
 	default:
@@ -132,4 +133,17 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	}
 	b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
 	return nil
+}
+
+// sentTo is where origin job jobKey went and its message key: from memory
+// for jobs Submit sent, else from the job hash.
+func (b *Bridge) sentTo(ctx context.Context, ctxID uint64, jobKey string) (runner, msgKey string, err error) {
+	if runner, msgKey, ok := b.sent.lookup(ctx, ctxID, jobKey); ok {
+		return runner, msgKey, nil
+	}
+	f, err := b.st.Fields(ctx, ctxID, jobKey, "runner", "message_key")
+	if err != nil {
+		return "", "", err
+	}
+	return f[0], f[1], nil
 }
