@@ -17,25 +17,45 @@ import (
 
 // launch puts a message on its way for the first time. The caller holds
 // the message (and the job it carries, for a job message) in memory, so
-// nothing is read back: record writes it with o in one round trip, and the
-// envelope is sealed from memory (pre, or built by fresh).
+// nothing is read back: the envelope is sealed from memory (pre, or built
+// by fresh) and published while the message is recorded with o in one
+// round trip (see sendWhileWriting).
 // Retransmissions go through sendOne, which reads the message from Redis.
 //
 // o.Message must be key; o.Fields may already hold the whole message hash
 // (a new message) or just the fields the caller changed.
 func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.Message,
 	job *model.RunnerJob, o store.Outgoing, pre *built) error {
-	dst, err := b.record(ctx, ctxID, m, job, o, 0)
-	if err != nil || dst == "" {
-		return err
+	dst := b.plan(ctx, ctxID, m, job, &o, 0)
+	if pre == nil && dst != "" {
+		pre = fresh(ctxID, key, m, job) // nil: not a kind fresh builds, the outbox sends it
 	}
-	if pre == nil {
-		if pre = fresh(ctxID, key, m, job); pre == nil {
-			return nil // not a kind fresh builds: the outbox sends it
+	if dst == "" || pre == nil {
+		return b.st.Dispatch(ctx, ctxID, o)
+	}
+	return b.sendWhileWriting(ctx, ctxID, key, dst, pre, o, b.sent.writing(ctxID, key))
+}
+
+// sendWhileWriting publishes pre to dst while o is written, and returns
+// the write's error. Sending first loses nothing: until o is written the
+// message's source still holds it (msg_out:processing, remote_done:
+// processing, or the caller of Submit, who gets the error), and a second
+// send is deduplicated by its recipient. Answers that overtake the write
+// wait for it (w; nil when memory is full: then the write goes first).
+func (b *Bridge) sendWhileWriting(ctx context.Context, ctxID uint64, key string, dst peer.ID, pre *built,
+	o store.Outgoing, w *sentJob) error {
+	send := func() error { return b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p) }
+	if w == nil {
+		if err := b.st.Dispatch(ctx, ctxID, o); err != nil {
+			return err
 		}
+		b.inBackground(ctxID, key, send)
+		return nil
 	}
-	b.inBackground(ctxID, key, func() error { return b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p) })
-	return nil
+	b.inBackground(ctxID, key, send)
+	err := b.st.Dispatch(ctx, ctxID, o)
+	b.sent.written(w, err == nil)
+	return err
 }
 
 // record writes one send of message m — its sends count (sends before
@@ -140,18 +160,8 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	if to == "" {
 		return b.st.Dispatch(ctx, origin, o)
 	}
-	// Everything is in memory: the job goes out while it is written. Its
-	// answers wait for the write (sent); if the write fails the caller
-	// gets the error, and a result that comes back anyway finds no job.
-	e := b.sent.add(origin, jk, key, j.Runner) // what the job hash says, as plan left it
-	if e == nil {                              // memory full: write first, as msg_out messages are
-		return b.launch(ctx, origin, key, m, j, o, nil)
-	}
-	pre := fresh(origin, key, m, j)
-	b.inBackground(origin, key, func() error { return b.deliver(b.ctx, to, pre.typ, pre.target, pre.attempt, pre.p) })
-	err = b.st.Dispatch(ctx, origin, o)
-	b.sent.written(origin, e, err == nil)
-	return err
+	w := b.sent.add(origin, jk, key, j.Runner) // the runner as plan left it, as the job hash will say
+	return b.sendWhileWriting(ctx, origin, key, to, fresh(origin, key, m, j), o, w)
 }
 
 // launchTaken sends a message taken from msg_out (now on

@@ -7,22 +7,26 @@ import (
 	"time"
 )
 
-// sentJobs remembers the jobs Submit sent, until their results land: the
-// peer each went to and its message key, so onResult matches a result
-// without reading the origin job back. An entry exists before the job is
-// written, because Submit publishes while the write is under way; a
-// result that overtakes the write waits for it (saved).
+// sentJobs remembers two things about messages this agent launched.
 //
-// Memory is only a shortcut: a job it does not know (sent before a
-// restart, from msg_out, or forgotten when full) is looked up in Redis.
+// Writes under way: launch publishes a message while its record (message
+// hash, outbox entry, the job for a submitted one) is being written, so an
+// answer can overtake the write; answered waits for it (awaitMessage).
+//
+// Jobs Submit sent, until their results land: the runner each went to and
+// its message key, so onResult matches a result without reading the origin
+// job back. Memory is only a shortcut: a job it does not know (sent before
+// a restart, from msg_out, or not remembered when full) is looked up in
+// Redis.
 type sentJobs struct {
 	mu   sync.Mutex
 	jobs map[string]*sentJob // "<ctx>/<job key>"; guarded by mu
-	msgs map[string]*sentJob // "<ctx>/<message key>"; guarded by mu
+	msgs map[string]*sentJob // "<ctx>/<message key>", while written or for a job entry; guarded by mu
 }
 
 type sentJob struct {
-	jobKey string
+	ctxID  uint64
+	jobKey string // "" for a message with no job entry
 	msgKey string
 	at     time.Time
 	saved  chan struct{} // closed when the write ended
@@ -31,7 +35,8 @@ type sentJob struct {
 }
 
 // maxSent bounds the entries; when full, those older than staleSent go,
-// and if that frees nothing new jobs are not remembered.
+// and if that frees nothing new entries are not made (callers cope: the
+// write then happens before the send).
 const (
 	maxSent   = 10000
 	staleSent = 10 * time.Minute
@@ -41,40 +46,65 @@ func newSentJobs() *sentJobs {
 	return &sentJobs{jobs: map[string]*sentJob{}, msgs: map[string]*sentJob{}}
 }
 
-func sentKey(ctxID uint64, jobKey string) string {
-	return strconv.FormatUint(ctxID, 10) + "/" + jobKey
+func sentKey(ctxID uint64, key string) string {
+	return strconv.FormatUint(ctxID, 10) + "/" + key
 }
 
-// add remembers a job about to be sent to runner; nil when full.
+// add remembers job jobKey, about to be sent to runner with message
+// msgKey, and that the write of both is under way; nil when full.
 func (s *sentJobs) add(ctxID uint64, jobKey, msgKey, runner string) *sentJob {
+	return s.put(&sentJob{ctxID: ctxID, jobKey: jobKey, msgKey: msgKey, runner: runner})
+}
+
+// writing notes that message msgKey is being written while it is sent;
+// nil when full.
+func (s *sentJobs) writing(ctxID uint64, msgKey string) *sentJob {
+	return s.put(&sentJob{ctxID: ctxID, msgKey: msgKey})
+}
+
+func (s *sentJobs) put(e *sentJob) *sentJob {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.jobs) >= maxSent {
-		for k, e := range s.jobs {
-			if time.Since(e.at) > staleSent {
-				delete(s.jobs, k)
-				delete(s.msgs, sentKey(ctxID, e.msgKey))
+	if len(s.msgs) >= maxSent {
+		for _, old := range s.msgs {
+			if time.Since(old.at) > staleSent {
+				s.drop(old)
 			}
 		}
-		if len(s.jobs) >= maxSent {
+		if len(s.msgs) >= maxSent {
 			return nil
 		}
 	}
-	e := &sentJob{jobKey: jobKey, msgKey: msgKey, runner: runner, at: time.Now(), saved: make(chan struct{})}
-	s.jobs[sentKey(ctxID, jobKey)] = e
-	s.msgs[sentKey(ctxID, msgKey)] = e
+	e.at, e.saved = time.Now(), make(chan struct{})
+	if e.jobKey != "" {
+		s.jobs[sentKey(e.ctxID, e.jobKey)] = e
+	}
+	s.msgs[sentKey(e.ctxID, e.msgKey)] = e
 	return e
 }
 
-// written ends e's write; a failed one is forgotten.
-func (s *sentJobs) written(ctxID uint64, e *sentJob, ok bool) {
+// drop removes e from both indexes; s.mu is held.
+func (s *sentJobs) drop(e *sentJob) {
+	if e.jobKey != "" && s.jobs[sentKey(e.ctxID, e.jobKey)] == e {
+		delete(s.jobs, sentKey(e.ctxID, e.jobKey))
+	}
+	if s.msgs[sentKey(e.ctxID, e.msgKey)] == e {
+		delete(s.msgs, sentKey(e.ctxID, e.msgKey))
+	}
+}
+
+// written ends e's write. A failed one is forgotten, and so is a message
+// with no job entry, which was only remembered while written.
+func (s *sentJobs) written(e *sentJob, ok bool) {
 	if e == nil {
 		return
 	}
 	e.ok = ok
 	close(e.saved)
-	if !ok {
-		s.forget(ctxID, e.jobKey)
+	if !ok || e.jobKey == "" {
+		s.mu.Lock()
+		s.drop(e)
+		s.mu.Unlock()
 	}
 }
 
@@ -84,15 +114,7 @@ func (s *sentJobs) lookup(ctx context.Context, ctxID uint64, jobKey string) (run
 	s.mu.Lock()
 	e := s.jobs[sentKey(ctxID, jobKey)]
 	s.mu.Unlock()
-	if e == nil {
-		return "", "", false
-	}
-	select {
-	case <-e.saved:
-	case <-ctx.Done():
-		return "", "", false
-	}
-	if !e.ok {
+	if e == nil || !wait(ctx, e) {
 		return "", "", false
 	}
 	s.mu.Lock()
@@ -100,17 +122,24 @@ func (s *sentJobs) lookup(ctx context.Context, ctxID uint64, jobKey string) (run
 	return e.runner, e.msgKey, true
 }
 
-// awaitMessage waits until the write of a remembered job's message key
-// ended (an answer that overtook it), and returns at once for others.
+// awaitMessage waits until the write of message msgKey ended, if one is
+// under way (an answer that overtook it), and returns at once otherwise.
 func (s *sentJobs) awaitMessage(ctx context.Context, ctxID uint64, msgKey string) {
 	s.mu.Lock()
 	e := s.msgs[sentKey(ctxID, msgKey)]
 	s.mu.Unlock()
 	if e != nil {
-		select {
-		case <-e.saved:
-		case <-ctx.Done():
-		}
+		wait(ctx, e)
+	}
+}
+
+// wait reports whether e's write ended well.
+func wait(ctx context.Context, e *sentJob) bool {
+	select {
+	case <-e.saved:
+		return e.ok
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -128,7 +157,6 @@ func (s *sentJobs) forget(ctxID uint64, jobKey string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.jobs[sentKey(ctxID, jobKey)]; e != nil {
-		delete(s.jobs, sentKey(ctxID, jobKey))
-		delete(s.msgs, sentKey(ctxID, e.msgKey))
+		s.drop(e)
 	}
 }
