@@ -151,6 +151,43 @@ func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref strin
 	return key, created == 1, nil
 }
 
+// receiveMessage stores a received chat or mail message and pushes it on
+// msg_in, once per (sender, ref).
+// KEYS[1] inbound:<sender>:<ref>, KEYS[2] message key, KEYS[3] msg_in.
+// ARGV[1] TTL seconds of the mapping, ARGV[2..] message pairs.
+var receiveMessage = redis.NewScript(`
+if redis.call('GET', KEYS[1]) then return 0 end
+redis.call('HSET', KEYS[2], unpack(ARGV, 2))
+redis.call('LPUSH', KEYS[3], KEYS[2])
+redis.call('SET', KEYS[1], KEYS[2], 'EX', tonumber(ARGV[1]))
+return 1
+`)
+
+// ReceiveMessage stores message m received from sender under its ref on
+// msg_in of context ctxID, once: a resend of the same ref (its ack was
+// lost) stores nothing and reports created false.
+func (s *Store) ReceiveMessage(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return false, fmt.Errorf("store.ReceiveMessage: %w", err)
+	}
+	if m.ID == 0 {
+		ids, err := s.NextIDs(ctx, ctxID, "message")
+		if err != nil {
+			return false, fmt.Errorf("store.ReceiveMessage: %w", err)
+		}
+		m.ID = ids[0]
+	}
+	stamp(&m.CreatedAt, &m.UpdatedAt)
+	args := append([]any{int64(InboundTTL / time.Second)}, pairs(m.ToHash())...)
+	keys := []string{InboundKey(sender, ref), MessageKey(m.CallerID, m.ID), MsgInKey}
+	n, err := receiveMessage.Run(ctx, db, keys, args...).Int()
+	if err != nil {
+		return false, scriptErr("store.ReceiveMessage", err)
+	}
+	return n == 1, nil
+}
+
 // InboundJob finds the local job made from a sender's origin job.
 func (s *Store) InboundJob(ctx context.Context, ctxID uint64, sender string, originCtx uint64, originJob string) (string, error) {
 	db, err := s.DB(ctxID)

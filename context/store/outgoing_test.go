@@ -99,3 +99,40 @@ func TestDispatchAndSettle(t *testing.T) {
 		t.Fatalf("Settle of a missing message: %v, want ErrNotFound", err)
 	}
 }
+
+// A chat or mail message received twice under the same (sender, ref) — a
+// resend after a lost ack — lands on msg_in once; another ref or sender
+// lands again.
+func TestReceiveMessageOncePerRef(t *testing.T) {
+	ctx := ctCtx(t)
+	s, srv := ctOpen(t)
+	raw := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
+	defer raw.Close()
+	msg := func() *model.Message {
+		return &model.Message{CallerID: 3, ContextID: 1, MessageType: model.MsgTypeChat,
+			Status: model.MsgProcessed, Message: "hello"}
+	}
+	for i, c := range []struct {
+		sender, ref string
+		created     bool
+		inbox       int64
+	}{
+		{"peerA", "5/message:1:1", true, 1},
+		{"peerA", "5/message:1:1", false, 1}, // the resend
+		{"peerA", "5/message:1:2", true, 2},
+		{"peerB", "5/message:1:1", true, 3},
+	} {
+		m := msg()
+		created, err := s.ReceiveMessage(ctx, 1, c.sender, c.ref, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := raw.LLen(ctx, store.MsgInKey).Result()
+		if created != c.created || n != c.inbox {
+			t.Fatalf("delivery %d: created %v, msg_in has %d; want %v, %d", i, created, n, c.created, c.inbox)
+		}
+		if h, _ := raw.HGetAll(ctx, store.MessageKey(3, m.ID)).Result(); created && h["message"] != "hello" {
+			t.Fatalf("delivery %d: message hash %v", i, h)
+		}
+	}
+}

@@ -168,7 +168,8 @@ func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *pay
 	return nil
 }
 
-// onMail stores a chat or mail message on the target context's msg_in.
+// onMail stores a chat or mail message on the target context's msg_in,
+// once per (sender, ref).
 func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ envelope.Type, p *payload) error {
 	actor, err := b.st.Authorize(ctx, target, from.String(), model.RoleReader)
 	if err != nil {
@@ -180,9 +181,9 @@ func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ en
 	if p.Message != nil {
 		m.Message, m.MessageFormatType = p.Message["message"], p.Message["message_format_type"]
 	}
-	if err := b.st.PushMessage(ctx, target, m, store.MsgInKey); err != nil {
-		return err
+	if _, err := b.st.ReceiveMessage(ctx, target, from.String(), p.Ref, m); err != nil {
+		return err // no ack: the sender resends
 	}
-	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "")
+	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "") // a resend is acked again, stored once
 	return nil
 }
