@@ -78,6 +78,8 @@ func TestAPIBadParamsNameTheField(t *testing.T) {
 		{"context.create", map[string]any{"idd": 2}, api.CodeInvalidParams, "idd"},
 		{"job.run", map[string]any{"context": 1, "type": "sh"}, api.CodeInvalidParams, "script"},
 		{"job.run", map[string]any{"context": 999, "type": "sh", "script": "true"}, api.CodeInvalidParams, "context"},
+		{"job.run", map[string]any{"context": 1, "type": "sh", "script": "true", "wait": -1}, api.CodeInvalidParams, "wait"},
+		{"job.create", map[string]any{"context": 1, "type": "sh", "script": "true", "wait": 5}, api.CodeInvalidParams, "wait"},
 		{"job.load", map[string]any{"context": 1, "key": "nope"}, api.CodeInvalidParams, "key"},
 		{"job.load", map[string]any{"context": 1, "key": "job:1:99"}, api.CodeNotFound, ""},
 		{"context.create", map[string]any{"id": 1}, api.CodeConflict, ""},

@@ -9,7 +9,8 @@ import (
 )
 
 // BenchmarkCrossAgentRoundTrip: submit a no-op job from agent A into
-// agent B's context through A's API, and wait for the result at A. Compare
+// agent B's context through A's API, and wait for the result at A, in one
+// call (job.run with wait). Compare
 // with overlay's BenchmarkRawPubsubRoundTrip from the same run.
 func BenchmarkCrossAgentRoundTrip(b *testing.B) {
 	bob := startAgent(b, agentOpts{})
@@ -18,9 +19,8 @@ func BenchmarkCrossAgentRoundTrip(b *testing.B) {
 	bob.call(b, "context.grant", map[string]any{"id": 2, "actor": alice.peerID(), "role": "executor"}, nil)
 	run := func() time.Duration {
 		start := time.Now()
-		var j node.JobView
-		alice.call(b, "job.run", map[string]any{"to": bob.peerID(), "context": 2, "type": "noop", "script": "-"}, &j)
-		got := waitJob(b, alice, j.ContextID, j.Key)
+		var got node.JobView
+		alice.call(b, "job.run", map[string]any{"to": bob.peerID(), "context": 2, "type": "noop", "script": "-", "wait": 60}, &got)
 		if got.Status != "finished" {
 			b.Fatalf("job %+v", got)
 		}

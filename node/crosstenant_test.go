@@ -67,3 +67,25 @@ func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
 		t.Fatalf("refused job wrote %d entries to msg_in", n)
 	}
 }
+
+// job.run with wait returns the ended job in one call, for a local job and
+// for one run on another agent.
+func TestJobRunWaitReturnsTheEndedJob(t *testing.T) {
+	b := startAgent(t, agentOpts{})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	b.call(t, "context.create", map[string]any{"id": 2}, nil)
+	b.call(t, "context.grant", map[string]any{"id": 2, "actor": a.peerID(), "role": "executor"}, nil)
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	for _, to := range []string{"self", b.peerID()} {
+		ctxID := map[string]int{"self": 1}[to]
+		if ctxID == 0 {
+			ctxID = 2
+		}
+		var j node.JobView
+		a.call(t, "job.run", map[string]any{"to": to, "context": ctxID, "type": "sh",
+			"script": `echo "answer=42" >> "$HYPHAE_RESULT"`, "wait": 60}, &j)
+		if j.Status != "finished" || j.Result["answer"] != "42" {
+			t.Errorf("job.run to %s with wait: %+v", to, j)
+		}
+	}
+}

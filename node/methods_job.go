@@ -20,6 +20,10 @@ type JobRunParams struct {
 	Env     map[string]string `json:"env,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"` // seconds
 	Retries int64             `json:"retries,omitempty"`
+	// Wait, in seconds, makes job.run block until the job ends (or Wait
+	// passes) and return it as it is then: a submit and a job.wait in
+	// one call.
+	Wait int64 `json:"wait,omitempty"`
 }
 
 // JobRef names a job in a context by key (job:<caller>:<id>).
@@ -29,8 +33,14 @@ type JobRef struct {
 }
 
 func (n *Node) registerJobMethods() {
-	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self) or to another agent (to=peer ID).",
-		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, true) })
+	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self) or to another agent (to=peer ID); with wait=N, block up to N seconds for its end and return it.",
+		func(ctx context.Context, p JobRunParams) (*JobView, error) {
+			j, err := n.jobRun(ctx, p, true)
+			if err != nil || p.Wait == 0 {
+				return j, err
+			}
+			return n.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second)
+		})
 	api.Register(n.table, "job.create", "Store a job without running it.",
 		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, false) })
 	api.Register(n.table, "job.load", "Show a job.", n.jobLoad)
@@ -77,6 +87,9 @@ func (n *Node) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, 
 	if err := checkJobParams(p); err != nil {
 		return nil, err
 	}
+	if p.Wait != 0 && !run {
+		return nil, api.InvalidParams("wait", "job.create does not run the job: nothing to wait for")
+	}
 	if p.To != "" && p.To != "self" && p.To != n.id.PeerID().String() {
 		if !run {
 			return nil, api.InvalidParams("to", "job.create stores local jobs only; use job.run for remote ones")
@@ -118,6 +131,8 @@ func checkJobParams(p JobRunParams) error {
 		return api.InvalidParams("timeout", "must not be negative")
 	case p.Retries < 0:
 		return api.InvalidParams("retries", "must not be negative")
+	case p.Wait < 0 || p.Wait > 3600:
+		return api.InvalidParams("wait", "seconds to wait for the job's end: 0 (do not wait) to 3600")
 	}
 	return nil
 }
