@@ -19,10 +19,14 @@
 // API is saved, put in the outbox and sent from memory (Submit: ids come
 // from reserved blocks, the rest is one MULTI); a msg_out or remote_done
 // entry is read, then recorded and moved to the outbox in one MULTI
-// (store.Dispatch); the replay check is answered from memory for envelopes
-// no earlier run can have seen (see replays); a result settles its message
-// in one round trip (store.Settle). Only retransmissions read a message
-// back from Redis.
+// (store.Dispatch). A first send is published while that MULTI is under
+// way (sendWhileWriting): until it lands the message's source still holds
+// it, and an answer that overtakes it waits for it (sentJobs). The replay
+// check is answered from memory for envelopes no earlier run can have seen
+// (see replays); a result is matched to the job Submit sent from memory
+// (sentJobs) and settles its message in one round trip (store.Settle).
+// Only retransmissions read a message back from Redis. Chat and mail are
+// stored once per (sender, ref), as jobs are.
 //
 // Redis keys of ours, per context DB: outbox (ZSET message key → next send,
 // unix ms), awaiting_result (ZSET acknowledged job message → deadline for
