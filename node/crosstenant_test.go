@@ -89,3 +89,33 @@ func TestJobRunWaitReturnsTheEndedJob(t *testing.T) {
 		}
 	}
 }
+
+// Back-to-back jobs to one agent: every result is acknowledged to the
+// runner (riding on the next job or on its own), so the runner's result
+// messages all end processed — without a retransmission: with a long ack
+// timeout the runner's first resend comes 30 s after a send (the backoff's
+// cap), after this test's deadline.
+func TestResultAcksReachTheRunner(t *testing.T) {
+	b := startAgent(t, agentOpts{ackAfter: 10 * time.Minute})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	b.call(t, "context.create", map[string]any{"id": 2}, nil)
+	b.call(t, "context.grant", map[string]any{"id": 2, "actor": a.peerID(), "role": "executor"}, nil)
+	for range 5 {
+		var j node.JobView
+		a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh", "script": "true", "wait": 60}, &j)
+		if j.Status != "finished" {
+			t.Fatalf("job %+v", j)
+		}
+	}
+	eventually(t, 20*time.Second, "the runner's 5 result messages to be acknowledged", func() bool {
+		var ms []node.MessageView
+		b.call(t, "message.list", map[string]any{"context": 2}, &ms)
+		processed := 0
+		for _, m := range ms {
+			if m.Type == "result" && m.Status == "processed" {
+				processed++
+			}
+		}
+		return processed == 5
+	})
+}

@@ -121,6 +121,21 @@ func (b *Bridge) handle(ctx context.Context, from peer.ID, typ envelope.Type, ta
 	if err != nil && ctx.Err() == nil {
 		b.log.Warn("bridge: handling message", "from", from.String(), "type", typ.String(), "err", err)
 	}
+	b.piggybacked(ctx, from, p.Acks)
+}
+
+// piggybacked handles the acks that rode on a message (see pendingAcks),
+// after the message itself.
+func (b *Bridge) piggybacked(ctx context.Context, from peer.ID, refs []string) {
+	if len(refs) > maxPiggyback {
+		b.stats.reject(b.log, from.String(), "too_many_acks", nil)
+		refs = refs[:maxPiggyback]
+	}
+	for _, ref := range refs {
+		if err := b.onAck(ctx, from, &payload{AckOf: ref}); err != nil && ctx.Err() == nil {
+			b.log.Debug("bridge: piggybacked ack", "from", from.String(), "ref", ref, "err", err)
+		}
+	}
 }
 
 // reply sends an unreliable answer (ack or error) to a ref.

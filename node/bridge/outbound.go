@@ -256,14 +256,31 @@ func (b *Bridge) deliver(ctx context.Context, dst peer.ID, typ envelope.Type, ta
 		b.spawn(func() { b.handle(b.ctx, b.self, typ, target, p) })
 		return nil
 	}
+	acks := b.acks.piggyback(dst.String())
+	if len(acks) > 0 {
+		q := *p // p may be sealed again later (a retry), without these
+		q.Acks, p = refs(acks), &q
+	}
+	err := b.seal(ctx, dst, typ, target, attempt, p)
+	if err != nil && len(acks) > 0 { // they did not go out: on their own, then
+		b.spawn(func() {
+			for _, a := range acks {
+				a.send()
+			}
+		})
+	}
+	return err
+}
+
+// seal seals p to dst and publishes it.
+func (b *Bridge) seal(ctx context.Context, dst peer.ID, typ envelope.Type, target uint64, attempt int64, p *payload) error {
 	env, err := envelope.Seal(b.cfg.Self, dst, typ, target, uint32(max(attempt, 0)), p.encode())
 	if err != nil {
 		return err
 	}
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	err = b.tr.Send(sctx, dst, env.Marshal())
-	return err
+	return b.tr.Send(sctx, dst, env.Marshal())
 }
 
 // cancelledFlowJob says why a job message must not be (re)sent: it

@@ -22,6 +22,7 @@ type payload struct {
 	Result    map[string]string `json:"result,omitempty"`
 	Error     string            `json:"error,omitempty"` // result and error: why
 	Logs      []string          `json:"logs,omitempty"`  // result: last output lines
+	Acks      []string          `json:"acks,omitempty"`  // any type: refs of the recipient's messages acknowledged too
 }
 
 func (p *payload) encode() []byte {

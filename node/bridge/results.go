@@ -95,7 +95,9 @@ func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 }
 
 // onResult writes a remote job's result onto the origin job (fenced on
-// the attempt it belongs to), settles the job message, then acknowledges.
+// the attempt it belongs to), settles the job message, then acknowledges:
+// a duplicate at once, a new result a little later (pendingAcks), so the
+// ack usually rides on the next message to that runner.
 func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	runner, msgKey, err := b.sentTo(ctx, p.OriginCtx, p.OriginJob)
 	if err != nil {
@@ -121,17 +123,21 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	err = b.st.CompleteJob(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
 		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": from.String()})
 	switch {
-	case err == nil:
-		if msgKey != "" {
-			_, _ = b.st.Settle(ctx, p.OriginCtx, msgKey, model.MsgProcessed, nil)
-		}
-		b.sent.forget(p.OriginCtx, p.OriginJob)
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
-		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate
-	default:
+		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate: answered at once
+		b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
+		return nil
+	case err != nil:
 		return err // no ack: the sender will resend
 	}
-	b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
+	if msgKey != "" {
+		_, _ = b.st.Settle(ctx, p.OriginCtx, msgKey, model.MsgProcessed, nil)
+	}
+	b.sent.forget(p.OriginCtx, p.OriginJob)
+	// The ack rides on our next message to the runner, or goes on its own
+	// after the ack delay (pendingAcks).
+	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "") }
+	b.acks.later(from.String(), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
 }
 

@@ -1,0 +1,32 @@
+package bridge
+
+import (
+	"testing"
+	"time"
+)
+
+// Pending acks ride on the next message to their peer: piggyback takes
+// that peer's acks (and only those), once.
+func TestPendingAcksPiggyback(t *testing.T) {
+	var a pendingAcks
+	sent := make(chan string, 3)
+	for _, k := range []struct{ peer, ref string }{{"A", "1/m:1"}, {"A", "1/m:2"}, {"B", "1/m:3"}} {
+		a.later(k.peer, k.ref, time.Hour, func() { sent <- k.ref })
+	}
+	got := refs(a.piggyback("A"))
+	if len(got) != 2 || got[0] == got[1] {
+		t.Fatalf("piggyback(A) = %v, want A's two acks", got)
+	}
+	if again := a.piggyback("A"); len(again) != 0 {
+		t.Fatalf("A's acks taken twice: %v", refs(again))
+	}
+	b := a.piggyback("B")
+	if len(b) != 1 || b[0].ref != "1/m:3" {
+		t.Fatalf("piggyback(B) = %v", refs(b))
+	}
+	b[0].send() // a message that did not go out hands its acks back
+	if r := <-sent; r != "1/m:3" {
+		t.Fatalf("sent %q", r)
+	}
+	a.stop()
+}
