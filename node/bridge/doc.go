@@ -10,10 +10,13 @@
 // message (job, stop, result, chat, mail) carries a ref "<ctx>/<message
 // key>" unique at its sender; the receiver answers ack{ack_of: ref} (or
 // error{ack_of: ref, error}) and dedupes by (sender, ref), so delivery is
-// at-least-once and processing effectively-once. A received job is
-// acknowledged after Config.AckDelay (100ms) unless its result goes out
-// first: the result acknowledges it too (the origin settles its message on
-// either), so a short job costs two sealed messages, not four.
+// at-least-once and processing effectively-once. Acks wait a little
+// (Config.AckDelay, 100ms) before going out on their own: a received job's
+// ack is dropped when its result goes out first (the result acknowledges it
+// too; the origin settles its message on either), and any pending ack rides
+// on the next message sealed to its peer instead, in the payload's acks
+// list — a result's ack usually travels with the origin's next job. So a
+// short job costs two sealed messages, not four.
 //
 // Each message costs a fixed few round trips: a job submitted through the
 // API is saved, put in the outbox and sent from memory (Submit: ids come
