@@ -211,8 +211,11 @@ func firstPeer(b *testing.B, st *store.Store, cfg overlay.Config, target peer.ID
 		if err := o.Start(context.Background()); err != nil {
 			b.Fatal(err)
 		}
-		for !o.Up(target) {
-			time.Sleep(time.Millisecond)
+		for deadline := t0.Add(30 * time.Second); !o.Up(target); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				_ = o.Shutdown(context.Background())
+				b.Fatalf("agent %d did not see the first agent within 30 s", i+1)
+			}
 		}
 		d = append(d, time.Since(t0))
 		_ = o.Shutdown(context.Background())
