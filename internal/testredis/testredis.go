@@ -88,6 +88,7 @@ func (s *Server) start(port int, o Options) error {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	}
 	cmd := exec.Command(s.bin, args...)
+	cmd.SysProcAttr = procAttr()
 	logf, err := os.Create(filepath.Join(s.Dir, "redis.log"))
 	if err != nil {
 		return err
