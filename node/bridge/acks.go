@@ -109,6 +109,26 @@ func sendNow(acks []*pendingAck) {
 	}
 }
 
+// flush takes every pending ack and returns, for each peer, the send of
+// one of them: the others ride on it. For a graceful shutdown, which
+// would otherwise drop them (and cost each sender a retransmission).
+func (a *pendingAcks) flush() []func() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	seen := map[string]bool{}
+	var sends []func()
+	for k, p := range a.m {
+		if seen[p.peer] {
+			continue
+		}
+		seen[p.peer] = true
+		p.timer.Stop()
+		delete(a.m, k)
+		sends = append(sends, p.send)
+	}
+	return sends
+}
+
 // stop drops every pending ack (shutdown).
 func (a *pendingAcks) stop() {
 	a.mu.Lock()

@@ -124,8 +124,9 @@ func (b *Bridge) Start(ctx context.Context) error {
 	return nil
 }
 
-// Shutdown stops every loop; safe to call twice. Messages in the outbox
-// stay there and are sent by the next start.
+// Shutdown stops every loop; safe to call twice. Pending acks go out
+// first (for up to a second); messages in the outbox stay there and are
+// sent by the next start.
 func (b *Bridge) Shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	if b.stopped || b.cancel == nil {
@@ -133,6 +134,9 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 		b.mu.Unlock()
 		return nil
 	}
+	b.mu.Unlock()
+	b.flushAcks(ctx)
+	b.mu.Lock()
 	b.stopped = true
 	b.mu.Unlock()
 	b.cancel()
@@ -144,6 +148,28 @@ func (b *Bridge) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("bridge.Shutdown: %w", ctx.Err())
+	}
+}
+
+// flushAcks sends the pending acks now, one message per peer, waiting up
+// to a second (or ctx) for them.
+func (b *Bridge) flushAcks(ctx context.Context) {
+	sends := b.acks.flush()
+	if len(sends) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	done := make(chan struct{}, len(sends))
+	for _, send := range sends {
+		b.spawn(func() { defer func() { done <- struct{}{} }(); send() })
+	}
+	for range sends {
+		select {
+		case <-done:
+		case <-ctx.Done(): // the rest end with b.ctx, and Shutdown waits for them
+			return
+		}
 	}
 }
 
@@ -214,9 +240,10 @@ func (b *Bridge) contextIDs() []uint64 {
 	return slices.Collect(maps.Keys(b.loops))
 }
 
-// Flush waits until every context's outbox is empty (all acknowledged) or
-// ctx ends; used when draining.
+// Flush sends the pending acks at once, then waits until every context's
+// outbox is empty (all acknowledged) or ctx ends; used when draining.
 func (b *Bridge) Flush(ctx context.Context) {
+	b.flushAcks(ctx)
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {

@@ -186,7 +186,8 @@ func (s *story) wire(fv *node.FlowView, ag []*agent) {
 		st := a.n.BusStats()
 		s.say("  %-6s sent %s; received %s; rejected %s", a.name, counts(st.Sent), counts(st.Received), counts(st.Rejected))
 	}
-	s.say("Every message carried a unique id (replays are refused), a timestamp (skew-checked) and was acknowledged (a quick job by its result); an unacknowledged one is resent.")
+	s.say("Every message carried a unique id (replays are refused) and a timestamp (skew-checked), and is acknowledged: a quick job by its result,")
+	s.say("a result by an ack riding on the next message to its sender (or on its own after 100 ms, or when the agent stops); an unacknowledged one is resent.")
 }
 
 // treeOnly drops the result section of a rendered flow (shown apart).
