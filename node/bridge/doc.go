@@ -26,7 +26,7 @@
 // way (sendWhileWriting): until it lands the message's source still holds
 // it, and an answer that overtakes it waits for it (sentJobs). The replay
 // check is answered from memory for envelopes no earlier run can have seen
-// (see replays); a result is matched to the job Submit sent from memory
+// (see replays); a result is matched to the job it answers from memory
 // (sentJobs) and settles its message in one round trip (store.Settle).
 // Only retransmissions read a message back from Redis. Chat and mail are
 // stored once per (sender, ref), as jobs are.

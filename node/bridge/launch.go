@@ -33,7 +33,16 @@ func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.
 	if dst == "" || pre == nil {
 		return b.st.Dispatch(ctx, ctxID, o)
 	}
-	return b.sendWhileWriting(ctx, ctxID, key, dst, pre, o, b.sent.writing(ctxID, key))
+	return b.sendWhileWriting(ctx, ctxID, key, dst, pre, o, b.remember(ctxID, key, m, job))
+}
+
+// remember notes that message key is being written while it is sent and,
+// for a job message, where its job went (see sentJobs).
+func (b *Bridge) remember(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *sentJob {
+	if m.MessageType == model.MsgTypeJob && job != nil {
+		return b.sent.add(ctxID, store.JobKey(job.CallerID, job.ID), key, job.Runner) // the runner as plan left it
+	}
+	return b.sent.writing(ctxID, key)
 }
 
 // sendWhileWriting publishes pre to dst while o is written, and returns
@@ -154,14 +163,8 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	now := time.Now().Unix()
 	j.CreatedAt, j.UpdatedAt, m.CreatedAt, m.UpdatedAt = now, now, now, now
 	m.Job = []*model.RunnerJob{j}
-	jk := store.JobKey(j.CallerID, j.ID)
-	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: jk, JobFields: j.ToHash()}
-	to := b.plan(ctx, origin, m, j, &o, 0)
-	if to == "" {
-		return b.st.Dispatch(ctx, origin, o)
-	}
-	w := b.sent.add(origin, jk, key, j.Runner) // the runner as plan left it, as the job hash will say
-	return b.sendWhileWriting(ctx, origin, key, to, fresh(origin, key, m, j), o, w)
+	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: store.JobKey(j.CallerID, j.ID), JobFields: j.ToHash()}
+	return b.launch(ctx, origin, key, m, j, o, nil)
 }
 
 // launchTaken sends a message taken from msg_out (now on

@@ -142,7 +142,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 }
 
 // sentTo is where origin job jobKey went and its message key: from memory
-// for jobs Submit sent, else from the job hash.
+// for jobs launch sent, else from the job hash.
 func (b *Bridge) sentTo(ctx context.Context, ctxID uint64, jobKey string) (runner, msgKey string, err error) {
 	if runner, msgKey, ok := b.sent.lookup(ctx, ctxID, jobKey); ok {
 		return runner, msgKey, nil

@@ -13,10 +13,10 @@ import (
 // hash, outbox entry, the job for a submitted one) is being written, so an
 // answer can overtake the write; answered waits for it (awaitMessage).
 //
-// Jobs Submit sent, until their results land: the runner each went to and
-// its message key, so onResult matches a result without reading the origin
-// job back. Memory is only a shortcut: a job it does not know (sent before
-// a restart, from msg_out, or not remembered when full) is looked up in
+// Jobs whose message launch sent, until their results land: the runner
+// each went to and its message key, so onResult matches a result without
+// reading the origin job back. Memory is only a shortcut: a job it does not
+// know (sent before a restart, or not remembered when full) is looked up in
 // Redis.
 type sentJobs struct {
 	mu   sync.Mutex
