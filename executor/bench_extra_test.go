@@ -2,13 +2,8 @@ package executor_test
 
 import (
 	"context"
-	"fmt"
-	"os/exec"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/internal/testredis"
 )
@@ -76,77 +71,20 @@ func BenchmarkShTrueCost(b *testing.B) {
 		roundTrip(b, h, 9, uint64(i+1), "sh", "true", &lat)
 	}
 	costWindow(b, b.N, func() {
-		var wg sync.WaitGroup
-		next := make(chan uint64)
-		for caller := uint64(1); caller <= 4; caller++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for id := range next {
-					roundTrip(b, h, caller, id, "sh", "true", &lat)
-				}
-			}()
-		}
-		for i := range b.N {
-			next <- uint64(i + 1)
-		}
-		close(next)
-		wg.Wait()
+		spread(b.N, 4, func(w, i int) { roundTrip(b, h, uint64(w+1), uint64(i), "sh", "true", &lat) })
 	}, h.srv)
 }
 
 // BenchmarkRawForkExecCost: os/exec of `sh -c true` from 2 goroutines (as
 // BenchmarkRawForkExec).
 func BenchmarkRawForkExecCost(b *testing.B) {
-	costWindow(b, b.N, func() {
-		var wg sync.WaitGroup
-		jobs := make(chan struct{})
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range jobs {
-					if err := exec.Command("sh", "-c", "true").Run(); err != nil {
-						b.Error(err)
-					}
-				}
-			}()
-		}
-		for range b.N {
-			jobs <- struct{}{}
-		}
-		close(jobs)
-		wg.Wait()
-	})
+	costWindow(b, b.N, func() { spread(b.N, 2, func(int, int) { forkExecTrue(b) }) })
 }
 
 // BenchmarkRawRedisCycleCost: the hand-written raw Redis job cycle, one in
 // flight (as BenchmarkRawRedisCycle): 8 commands per job by construction.
 func BenchmarkRawRedisCycleCost(b *testing.B) {
-	srv := testredis.Start(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	worker := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
-	defer worker.Close()
-	defer client.Close()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); rawWorker(ctx, worker) }()
-	cycle := func(i int) {
-		key := fmt.Sprintf("job:1:%d", i)
-		_, err := client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.HSet(ctx, key, "id", i, "caller_id", 1, "script_type", "noop", "status", "dispatched")
-			p.LPush(ctx, "queue:noop", key)
-			return nil
-		})
-		if err == nil {
-			err = client.BLPop(ctx, 10*time.Second, "reply:"+key).Err()
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
+	cycle, srv := rawCycle(b)
 	for i := range 20 { // warm
 		cycle(1_000_000 + i)
 	}
@@ -155,6 +93,4 @@ func BenchmarkRawRedisCycleCost(b *testing.B) {
 			cycle(i + 1)
 		}
 	}, srv)
-	cancel()
-	wg.Wait()
 }

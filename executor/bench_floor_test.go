@@ -56,7 +56,7 @@ func newFloor(b *testing.B, async bool) *floor {
 }
 
 // start runs 2 workers until the returned stop is called.
-func (f *floor) start(b *testing.B) (stop func()) {
+func (f *floor) start() (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	for w := range 2 {
@@ -137,47 +137,23 @@ func floorRun(jobDir, sh, script string, stdin *os.File) (string, int) {
 // submitters, each enqueueing and waiting for one job at a time.
 func BenchmarkShFloor(b *testing.B) {
 	f := newFloor(b, false)
-	defer f.start(b)()
+	defer f.start()()
+	clients := make([]*redis.Client, 4)
+	for w := range clients {
+		clients[w] = f.client()
+		defer clients[w].Close()
+	}
 	var lat latencies
-	var wg sync.WaitGroup
-	next := make(chan int)
 	b.ResetTimer()
 	t0 := time.Now()
-	for range 4 {
-		c := f.client()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer c.Close()
-			for i := range next {
-				start := time.Now()
-				if err := floorSubmit(c, i); err != nil {
-					b.Error(err)
-				}
-				lat.add(time.Since(start))
+	spread(b.N, len(clients), func(w, i int) {
+		timed(&lat, func() {
+			if err := rawSubmit(clients[w], fmt.Sprintf("job:1:%d", i), i, "sh", "true"); err != nil {
+				b.Error(err)
 			}
-		}()
-	}
-	for i := range b.N {
-		next <- i + 1
-	}
-	close(next)
-	wg.Wait()
-	lat.report(b, time.Since(t0))
-}
-
-func floorSubmit(c *redis.Client, i int) error {
-	ctx := context.Background()
-	key := fmt.Sprintf("job:1:%d", i)
-	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, key, "id", i, "caller_id", 1, "script_type", "sh", "script", "true", "status", "dispatched")
-		p.LPush(ctx, "queue:sh", key)
-		return nil
+		})
 	})
-	if err == nil {
-		err = c.BLPop(ctx, 10*time.Second, "reply:"+key).Err()
-	}
-	return err
+	lat.report(b, time.Since(t0))
 }
 
 // BenchmarkShFloorBacklog: the floor at its most generous — every job hash
@@ -202,7 +178,7 @@ func BenchmarkShFloorBacklog(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.start(b)()
+	defer f.start()()
 	b.ResetTimer()
 	t0 := time.Now()
 	if err := c.LPush(ctx, "queue:sh", keys...).Err(); err != nil {
@@ -221,27 +197,14 @@ func BenchmarkShFloorBacklog(b *testing.B) {
 func BenchmarkShFloorExec(b *testing.B) {
 	f := newFloor(b, false)
 	var lat latencies
-	var wg sync.WaitGroup
-	jobs := make(chan int)
 	b.ResetTimer()
 	t0 := time.Now()
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				start := time.Now()
-				if out, code := floorRun(filepath.Join(f.dir, fmt.Sprint(i)), f.sh, "true", f.stdin); code != 0 {
-					b.Errorf("exit %d: %s", code, out)
-				}
-				lat.add(time.Since(start))
+	spread(b.N, 2, func(_, i int) {
+		timed(&lat, func() {
+			if out, code := floorRun(filepath.Join(f.dir, fmt.Sprint(i)), f.sh, "true", f.stdin); code != 0 {
+				b.Errorf("exit %d: %s", code, out)
 			}
-		}()
-	}
-	for i := range b.N {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+		})
+	})
 	lat.report(b, time.Since(t0))
 }

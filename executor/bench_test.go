@@ -45,6 +45,35 @@ func (l *latencies) report(b *testing.B, elapsed time.Duration) {
 	b.ReportMetric(0, "ns/op")
 }
 
+// spread runs jobs 1..n on the given number of goroutines (worker 0, 1,
+// …), each taking the next job as it finishes one, and returns when all
+// are done.
+func spread(n, workers int, job func(worker, i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				job(w, i)
+			}
+		}()
+	}
+	for i := 1; i <= n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// timed runs f and adds its duration to lat.
+func timed(lat *latencies, f func()) {
+	start := time.Now()
+	f()
+	lat.add(time.Since(start))
+}
+
 // benchRunner starts a runner on a fresh redis-server for a benchmark. The
 // returned harness's store is a second one, for the submitting side: its
 // WaitJob calls block connections, which must not come out of the
@@ -118,38 +147,47 @@ func BenchmarkNoopJob(b *testing.B) {
 // client HSET+LPUSH (pipelined), worker BLMOVE, HSET started, HSET
 // finished, LPUSH reply, LREM; client BLPOP reply. One job in flight.
 func BenchmarkRawRedisCycle(b *testing.B) {
-	srv := testredis.Start(b)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	worker := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
-	defer worker.Close()
-	defer client.Close()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); rawWorker(ctx, worker) }()
+	cycle, _ := rawCycle(b)
 	var lat latencies
 	b.ResetTimer()
 	t0 := time.Now()
 	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		key := fmt.Sprintf("job:1:%d", i+1)
-		_, err := client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.HSet(ctx, key, "id", i+1, "caller_id", 1, "script_type", "noop", "status", "dispatched")
-			p.LPush(ctx, "queue:noop", key)
-			return nil
-		})
-		if err == nil {
-			err = client.BLPop(ctx, 10*time.Second, "reply:"+key).Err()
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		lat.add(time.Since(start))
+		timed(&lat, func() { cycle(i + 1) })
 	}
 	lat.report(b, time.Since(t0))
-	cancel()
-	wg.Wait()
+}
+
+// rawCycle starts a redis-server and the raw worker (stopped at cleanup)
+// and returns one client round of the raw cycle, for job i.
+func rawCycle(b *testing.B) (func(i int), *testredis.Server) {
+	srv := testredis.Start(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	worker := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); rawWorker(ctx, worker) }()
+	b.Cleanup(func() { cancel(); wg.Wait(); worker.Close(); client.Close() })
+	return func(i int) {
+		if err := rawSubmit(client, fmt.Sprintf("job:1:%d", i), i, "noop", ""); err != nil {
+			b.Fatal(err)
+		}
+	}, srv
+}
+
+// rawSubmit is the raw cycle's client side: HSET+LPUSH in one pipeline,
+// then BLPOP the reply.
+func rawSubmit(c *redis.Client, key string, id int, typ, script string) error {
+	ctx := context.Background()
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, "id", id, "caller_id", 1, "script_type", typ, "script", script, "status", "dispatched")
+		p.LPush(ctx, "queue:"+typ, key)
+		return nil
+	})
+	if err == nil {
+		err = c.BLPop(ctx, 10*time.Second, "reply:"+key).Err()
+	}
+	return err
 }
 
 func rawWorker(ctx context.Context, c *redis.Client) {
@@ -191,27 +229,14 @@ func BenchmarkShTrue(b *testing.B) {
 // goroutines.
 func BenchmarkRawForkExec(b *testing.B) {
 	var lat latencies
-	var wg sync.WaitGroup
-	jobs := make(chan struct{})
 	b.ResetTimer()
 	t0 := time.Now()
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range jobs {
-				start := time.Now()
-				if err := exec.Command("sh", "-c", "true").Run(); err != nil {
-					b.Error(err)
-				}
-				lat.add(time.Since(start))
-			}
-		}()
-	}
-	for i := 0; i < b.N; i++ {
-		jobs <- struct{}{}
-	}
-	close(jobs)
-	wg.Wait()
+	spread(b.N, 2, func(int, int) { timed(&lat, func() { forkExecTrue(b) }) })
 	lat.report(b, time.Since(t0))
+}
+
+func forkExecTrue(b *testing.B) {
+	if err := exec.Command("sh", "-c", "true").Run(); err != nil {
+		b.Error(err)
+	}
 }
