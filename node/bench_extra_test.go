@@ -153,19 +153,8 @@ func medianDur(ds []time.Duration) time.Duration {
 // out. With both agents in one process on 2 vCPUs, CPU per job close to
 // the round trip means the path is CPU-bound rather than waiting.
 func BenchmarkCrossAgentCost(b *testing.B) {
-	bob := startAgent(b, agentOpts{})
-	alice := startAgent(b, agentOpts{bootstrap: []string{bob.addr(b)}})
-	bob.call(b, "context.create", map[string]any{"id": 2}, nil)
-	bob.call(b, "context.grant", map[string]any{"id": 2, "actor": alice.peerID(), "role": "executor"}, nil)
-	run := func() time.Duration {
-		start := time.Now()
-		var j node.JobView
-		alice.call(b, "job.run", map[string]any{"to": bob.peerID(), "context": 2, "type": "noop", "script": "-"}, &j)
-		if got := waitJob(b, alice, j.ContextID, j.Key); got.Status != "finished" {
-			b.Fatalf("job %+v", got)
-		}
-		return time.Since(start)
-	}
+	alice, bob := benchPair(b)
+	run := func() time.Duration { return remoteNoop(b, alice, bob) }
 	for range 5 { // warm: connection, mesh, scripts loaded
 		run()
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // grantExecutor creates context ctxID on owner and lets peer execute there.
-func grantExecutor(t *testing.T, owner *agent, ctxID int, peer string) {
+func grantExecutor(t testing.TB, owner *agent, ctxID int, peer string) {
 	t.Helper()
 	owner.call(t, "context.create", map[string]any{"id": ctxID}, nil)
 	owner.call(t, "context.grant", map[string]any{"id": ctxID, "actor": peer, "role": "executor"}, nil)

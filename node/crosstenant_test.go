@@ -28,8 +28,7 @@ func TestCrossTenantJobRunsRemotelyAndResultComesBack(t *testing.T) {
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	// bob owns context 2 and lets alice execute there.
-	b.call(t, "context.create", map[string]any{"id": 2}, nil)
-	b.call(t, "context.grant", map[string]any{"id": 2, "actor": a.peerID(), "role": "executor"}, nil)
+	grantExecutor(t, b, 2, a.peerID())
 
 	var j node.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh",
@@ -73,8 +72,7 @@ func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
 func TestJobRunWaitReturnsTheEndedJob(t *testing.T) {
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
-	b.call(t, "context.create", map[string]any{"id": 2}, nil)
-	b.call(t, "context.grant", map[string]any{"id": 2, "actor": a.peerID(), "role": "executor"}, nil)
+	grantExecutor(t, b, 2, a.peerID())
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	for _, to := range []string{"self", b.peerID()} {
 		ctxID := map[string]int{"self": 1}[to]
@@ -98,8 +96,7 @@ func TestJobRunWaitReturnsTheEndedJob(t *testing.T) {
 func TestResultAcksReachTheRunner(t *testing.T) {
 	b := startAgent(t, agentOpts{ackAfter: 10 * time.Minute})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
-	b.call(t, "context.create", map[string]any{"id": 2}, nil)
-	b.call(t, "context.grant", map[string]any{"id": 2, "actor": a.peerID(), "role": "executor"}, nil)
+	grantExecutor(t, b, 2, a.peerID())
 	for range 5 {
 		var j node.JobView
 		a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh", "script": "true", "wait": 60}, &j)
