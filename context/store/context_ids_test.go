@@ -1,23 +1,15 @@
 package store_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/internal/testredis"
 )
 
 func TestContextIDsListsTheRegistrySorted(t *testing.T) {
-	srv := testredis.Start(t)
-	ctx := context.Background()
-	s, err := store.Open(ctx, srv.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	ctx := ctCtx(t)
+	s, srv := ctOpen(t)
 	for _, id := range []uint64{3, 1, 12} {
 		if err := s.CreateContext(ctx, &model.Context{ID: id}); err != nil {
 			t.Fatal(err)
