@@ -37,10 +37,7 @@ type floorAgent struct {
 
 func newFloorAgent(b *testing.B, ctx context.Context, self, other string) *floorAgent {
 	b.Helper()
-	id, err := identity.Generate()
-	if err != nil {
-		b.Fatal(err)
-	}
+	id := newIdentity(b)
 	h, err := libp2p.New(libp2p.Identity(id.PrivKey()), libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
 	if err != nil {
 		b.Fatal(err)

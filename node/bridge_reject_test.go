@@ -72,13 +72,20 @@ func (p *memPeers) ListPeers(context.Context) ([]*model.Peer, error) {
 	return out, nil
 }
 
+// newIdentity is a fresh agent identity.
+func newIdentity(tb testing.TB) *identity.Identity {
+	tb.Helper()
+	id, err := identity.Generate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return id
+}
+
 // newAttacker starts a bare overlay on a fresh key, bootstrapped to addr.
 func newAttacker(t *testing.T, addr string) *attacker {
 	t.Helper()
-	id, err := identity.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := newIdentity(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})).With("who", "attacker")
@@ -279,17 +286,11 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 			return env.Marshal()
 		}},
 		{"signed by a key that is not the pubsub author", "author_mismatch", func(t *testing.T, x *attacker) []byte {
-			other, err := identity.Generate()
-			if err != nil {
-				t.Fatal(err)
-			}
+			other := newIdentity(t)
 			return seal(t, other, victim, target, jobPayload("1/message:1:3", target, script)).Marshal()
 		}},
 		{"claims the author as sender but signed by another key", "bad_signature", func(t *testing.T, x *attacker) []byte {
-			other, err := identity.Generate()
-			if err != nil {
-				t.Fatal(err)
-			}
+			other := newIdentity(t)
 			env := seal(t, other, victim, target, jobPayload("1/message:1:4", target, script))
 			env.From = x.id.PeerID() // the signature stays other's
 			return env.Marshal()
@@ -309,10 +310,7 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 			return env.Marshal()
 		}},
 		{"sealed to another peer", "not_for_me", func(t *testing.T, x *attacker) []byte {
-			other, err := identity.Generate()
-			if err != nil {
-				t.Fatal(err)
-			}
+			other := newIdentity(t)
 			return seal(t, x.id, other.PeerID(), target, jobPayload("1/message:1:7", target, script)).Marshal()
 		}},
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/node"
 )
@@ -325,10 +324,7 @@ func TestBridgeStopTravels(t *testing.T) {
 func TestBridgeRawMessageGivesUp(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	nobody, err := identity.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
+	nobody := newIdentity(t)
 	msgKey, jobKey := rawJobMessage(t, a, 1, 9, 1, 1, 2, nobody.PeerID().String(), "sh", "true", "timeout", "1")
 	j := waitRawJob(t, a, 1, jobKey)
 	if j.Status != "error" || !strings.Contains(j.Error, "not acknowledged") {
