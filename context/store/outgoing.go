@@ -62,13 +62,16 @@ func (s *Store) Settle(ctx context.Context, ctxID uint64, key string, status mod
 	args := append([]any{string(status), now()}, pairs(without(fields, "status"))...)
 	var st *redis.Cmd
 	var rem *redis.IntCmd
-	_, err = db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		st = setMessageStatus.Eval(ctx, p, []string{key}, args...) // EVALSHA cannot fall back inside a pipeline
+	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		st = setMessageStatus.EvalSha(ctx, p, []string{key}, args...)
 		rem = p.ZRem(ctx, OutboxKey, key)
 		p.ZRem(ctx, AwaitingKey, key)
 		return nil
 	})
-	if err != nil && st.Err() == nil { // the pipeline failed elsewhere
+	if isNoScript(st.Err()) { // not loaded on this server yet: only the script did not run
+		st = setMessageStatus.Run(ctx, db, []string{key}, args...)
+	}
+	if err := rem.Err(); err != nil {
 		return false, fmt.Errorf("store.Settle %s: %w", key, err)
 	}
 	return rem.Val() > 0, scriptErr("store.Settle "+key, st.Err())
