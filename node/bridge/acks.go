@@ -21,70 +21,76 @@ import (
 // the message, acknowledges at once.
 type pendingAcks struct {
 	mu sync.Mutex
-	m  map[string]*pendingAck // "<peer>/<ref>" → its ack; guarded by mu
+	m  map[string]map[string]*pendingAck // peer → ref → its ack; guarded by mu
 }
 
 type pendingAck struct {
-	peer, ref string
-	timer     *time.Timer
-	send      func() // sends it on its own
+	ref   string
+	timer *time.Timer
+	send  func() // sends it on its own
 }
 
 // maxPiggyback bounds the acks one message carries.
 const maxPiggyback = 64
 
-func ackKey(peer, ref string) string { return peer + "/" + ref }
-
 // later sends the ack of ref to peer after d, on its own, unless it rode
 // on another message or resultFor came first.
 func (a *pendingAcks) later(peer, ref string, d time.Duration, send func()) {
-	k := ackKey(peer, ref)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.m == nil {
-		a.m = map[string]*pendingAck{}
+		a.m = map[string]map[string]*pendingAck{}
 	}
-	if _, ok := a.m[k]; ok {
+	pending := a.m[peer]
+	if pending == nil {
+		pending = map[string]*pendingAck{}
+		a.m[peer] = pending
+	}
+	if _, ok := pending[ref]; ok {
 		return
 	}
-	p := &pendingAck{peer: peer, ref: ref, send: send}
+	p := &pendingAck{ref: ref, send: send}
 	p.timer = time.AfterFunc(d, func() {
-		if a.take(k) {
+		if a.take(peer, ref) {
 			send()
 		}
 	})
-	a.m[k] = p
+	pending[ref] = p
 }
 
-// take forgets k's pending ack and reports whether it was still pending.
-func (a *pendingAcks) take(k string) bool {
+// take forgets a pending ack and reports whether it was still pending.
+func (a *pendingAcks) take(peer, ref string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	p, ok := a.m[k]
+	p, ok := a.m[peer][ref]
 	if ok {
-		p.timer.Stop()
-		delete(a.m, k)
+		a.drop(peer, p)
 	}
 	return ok
 }
 
+// drop stops p and removes it; a.mu is held.
+func (a *pendingAcks) drop(peer string, p *pendingAck) {
+	p.timer.Stop()
+	delete(a.m[peer], p.ref)
+	if len(a.m[peer]) == 0 {
+		delete(a.m, peer)
+	}
+}
+
 // resultFor cancels the pending ack of ref from peer: its result is on
 // the way and acknowledges it.
-func (a *pendingAcks) resultFor(peer, ref string) { a.take(ackKey(peer, ref)) }
+func (a *pendingAcks) resultFor(peer, ref string) { a.take(peer, ref) }
 
 // piggyback takes up to maxPiggyback pending acks for peer, to ride on a
 // message being sealed to it. If that message is not sent, the caller
-// hands them back with sendNow.
+// sends each on its own (pendingAck.send).
 func (a *pendingAcks) piggyback(peer string) []*pendingAck {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []*pendingAck
-	for k, p := range a.m {
-		if p.peer != peer {
-			continue
-		}
-		p.timer.Stop()
-		delete(a.m, k)
+	for _, p := range a.m[peer] {
+		a.drop(peer, p)
 		if out = append(out, p); len(out) == maxPiggyback {
 			break
 		}
@@ -101,30 +107,19 @@ func refs(acks []*pendingAck) []string {
 	return out
 }
 
-// sendNow sends acks on their own at once: the message they were to ride
-// on did not go out.
-func sendNow(acks []*pendingAck) {
-	for _, p := range acks {
-		go p.send()
-	}
-}
-
-// flush takes every pending ack and returns, for each peer, the send of
-// one of them: the others ride on it. For a graceful shutdown, which
+// flush takes one pending ack per peer and returns their sends: the
+// peer's other acks ride on it. For a graceful shutdown, which
 // would otherwise drop them (and cost each sender a retransmission).
 func (a *pendingAcks) flush() []func() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	seen := map[string]bool{}
 	var sends []func()
-	for k, p := range a.m {
-		if seen[p.peer] {
-			continue
+	for peer, pending := range a.m {
+		for _, p := range pending {
+			a.drop(peer, p)
+			sends = append(sends, p.send)
+			break
 		}
-		seen[p.peer] = true
-		p.timer.Stop()
-		delete(a.m, k)
-		sends = append(sends, p.send)
 	}
 	return sends
 }
@@ -133,9 +128,10 @@ func (a *pendingAcks) flush() []func() {
 func (a *pendingAcks) stop() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for k, p := range a.m {
-		p.timer.Stop()
-		delete(a.m, k)
+	for peer, pending := range a.m {
+		for _, p := range pending {
+			a.drop(peer, p)
+		}
 	}
 }
 
