@@ -19,9 +19,10 @@ import (
 // know (sent before a restart, or not remembered when full) is looked up in
 // Redis.
 type sentJobs struct {
-	mu   sync.Mutex
-	jobs map[string]*sentJob // "<ctx>/<job key>"; guarded by mu
-	msgs map[string]*sentJob // "<ctx>/<message key>", while written or for a job entry; guarded by mu
+	mu     sync.Mutex
+	jobs   map[string]*sentJob // "<ctx>/<job key>"; guarded by mu
+	msgs   map[string]*sentJob // "<ctx>/<message key>", while written or for a job entry; guarded by mu
+	pruned time.Time           // last scan for stale entries; guarded by mu
 }
 
 type sentJob struct {
@@ -34,9 +35,10 @@ type sentJob struct {
 	runner string        // guarded by sentJobs.mu (record may move the job)
 }
 
-// maxSent bounds the entries; when full, those older than staleSent go,
-// and if that frees nothing new entries are not made (callers cope: the
-// write then happens before the send).
+// maxSent bounds the entries; when full, those older than staleSent go
+// (looked for at most once a second), and while that frees nothing new
+// entries are not made (callers cope: the write then happens before the
+// send).
 const (
 	maxSent   = 10000
 	staleSent = 10 * time.Minute
@@ -65,15 +67,16 @@ func (s *sentJobs) writing(ctxID uint64, msgKey string) *sentJob {
 func (s *sentJobs) put(e *sentJob) *sentJob {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.msgs) >= maxSent {
+	if len(s.msgs) >= maxSent && time.Since(s.pruned) > time.Second { // at most one scan a second
+		s.pruned = time.Now()
 		for _, old := range s.msgs {
 			if time.Since(old.at) > staleSent {
 				s.drop(old)
 			}
 		}
-		if len(s.msgs) >= maxSent {
-			return nil
-		}
+	}
+	if len(s.msgs) >= maxSent {
+		return nil
 	}
 	e.at, e.saved = time.Now(), make(chan struct{})
 	if e.jobKey != "" {

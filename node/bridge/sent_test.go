@@ -71,7 +71,7 @@ func TestSentJobsMessageOnlyWhileWritten(t *testing.T) {
 }
 
 // When full of fresh entries, no more are made (callers then write before
-// sending); stale ones make room.
+// sending); stale ones make room at the next scan.
 func TestSentJobsBounded(t *testing.T) {
 	s := newSentJobs()
 	for i := range maxSent {
@@ -86,6 +86,7 @@ func TestSentJobsBounded(t *testing.T) {
 		e.at = time.Now().Add(-2 * staleSent)
 		break
 	}
+	s.pruned = s.pruned.Add(-2 * time.Second) // the next scan is due (one a second)
 	if s.writing(1, "message:1:y") == nil {
 		t.Fatal("a stale entry did not make room")
 	}
