@@ -45,7 +45,10 @@
 //
 // # Discovery
 //
-// mDNS (service MDNSService, "_hyphae._udp"), bootstrap peers re-dialled
+// mDNS (service MDNSService, "_hyphae._udp"; with a swarm key
+// "_hyphae-<8 hex of a hash of the key>._udp", so fleets on one LAN skip
+// each other; a found peer that cannot be dialled yet is retried for about
+// 30 s, since mDNS reports it only once), bootstrap peers re-dialled
 // with backoff while down (and protected from the connection manager), a
 // Kademlia DHT under DHTProtocolPrefix with rendezvous records at
 // RendezvousNS, and the addresses of peers remembered in the PeerTable,

@@ -66,6 +66,7 @@ type Overlay struct {
 	outTopics map[peer.ID]*pubsub.Topic // guarded by mu
 	scores    map[peer.ID]float64       // guarded by mu
 	stopMDNS  func() error              // guarded by mu
+	mdns      *mdnsNotifee              // nil without mDNS; guarded by mu
 }
 
 // New builds the host on the actor key priv, the gossipsub router and the

@@ -160,6 +160,12 @@ func (g *blockGater) block(p peer.ID) {
 	g.blocked[p] = true
 }
 
+func (g *blockGater) unblock(p peer.ID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.blocked, p)
+}
+
 func (g *blockGater) allowed(p peer.ID) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
