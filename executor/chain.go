@@ -44,8 +44,10 @@ func (r *Runner) completeAndClaim(a *attempt, sc *servedContext, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	fields := model.Hash{"result": encodeResult(out.result), "error": out.reason}
+	written := r.jobEnding(a, model.JobFinished, out)
 	cl, claimErr, err := r.st.CompleteAndClaim(ctx, a.ctxID, a.lease, r.cfg.RunnerID, model.JobFinished,
 		fields, sc.order(r.served), r.cfg.Lease)
+	written(err == nil)
 	if claimErr != nil && sc.ctx.Err() == nil {
 		r.log.Warn("executor: claim", "context", a.ctxID, "err", claimErr)
 	}

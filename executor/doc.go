@@ -67,7 +67,9 @@
 // which is store.CompleteJob's effects (reply:<key> for waiters, jobs_done
 // for the scheduler, remote_done for the bridge) plus the lease release, in
 // one script;
-// OnJobDone hooks run after it. When a job finishes while its context's
+// OnJobDone hooks run after it; OnJobEnding hooks run just before it,
+// with the job as it will be written and the last lines of its log (the
+// bridge sends a remote job's result home while the write is under way). When a job finishes while its context's
 // loop waits for a slot (more jobs are queued) and no other context's loop
 // does, the completion and the claim of the context's next job go out in
 // one round trip (store.CompleteAndClaim) and the slot passes to that job.

@@ -17,6 +17,7 @@ type outcome struct {
 	result map[string]string // result file + stdout + exit_code
 	reason string            // "" = success, else the error text
 	cause  error             // why it was killed, if it was
+	logs   []string          // the last EndingLogLines lines of its Redis log
 }
 
 // settle writes the end of an attempt: finished, failed, retried or — for
@@ -43,7 +44,9 @@ func (r *Runner) complete(a *attempt, status model.JobStatus, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	fields := model.Hash{"result": encodeResult(out.result), "error": out.reason}
+	written := r.jobEnding(a, status, out)
 	err := r.st.CompleteLeased(ctx, a.ctxID, a.lease, r.cfg.RunnerID, status, fields)
+	written(err == nil)
 	if err != nil {
 		r.logWriteErr(a, "complete", err)
 		return

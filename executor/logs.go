@@ -38,6 +38,7 @@ type logSink struct {
 	fileErr bool          // output.log could not be opened; guarded by mu
 	pending []string      // guarded by mu
 	sent    int           // lines handed to Redis; guarded by mu
+	tail    []string      // the last EndingLogLines of the Redis list; guarded by mu
 	running bool          // a flusher goroutine exists; guarded by mu
 
 	kick chan struct{}
@@ -66,12 +67,34 @@ func (l *logSink) Line(s string) {
 	}
 	l.pending = append(l.pending, s)
 	l.sent++
+	if l.sent > l.cap {
+		l.keepTail(store.LogCapMarker) // what AppendLogs ends the list with
+	} else {
+		l.keepTail(s)
+	}
 	if !l.running {
 		l.running = true
 		l.wg.Add(1)
 		go l.flushLoop()
 	}
 	signal(l.kick)
+}
+
+// keepTail remembers s among the last EndingLogLines lines; mu is held.
+func (l *logSink) keepTail(s string) {
+	if len(l.tail) == EndingLogLines {
+		copy(l.tail, l.tail[1:])
+		l.tail = l.tail[:EndingLogLines-1]
+	}
+	l.tail = append(l.tail, s)
+}
+
+// Tail returns the last EndingLogLines lines of the job's Redis log, as
+// it will be once every line recorded so far is flushed.
+func (l *logSink) Tail() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.tail...)
 }
 
 // openFile opens output.log for appending; mu is held.

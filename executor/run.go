@@ -68,7 +68,9 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 		spec.cred = r.user.cred
 	}
 	res := runProcess(ctx, spec, capt)
-	return r.judge(res, spec, capt, logs)
+	out := r.judge(res, spec, capt, logs)
+	out.logs = logs.Tail()
+	return out
 }
 
 // noopOutcome is the success of the noop type, which runs nothing.

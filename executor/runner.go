@@ -32,6 +32,7 @@ type Runner struct {
 	mu          sync.Mutex
 	running     map[runKey]*attempt              // guarded by mu
 	hooks       []func(uint64, *model.RunnerJob) // guarded by mu
+	ending      []EndingHook                     // guarded by mu
 	contexts    map[uint64]*servedContext        // guarded by mu
 	heroStopped map[string]struct{}              // guarded by mu
 	stopNotes   map[jobRef]stopNote              // recent stop requests; guarded by mu

@@ -92,6 +92,9 @@ func (n *Node) startBridge(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if n.runner != nil {
+		n.runner.OnJobEnding(b.JobEnding) // remote jobs' results go home as they end
+	}
 	if err := b.Start(ctx); err != nil {
 		return err
 	}

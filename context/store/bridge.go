@@ -97,18 +97,35 @@ func (s *Store) RecordSeen(ctx context.Context, replayKeys []string, ttl time.Du
 
 // materialize stores a received job message and its job, enqueues the job
 // and records the dedupe mappings — unless the sender's ref was seen, then
-// it returns the existing local job key.
+// it returns the existing local job key — once the job's caller is found
+// to hold executors or admins in the context (else {-1, what is missing}:
+// "context" or "role"; nothing is written).
 // KEYS[1] inbound:<sender>:<ref>, KEYS[2] inbound_job:<…>, KEYS[3] message
-// key, KEYS[4] msg_in, KEYS[5] job key, KEYS[6] queue:<type>.
+// key, KEYS[4] msg_in, KEYS[5] job key, KEYS[6] queue:<type>, KEYS[7]
+// the context hash.
 // ARGV[1] TTL seconds of the mappings, ARGV[2] number of message field
-// pairs (n), ARGV[3 .. 2+2n] message pairs, the rest job pairs.
+// pairs (n), ARGV[3] the caller's actor id, ARGV[4 .. 3+2n] message pairs,
+// the rest job pairs.
 var materialize = redis.NewScript(`
 local prev = redis.call('GET', KEYS[1])
 if prev then return {0, prev} end
+local ctx = redis.call('HMGET', KEYS[7], 'admins', 'executors')
+if not ctx[1] and not ctx[2] and redis.call('EXISTS', KEYS[7]) == 0 then return {-1, 'context'} end
+local me = tonumber(ARGV[3])
+local function holds(list)
+  if not list then return false end
+  local ok, ids = pcall(cjson.decode, list)
+  if not ok or type(ids) ~= 'table' then return false end
+  for _, x in ipairs(ids) do
+    if tonumber(x) == me then return true end
+  end
+  return false
+end
+if not holds(ctx[1]) and not holds(ctx[2]) then return {-1, 'role'} end
 local n = tonumber(ARGV[2])
-redis.call('HSET', KEYS[3], unpack(ARGV, 3, 2 + 2 * n))
+redis.call('HSET', KEYS[3], unpack(ARGV, 4, 3 + 2 * n))
 redis.call('LPUSH', KEYS[4], KEYS[3])
-redis.call('HSET', KEYS[5], unpack(ARGV, 3 + 2 * n))
+redis.call('HSET', KEYS[5], unpack(ARGV, 4 + 2 * n))
 redis.call('LPUSH', KEYS[6], KEYS[5])
 redis.call('SET', KEYS[1], KEYS[5], 'EX', tonumber(ARGV[1]))
 redis.call('SET', KEYS[2], KEYS[5], 'EX', tonumber(ARGV[1]))
@@ -119,9 +136,14 @@ return {1, KEYS[5]}
 const InboundTTL = 7 * 24 * time.Hour
 
 // Materialize stores the received message m on msg_in and the job j on
-// queue:<type> of context ctxID, once per (sender, ref). It returns the
-// local job key and whether this call created it. Ids already set on m and
-// j (from NextIDs) are used, else allocated here.
+// queue:<type> of context ctxID, once per (sender, ref), if j's caller (the
+// local actor id of the sender) holds executors or admins in the context;
+// else it writes nothing and returns an ErrDenied error saying what is
+// missing. The check and the writes are one script, so a grant revoked
+// meanwhile cannot let a job in. It returns the local job key and whether
+// this call created it (a resend of an accepted ref is answered with the
+// first key, unchecked). Ids already set on m and j (from NextIDs) are
+// used, else allocated here.
 func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
 	db, err := s.DB(ctxID)
@@ -138,16 +160,22 @@ func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref strin
 	stamp(&m.CreatedAt, &m.UpdatedAt)
 	stamp(&j.CreatedAt, &j.UpdatedAt)
 	mp, jp := pairs(m.ToHash()), pairs(j.ToHash())
-	args := append([]any{int64(InboundTTL / time.Second), len(mp) / 2}, mp...)
+	args := append([]any{int64(InboundTTL / time.Second), len(mp) / 2, j.CallerID}, mp...)
 	args = append(args, jp...)
 	keys := []string{InboundKey(sender, ref), InboundJobKey(sender, originCtx, originJob),
-		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType)}
+		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType), ContextKey(ctxID)}
 	res, err := materialize.Run(ctx, db, keys, args...).Slice()
 	if err != nil {
 		return "", false, scriptErr("store.Materialize", err)
 	}
 	created, _ := res[0].(int64)
 	key, _ := res[1].(string)
+	switch {
+	case created == -1 && key == "context":
+		return "", false, fmt.Errorf("%w: context %d: %s: %w", ErrDenied, ctxID, ContextKey(ctxID), ErrNotFound)
+	case created == -1:
+		return "", false, fmt.Errorf("%w: actor %d (%s) lacks role %s in context %d", ErrDenied, j.CallerID, sender, model.RoleExecutor, ctxID)
+	}
 	return key, created == 1, nil
 }
 

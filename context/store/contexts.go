@@ -212,6 +212,13 @@ if not id then return false end
 return {id, redis.call('HGETALL', ARGV[1] .. id)}
 `)
 
+// ActorOf returns the actor with pubkey for an authorisation: an
+// ErrDenied error when no actor has it, another error when the store
+// failed.
+func (s *Store) ActorOf(ctx context.Context, pubkey string) (*model.Actor, error) {
+	return s.actorOf(ctx, pubkey)
+}
+
 // actorOf is Authorize's actor lookup: ErrDenied when unknown.
 func (s *Store) actorOf(ctx context.Context, pubkey string) (*model.Actor, error) {
 	res, err := actorByPubkey.Run(ctx, s.global, []string{ActorByPubkeyKey(pubkey)}, actorKeyPrefix).Slice()

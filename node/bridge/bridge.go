@@ -76,9 +76,11 @@ type Bridge struct {
 	ver    *envelope.Verifier
 	stats  *Stats
 	self   peer.ID
-	acks   pendingAcks // delayed acks of received jobs
-	replay *replays    // envelope ids seen, for the validator
-	sent   *sentJobs   // jobs Submit sent, until their results land
+	acks   pendingAcks   // delayed acks of received jobs
+	replay *replays      // envelope ids seen, for the validator
+	sent   *sentJobs     // jobs Submit sent, until their results land
+	early  *earlyResults // results sent ahead of their records
+	actors actorIDs      // local actor ids of senders
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -101,7 +103,7 @@ func New(cfg Config, st *store.Store, tr Transport, log *slog.Logger) (*Bridge, 
 		sem: make(chan struct{}, 64), loops: map[uint64]context.CancelFunc{}, inflight: map[string]bool{}}
 	b.ver = &envelope.Verifier{Self: cfg.Self, Skew: cfg.Skew, MaxSize: cfg.MaxSize}
 	b.replay = newReplays(cfg.Skew, b.replayTTL())
-	b.sent = newSentJobs()
+	b.sent, b.early = newSentJobs(), newEarlyResults()
 	return b, nil
 }
 
@@ -110,7 +112,9 @@ func (b *Bridge) Stats() *Stats { return b.stats }
 
 // Start installs the inbox validator and starts the loops.
 func (b *Bridge) Start(ctx context.Context) error {
+	b.mu.Lock()
 	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.mu.Unlock()
 	b.tr.SetInboxValidator(b.validate)
 	for i := 0; i < b.cfg.Workers; i++ {
 		b.spawn(b.receiveLoop)
@@ -171,6 +175,19 @@ func (b *Bridge) flushAcks(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// goIfRunning starts f as one of the bridge's goroutines if the bridge
+// has started and not stopped, and reports whether it did (for calls from
+// other components).
+func (b *Bridge) goIfRunning(f func()) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cancel == nil || b.stopped {
+		return false
+	}
+	b.spawn(f)
+	return true
 }
 
 func (b *Bridge) spawn(f func()) {

@@ -31,6 +31,17 @@
 // Only retransmissions read a message back from Redis. Chat and mail are
 // stored once per (sender, ref), as jobs are.
 //
+// A received job costs one script at the target: the sender's local actor
+// id comes from memory (actorIDs), and the role check, the writes and the
+// enqueue are one script (store.Materialize), so a revoked grant cannot
+// slip in between. Its result leaves as the job ends: the runner tells the
+// bridge just before it writes the end (JobEnding, the runner's ending
+// hook), and the result is built from that and published while the write
+// goes on; its record is written when remote_done hands the job over, as
+// for any result (see early.go). Until then remote_done, or the job's
+// lease, still holds the job, so a crash loses nothing: the result is
+// built again from Redis and resent, and the origin takes it once.
+//
 // Redis keys of ours, per context DB: outbox (ZSET message key → next send,
 // unix ms), awaiting_result (ZSET acknowledged job message → deadline for
 // its result, after which the origin job fails), msg_out:processing, remote_done / remote_done:processing (ended

@@ -26,7 +26,7 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err := b.st.CheckContextID(target); err != nil {
 		return refuse("context %d: %v", target, err)
 	}
-	actor, err := b.st.Authorize(ctx, target, from.String(), model.RoleExecutor)
+	caller, cached, err := b.actors.of(ctx, b.st, from.String())
 	if err != nil {
 		if errors.Is(err, store.ErrDenied) {
 			return refuse("refused by %s: %v", b.self, err)
@@ -37,8 +37,18 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
 		return refuse("malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
 	}
-	j, m := b.localCopies(actor.ID, target, from, src, p)
+	j, m := b.localCopies(caller, target, from, src, p)
 	key, created, err := b.st.Materialize(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j)
+	if errors.Is(err, store.ErrDenied) && cached { // the actor may have been made anew: look again
+		b.actors.forget(from.String())
+		if again, _, aerr := b.actors.of(ctx, b.st, from.String()); aerr == nil && again != caller {
+			j, m = b.localCopies(again, target, from, src, p)
+			key, created, err = b.st.Materialize(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j)
+		}
+	}
+	if errors.Is(err, store.ErrDenied) {
+		return refuse("refused by %s: %v", b.self, err)
+	}
 	if err != nil {
 		return err
 	}

@@ -47,6 +47,9 @@ func (b *Bridge) remoteDoneLoop(ctx context.Context, ctxID uint64) {
 // message is written, put in the outbox and taken off
 // remote_done:processing in one more round trip.
 func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) error {
+	if e := b.early.take(ctx, ctxID, key); e != nil {
+		return b.recordEarly(ctx, ctxID, key, e)
+	}
 	var logs []string
 	done := make(chan struct{})
 	go func() { defer close(done); logs, _ = b.st.ReadLogs(ctx, ctxID, key, -resultLogLines) }()
@@ -59,10 +62,7 @@ func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) erro
 	if idErr != nil {
 		return idErr
 	}
-	now := time.Now().Unix()
-	m := &model.Message{ID: ids[0], CallerID: j.CallerID, ContextID: ctxID, MessageType: model.MsgTypeResult,
-		Status: model.MsgDispatched, Dst: j.Extra["origin_peer"], Timeout: int64(b.cfg.Timeout / time.Second),
-		CreatedAt: now, UpdatedAt: now, Extra: model.Hash{"result_of": key}}
+	m := b.resultMessage(ctxID, ids[0], j)
 	mk := store.MessageKey(m.CallerID, m.ID)
 	b.acks.resultFor(j.Extra["origin_peer"], j.Extra["origin_ref"]) // the result acknowledges the job
 	o := store.Outgoing{Message: mk, Fields: m.ToHash(), Processing: store.RemoteDoneProcessingKey, Done: key}

@@ -1,0 +1,78 @@
+package store_test
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// Materialize lets a received job in only when its caller holds
+// executors or admins in the context, checked in the same script as the
+// writes: a reader, an actor with no grant or a context that does not
+// exist get ErrDenied saying why, and nothing is written; a grant written
+// by another client as a JSON list of strings counts too; a resend of an
+// accepted ref gets the first job back.
+func TestMaterializeChecksTheCallersRole(t *testing.T) {
+	s, srv := ctOpen(t)
+	ctx := ctCtx(t)
+	actor := map[string]*model.Actor{}
+	for _, n := range []string{"admin", "exec", "reader", "none", "strs"} {
+		a, err := s.EnsureActor(ctx, "12D3KooW"+n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		actor[n] = a
+	}
+	c := &model.Context{}
+	if err := s.CreateContext(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	for n, r := range map[string]model.Role{"admin": model.RoleAdmin, "exec": model.RoleExecutor, "reader": model.RoleReader} {
+		if _, err := s.Grant(ctx, c.ID, actor[n].ID, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := srv.Client(t, int(c.ID))
+	grants, _ := db.HGet(ctx, store.ContextKey(c.ID), "executors").Result()
+	withStr := strings.TrimSuffix(grants, "]") + `,"` + strconv.FormatUint(actor["strs"].ID, 10) + `"]`
+	if err := db.HSet(ctx, store.ContextKey(c.ID), "executors", withStr).Err(); err != nil {
+		t.Fatal(err)
+	}
+	try := func(ctxID uint64, who, ref string) (string, bool, error) {
+		j := &model.RunnerJob{CallerID: actor[who].ID, ContextID: ctxID, Script: "-", ScriptType: "noop",
+			Status: model.JobDispatched, Attempt: 1}
+		m := &model.Message{CallerID: actor[who].ID, ContextID: ctxID, MessageType: model.MsgTypeJob,
+			Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
+		return s.Materialize(ctx, ctxID, "12D3KooW"+who, ref, 1, "job:1:"+ref, m, j)
+	}
+	for _, who := range []string{"admin", "exec", "strs"} {
+		key, created, err := try(c.ID, who, who)
+		if err != nil || !created || key == "" {
+			t.Errorf("%s: %q %v %v, want a new job", who, key, created, err)
+		}
+		again, created, err := try(c.ID, who, who)
+		if err != nil || created || again != key {
+			t.Errorf("%s resent: %q %v %v, want %q again", who, again, created, err, key)
+		}
+	}
+	before, _ := db.DBSize(ctx).Result()
+	for _, who := range []string{"reader", "none"} {
+		_, _, err := try(c.ID, who, who)
+		if !errors.Is(err, store.ErrDenied) || !strings.Contains(err.Error(), "lacks role executor") {
+			t.Errorf("%s: %v, want ErrDenied saying the role is missing", who, err)
+		}
+	}
+	if _, _, err := try(c.ID+5, "admin", "elsewhere"); !errors.Is(err, store.ErrDenied) || !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("context that does not exist: %v", err)
+	}
+	if after, _ := db.DBSize(ctx).Result(); after != before {
+		t.Errorf("refused jobs wrote %d keys", after-before)
+	}
+	if n, _ := db.LLen(ctx, store.QueueKey("noop")).Result(); n != 3 {
+		t.Errorf("queue:noop holds %d jobs, want the 3 accepted", n)
+	}
+}

@@ -1,0 +1,52 @@
+package executor
+
+import (
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// EndingLogLines is how many of its last log lines an ending hook gets.
+const EndingLogLines = 50
+
+// EndingHook is told of a job's end just before its final status is
+// written, with the job as it will be written and the last EndingLogLines
+// lines its Redis log will hold (a noop job has none). It runs on the
+// job's goroutine and must not block. The written func it returns (nil
+// for none) is called once the write is done, ok false when it failed
+// (the store failed, or the attempt was superseded): then the job did not
+// end as the hook was told.
+type EndingHook func(ctxID uint64, job *model.RunnerJob, logs []string) (written func(ok bool))
+
+// OnJobEnding registers fn to be called before the final write of every
+// job that ends here after running (finished, or error without a retry):
+// a component that reports the end elsewhere (the bridge sends a remote
+// job's result home) starts doing so while the write is under way.
+func (r *Runner) OnJobEnding(fn EndingHook) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ending = append(r.ending, fn)
+}
+
+// jobEnding calls the ending hooks for attempt a ending with status and
+// out, and returns what to call after the write.
+func (r *Runner) jobEnding(a *attempt, status model.JobStatus, out outcome) func(ok bool) {
+	r.mu.Lock()
+	hooks := r.ending[:len(r.ending):len(r.ending)]
+	r.mu.Unlock()
+	if len(hooks) == 0 {
+		return func(bool) {}
+	}
+	job := *a.job
+	job.ContextID, job.Attempt = a.ctxID, a.lease.Attempt
+	job.Status, job.Error, job.Result = status, out.reason, out.result
+	var after []func(bool)
+	for _, h := range hooks {
+		if w := h(a.ctxID, &job, out.logs); w != nil {
+			after = append(after, w)
+		}
+	}
+	return func(ok bool) {
+		for _, w := range after {
+			w(ok)
+		}
+	}
+}
