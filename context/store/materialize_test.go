@@ -19,23 +19,8 @@ import (
 func TestMaterializeChecksTheCallersRole(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)
-	actor := map[string]*model.Actor{}
-	for _, n := range []string{"admin", "exec", "reader", "none", "strs"} {
-		a, err := s.EnsureActor(ctx, "12D3KooW"+n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		actor[n] = a
-	}
-	c := &model.Context{}
-	if err := s.CreateContext(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	for n, r := range map[string]model.Role{"admin": model.RoleAdmin, "exec": model.RoleExecutor, "reader": model.RoleReader} {
-		if _, err := s.Grant(ctx, c.ID, actor[n].ID, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	actor, c := grantedContext(t, s, []string{"admin", "exec", "reader", "none", "strs"},
+		map[string]model.Role{"admin": model.RoleAdmin, "exec": model.RoleExecutor, "reader": model.RoleReader})
 	db := srv.Client(t, int(c.ID))
 	grants, _ := db.HGet(ctx, store.ContextKey(c.ID), "executors").Result()
 	withStr := strings.TrimSuffix(grants, "]") + `,"` + strconv.FormatUint(actor["strs"].ID, 10) + `"]`

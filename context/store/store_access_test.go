@@ -125,11 +125,13 @@ func TestStoreCreateContext(t *testing.T) {
 	}
 }
 
-func TestStoreGrantRevokeAuthorize(t *testing.T) {
-	s, srv := ctOpen(t)
+// grantedContext makes an actor "12D3KooW<name>" for each name, a new
+// context, and grants the roles given.
+func grantedContext(t *testing.T, s *store.Store, names []string, roles map[string]model.Role) (map[string]*model.Actor, *model.Context) {
+	t.Helper()
 	ctx := ctCtx(t)
 	actor := map[string]*model.Actor{}
-	for _, n := range []string{"alice", "bob", "carol", "dave"} {
+	for _, n := range names {
 		a, err := s.EnsureActor(ctx, "12D3KooW"+n)
 		if err != nil {
 			t.Fatal(err)
@@ -140,11 +142,19 @@ func TestStoreGrantRevokeAuthorize(t *testing.T) {
 	if err := s.CreateContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	for n, r := range map[string]model.Role{"alice": model.RoleAdmin, "bob": model.RoleExecutor, "carol": model.RoleReader} {
+	for n, r := range roles {
 		if _, err := s.Grant(ctx, c.ID, actor[n].ID, r); err != nil {
 			t.Fatalf("grant %s %s: %v", n, r, err)
 		}
 	}
+	return actor, c
+}
+
+func TestStoreGrantRevokeAuthorize(t *testing.T) {
+	s, srv := ctOpen(t)
+	ctx := ctCtx(t)
+	actor, c := grantedContext(t, s, []string{"alice", "bob", "carol", "dave"},
+		map[string]model.Role{"alice": model.RoleAdmin, "bob": model.RoleExecutor, "carol": model.RoleReader})
 	// Granting twice changes nothing.
 	got, err := s.Grant(ctx, c.ID, actor["alice"].ID, model.RoleAdmin)
 	if err != nil || !slices.Equal(got.Admins, []uint64{actor["alice"].ID}) {
