@@ -67,7 +67,9 @@
 // which is store.CompleteJob's effects (reply:<key> for waiters, jobs_done
 // for the scheduler, remote_done for the bridge) plus the lease release, in
 // one script;
-// OnJobDone hooks run after it; OnJobEnding hooks run just before it,
+// Another component about to queue a job can claim it for this runner in
+// its own round trip instead (Offer: a free slot is reserved until the
+// claim is handed over). OnJobDone hooks run after it; OnJobEnding hooks run just before it,
 // with the job as it will be written and the last lines of its log (the
 // bridge sends a remote job's result home while the write is under way). When a job finishes while its context's
 // loop waits for a slot (more jobs are queued) and no other context's loop

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/node/bridge"
@@ -86,7 +87,7 @@ func (n *Node) startOverlay(ctx context.Context) error {
 
 func (n *Node) startBridge(ctx context.Context) error {
 	b, err := bridge.New(bridge.Config{
-		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, StopLocal: n.stopLocal,
+		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, StopLocal: n.stopLocal, Offer: n.offer(),
 		TimeoutAck: n.cfg.Bus.TimeoutAck, Timeout: n.cfg.Bus.Timeout, Skew: n.cfg.Bus.Skew,
 	}, n.store, n.overlay, n.log.With("part", "bridge"))
 	if err != nil {
@@ -152,3 +153,11 @@ func (n *Node) stopLocal(ctx context.Context, ctxID uint64, jobKey string) error
 }
 
 func timeSince(t time.Time) time.Duration { return time.Since(t) }
+
+// offer is the runner's Offer for the bridge, or nil without a runner.
+func (n *Node) offer() func(uint64) (store.ClaimSpec, func(*store.Claim, error), bool) {
+	if n.runner == nil {
+		return nil
+	}
+	return n.runner.Offer
+}

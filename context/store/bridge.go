@@ -146,14 +146,33 @@ const InboundTTL = 7 * 24 * time.Hour
 // used, else allocated here.
 func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
+	key, created, _, _, err := s.MaterializeAndClaim(ctx, ctxID, sender, ref, originCtx, originJob, m, j, nil)
+	return key, created, err
+}
+
+// ClaimSpec asks MaterializeAndClaim to claim a job for a runner in the
+// same round trip, as ClaimJob would.
+type ClaimSpec struct {
+	RunnerID string
+	Types    []string // the runner's types, in the order to try
+	Lease    time.Duration
+}
+
+// MaterializeAndClaim is Materialize, followed in the same round trip (one
+// pipeline) by ClaimJob for the runner of spec when spec is not nil. The
+// claim takes the oldest job of the first non-empty queue, as any claim
+// does: usually the job just materialised. cl is nil when the queues were
+// empty (a refused job, say); claimErr is the claim's own failure.
+func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
+	originJob string, m *model.Message, j *model.RunnerJob, spec *ClaimSpec) (key string, created bool, cl *Claim, claimErr, err error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
-		return "", false, fmt.Errorf("store.Materialize: %w", err)
+		return "", false, nil, nil, fmt.Errorf("store.Materialize: %w", err)
 	}
 	if m.ID == 0 || j.ID == 0 {
 		ids, err := s.NextIDs(ctx, ctxID, "message", "job")
 		if err != nil {
-			return "", false, fmt.Errorf("store.Materialize: %w", err)
+			return "", false, nil, nil, fmt.Errorf("store.Materialize: %w", err)
 		}
 		m.ID, j.ID = ids[0], ids[1]
 	}
@@ -164,7 +183,34 @@ func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref strin
 	args = append(args, jp...)
 	keys := []string{InboundKey(sender, ref), InboundJobKey(sender, originCtx, originJob),
 		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType), ContextKey(ctxID)}
-	res, err := materialize.Run(ctx, db, keys, args...).Slice()
+	var mat, claim *redis.Cmd
+	var q claimCall
+	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		mat = materialize.EvalSha(ctx, p, keys, args...)
+		if spec != nil {
+			q = newClaimCall(spec.RunnerID, spec.Types, spec.Lease, false)
+			claim = claimJob.EvalSha(ctx, p, q.keys, q.args...)
+		}
+		return nil
+	})
+	if isNoScript(mat.Err()) { // first use on this server: Run loads it
+		mat = materialize.Run(ctx, db, keys, args...)
+	}
+	if spec != nil && isNoScript(claim.Err()) { // a claim that ran is kept: never two
+		claim = claimJob.Run(ctx, db, q.keys, q.args...)
+	}
+	if spec != nil {
+		if cl, claimErr = q.result(claim); claimErr != nil {
+			claimErr = fmt.Errorf("store.MaterializeAndClaim: %w", claimErr)
+		}
+	}
+	key, created, err = materialized(ctxID, sender, j, mat)
+	return key, created, cl, claimErr, err
+}
+
+// materialized decodes the materialize script's reply.
+func materialized(ctxID uint64, sender string, j *model.RunnerJob, cmd *redis.Cmd) (string, bool, error) {
+	res, err := cmd.Slice()
 	if err != nil {
 		return "", false, scriptErr("store.Materialize", err)
 	}

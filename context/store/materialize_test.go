@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
@@ -59,5 +60,41 @@ func TestMaterializeChecksTheCallersRole(t *testing.T) {
 	}
 	if n, _ := db.LLen(ctx, store.QueueKey("noop")).Result(); n != 3 {
 		t.Errorf("queue:noop holds %d jobs, want the 3 accepted", n)
+	}
+}
+
+// MaterializeAndClaim claims the job it materialised for the runner, in
+// the same round trip: leased, started and off the queue; a refused job
+// leaves nothing to claim.
+func TestMaterializeAndClaimTakesTheJob(t *testing.T) {
+	s, srv := ctOpen(t)
+	ctx := ctCtx(t)
+	actor, c := grantedContext(t, s, []string{"exec", "reader"},
+		map[string]model.Role{"exec": model.RoleExecutor, "reader": model.RoleReader})
+	spec := &store.ClaimSpec{RunnerID: "runner-a", Types: []string{"sh", "noop"}, Lease: time.Minute}
+	try := func(who string) (string, *store.Claim, error, error) {
+		j := &model.RunnerJob{CallerID: actor[who].ID, ContextID: c.ID, Script: "-", ScriptType: "noop",
+			Status: model.JobDispatched, Attempt: 1}
+		m := &model.Message{CallerID: actor[who].ID, ContextID: c.ID, MessageType: model.MsgTypeJob,
+			Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
+		key, _, cl, claimErr, err := s.MaterializeAndClaim(ctx, c.ID, "12D3KooW"+who, who, 1, "job:1:"+who, m, j, spec)
+		return key, cl, claimErr, err
+	}
+	key, cl, claimErr, err := try("exec")
+	if err != nil || claimErr != nil || cl == nil {
+		t.Fatalf("exec: %v %v %+v", err, claimErr, cl)
+	}
+	if cl.JobKey != key || cl.Verdict != store.VerdictRun || cl.Type != "noop" || cl.Lease.Owner != "runner-a" {
+		t.Errorf("claim %+v, want %s run by runner-a", cl, key)
+	}
+	db := srv.Client(t, int(c.ID))
+	if st, _ := db.HGet(ctx, key, "status").Result(); st != "started" {
+		t.Errorf("claimed job status %q, want started", st)
+	}
+	if n, _ := db.LLen(ctx, store.QueueKey("noop")).Result(); n != 0 {
+		t.Errorf("queue holds %d jobs after the claim", n)
+	}
+	if _, cl, claimErr, err := try("reader"); !errors.Is(err, store.ErrDenied) || cl != nil || claimErr != nil {
+		t.Errorf("reader: %v, claim %+v %v; want refused and nothing claimed", err, cl, claimErr)
 	}
 }

@@ -34,7 +34,10 @@ type Config struct {
 	Contexts   func(context.Context) ([]uint64, error) // local contexts to serve
 	LocalTypes func() []string                         // script types this agent runs (nil: none)
 	// StopLocal stops a job of this agent's runner.
-	StopLocal  func(ctx context.Context, ctxID uint64, jobKey string) error
+	StopLocal func(ctx context.Context, ctxID uint64, jobKey string) error
+	// Offer, when set, lets a received job be claimed for this agent's
+	// runner in the round trip that materialises it (executor.Offer).
+	Offer      func(ctxID uint64) (store.ClaimSpec, func(*store.Claim, error), bool)
 	TimeoutAck time.Duration // first resend after this; default 3s
 	// AckDelay is how long a received job's ack waits for the job's
 	// result, which acknowledges it too (default 100ms; at most

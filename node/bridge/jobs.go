@@ -38,12 +38,12 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 		return refuse("malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
 	}
 	j, m := b.localCopies(caller, target, from, src, p)
-	key, created, err := b.st.Materialize(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j)
+	key, created, err := b.materialize(ctx, target, from, p, m, j)
 	if errors.Is(err, store.ErrDenied) && cached { // the actor may have been made anew: look again
 		b.actors.forget(from.String())
 		if again, _, aerr := b.actors.of(ctx, b.st, from.String()); aerr == nil && again != caller {
 			j, m = b.localCopies(again, target, from, src, p)
-			key, created, err = b.st.Materialize(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j)
+			key, created, err = b.materialize(ctx, target, from, p, m, j)
 		}
 	}
 	if errors.Is(err, store.ErrDenied) {
@@ -60,6 +60,25 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	b.log.Info("bridge: accepted job", "from", from.String(), "context", target, "job", key, "type", j.ScriptType)
 	b.acks.later(from.String(), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
+}
+
+// materialize stores a received job (store.Materialize), claiming it for
+// the local runner in the same round trip when the runner has a slot free
+// (Config.Offer).
+func (b *Bridge) materialize(ctx context.Context, target uint64, from peer.ID, p *payload,
+	m *model.Message, j *model.RunnerJob) (string, bool, error) {
+	var spec store.ClaimSpec
+	var hand func(*store.Claim, error)
+	ok := false
+	if b.cfg.Offer != nil {
+		spec, hand, ok = b.cfg.Offer(target)
+	}
+	if !ok {
+		return b.st.Materialize(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j)
+	}
+	key, created, cl, claimErr, err := b.st.MaterializeAndClaim(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j, &spec)
+	hand(cl, claimErr)
+	return key, created, err
 }
 
 // localCopies builds the job and message records of a received job.

@@ -1,0 +1,48 @@
+package executor
+
+import (
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// Offers: a component about to queue a job in a served context (the
+// bridge materialising a job from another agent) can claim it for this
+// runner in the same round trip (store.MaterializeAndClaim) instead of
+// leaving it to the context's loop, which would wake on the queue's
+// keyspace notification and claim in a round trip of its own.
+
+// Offer returns what to claim with for context ctxID and the function to
+// hand the claim to, when this runner takes work, serves ctxID and has a
+// slot free that no loop is waiting for; ok is false otherwise (queue the
+// job the usual way). A slot is held from Offer until hand is called,
+// exactly once: with the claim (it runs here, as if the context's loop had
+// claimed it) or with nil (the queues were empty, or the claim failed:
+// err is logged). Shutdown waits for outstanding offers.
+func (r *Runner) Offer(ctxID uint64) (spec store.ClaimSpec, hand func(cl *store.Claim, err error), ok bool) {
+	r.mu.Lock()
+	sc := r.contexts[ctxID]
+	if !r.started || r.stopping || sc == nil || sc.ctx.Err() != nil || r.waiting.Load() > 0 {
+		r.mu.Unlock()
+		return store.ClaimSpec{}, nil, false
+	}
+	select {
+	case r.sem <- struct{}{}:
+	default:
+		r.mu.Unlock()
+		return store.ClaimSpec{}, nil, false
+	}
+	r.intakeWG.Add(1) // under mu with stopping false: before Shutdown waits
+	r.mu.Unlock()
+	spec = store.ClaimSpec{RunnerID: r.cfg.RunnerID, Types: sc.order(r.served), Lease: r.cfg.Lease}
+	hand = func(cl *store.Claim, err error) {
+		defer r.intakeWG.Done()
+		if err != nil {
+			r.log.Warn("executor: claim offered", "context", ctxID, "err", err)
+		}
+		if cl == nil {
+			r.releaseSlot()
+			return
+		}
+		r.dispatch(ctxID, cl)
+	}
+	return spec, hand, true
+}
