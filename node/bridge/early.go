@@ -114,7 +114,8 @@ func (b *Bridge) JobEnding(ctxID uint64, job *model.RunnerJob, logs []string) fu
 
 // sendEarly builds job's result message from memory and publishes it.
 func (b *Bridge) sendEarly(ctxID uint64, dst peer.ID, job *model.RunnerJob, logs []string, e *early) {
-	defer close(e.ready)
+	ready := sync.OnceFunc(func() { close(e.ready) })
+	defer ready()
 	ids, err := b.st.NextIDs(b.ctx, ctxID, "message")
 	if err != nil {
 		return // remote_done's way then
@@ -129,9 +130,15 @@ func (b *Bridge) sendEarly(ctxID uint64, dst peer.ID, job *model.RunnerJob, logs
 		logs = logs[len(logs)-resultLogLines:]
 	}
 	e.ok, e.msgKey, e.msg, e.w = true, mk, m, w
-	b.acks.resultFor(dst.String(), job.Extra["origin_ref"]) // the result acknowledges the job
+	ready() // the record may be written while the result is sent
+	// The result acknowledges the job.
+	b.acks.resultFor(dst.String(), job.Extra["origin_ref"])
 	pre := resultOf(&payload{Ref: makeRef(ctxID, mk)}, job, logs)
-	b.inBackground(ctxID, mk, func() error { return b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p) })
+	// Sent from this goroutine: the outbox cannot resend it before its
+	// record exists (recordEarly), so nothing else sends it meanwhile.
+	if err := b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p); err != nil && b.ctx.Err() == nil {
+		b.log.Debug("bridge: early result", "context", ctxID, "key", mk, "err", err)
+	}
 }
 
 // recordEarly writes the record of a result that was sent ahead, and

@@ -175,6 +175,12 @@ func build(res *results) *table {
 	t.cmp("… the floor's crypto (seal + check + open, both messages) and its two Redis calls on the critical path, p50 (vs the floor's p50)",
 		t.fig("BenchmarkCrossAgentFloor", "crypto-p50-µs").plus(t.fig("BenchmarkCrossAgentFloor", "redis-target-p50-µs")).plus(t.fig("BenchmarkCrossAgentFloor", "redis-origin-p50-µs")),
 		t.fig("BenchmarkCrossAgentFloor", "p50-µs"), µs, "", nil)
+	t.cmp("floor behind a minimal local API call (HTTP on a unix socket, JSON in and out), p50 (vs raw gossipsub on the same hosts, interleaved)",
+		t.fig("BenchmarkCrossAgentFloorAPI", "p50-µs"), t.fig("BenchmarkCrossAgentFloorAPI", "raw-p50-µs"), µs, "", nil)
+	t.cmp("… the same, vs the raw gossipsub request/response of the first row (2 bare hosts)",
+		t.fig("BenchmarkCrossAgentFloorAPI", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
+	t.cmp("our round trip vs the floor behind the minimal API, p50 (CrossAgentRoundTrip vs CrossAgentFloorAPI)",
+		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentFloorAPI", "p50-µs"), µs, "", nil)
 	t.cmp("our round trip vs the floor, p50 (CrossAgentRoundTrip vs CrossAgentFloor)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentFloor", "p50-µs"), µs, "", nil)
 	t.cmp("cross-agent round trip p99 (vs raw pubsub p99)",
