@@ -37,15 +37,7 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
 		return refuse("malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
 	}
-	j, m := b.localCopies(caller, target, from, src, p)
-	key, created, err := b.materialize(ctx, target, from, p, m, j)
-	if errors.Is(err, store.ErrDenied) && cached { // the actor may have been made anew: look again
-		b.actors.forget(from.String())
-		if again, _, aerr := b.actors.of(ctx, b.st, from.String()); aerr == nil && again != caller {
-			j, m = b.localCopies(again, target, from, src, p)
-			key, created, err = b.materialize(ctx, target, from, p, m, j)
-		}
-	}
+	j, key, created, err := b.accept(ctx, from, target, p, src, caller, cached)
 	if errors.Is(err, store.ErrDenied) {
 		return refuse("refused by %s: %v", b.self, err)
 	}
@@ -60,6 +52,26 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	b.log.Info("bridge: accepted job", "from", from.String(), "context", target, "job", key, "type", j.ScriptType)
 	b.acks.later(from.String(), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
+}
+
+// accept materialises job src from caller (the sender's local actor id).
+// When the role check refuses an id that came from memory, the actor may
+// have been made anew: it is looked up once more.
+func (b *Bridge) accept(ctx context.Context, from peer.ID, target uint64, p *payload, src *model.RunnerJob,
+	caller uint64, cached bool) (*model.RunnerJob, string, bool, error) {
+	j, m := b.localCopies(caller, target, from, src, p)
+	key, created, err := b.materialize(ctx, target, from, p, m, j)
+	if !errors.Is(err, store.ErrDenied) || !cached {
+		return j, key, created, err
+	}
+	b.actors.forget(from.String())
+	again, _, aerr := b.actors.of(ctx, b.st, from.String())
+	if aerr != nil || again == caller {
+		return j, key, created, err
+	}
+	j, m = b.localCopies(again, target, from, src, p)
+	key, created, err = b.materialize(ctx, target, from, p, m, j)
+	return j, key, created, err
 }
 
 // materialize stores a received job (store.Materialize), claiming it for
