@@ -193,13 +193,9 @@ func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, r
 		}
 		return nil
 	})
-	if isNoScript(mat.Err()) { // first use on this server: Run loads it
-		mat = materialize.Run(ctx, db, keys, args...)
-	}
-	if spec != nil && isNoScript(claim.Err()) { // a claim that ran is kept: never two
-		claim = claimJob.Run(ctx, db, q.keys, q.args...)
-	}
+	mat = orLoad(ctx, db, materialize, mat, keys, args...)
 	if spec != nil {
+		claim = orLoad(ctx, db, claimJob, claim, q.keys, q.args...) // a claim that ran is kept: never two
 		if cl, claimErr = q.result(claim); claimErr != nil {
 			claimErr = fmt.Errorf("store.MaterializeAndClaim: %w", claimErr)
 		}

@@ -188,7 +188,7 @@ func (s *Store) Authorize(ctx context.Context, id uint64, pubkey string, role mo
 	var ch *redis.MapStringStringCmd
 	done := make(chan struct{})
 	go func() { ch = db.HGetAll(ctx, ContextKey(id)); close(done) }() // the two DBs are two connections
-	a, aerr := s.actorOf(ctx, pubkey)
+	a, aerr := s.ActorOf(ctx, pubkey)
 	<-done
 	if aerr != nil {
 		return nil, aerr
@@ -212,15 +212,10 @@ if not id then return false end
 return {id, redis.call('HGETALL', ARGV[1] .. id)}
 `)
 
-// ActorOf returns the actor with pubkey for an authorisation: an
-// ErrDenied error when no actor has it, another error when the store
-// failed.
+// ActorOf returns the actor with pubkey for an authorisation (Authorize's
+// lookup, one call): an ErrDenied error when no actor has it, another
+// error when the store failed.
 func (s *Store) ActorOf(ctx context.Context, pubkey string) (*model.Actor, error) {
-	return s.actorOf(ctx, pubkey)
-}
-
-// actorOf is Authorize's actor lookup: ErrDenied when unknown.
-func (s *Store) actorOf(ctx context.Context, pubkey string) (*model.Actor, error) {
 	res, err := actorByPubkey.Run(ctx, s.global, []string{ActorByPubkeyKey(pubkey)}, actorKeyPrefix).Slice()
 	if errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("%w: unknown actor %s: not registered on this agent", ErrDenied, pubkey)

@@ -62,9 +62,7 @@ func waitOnce(ctx context.Context, db *redis.Client, key string) (model.Hash, er
 		ended = jobIfEnded.EvalSha(ctx, p, keys)
 		return nil
 	})
-	if isNoScript(ended.Err()) {
-		ended = jobIfEnded.Run(ctx, db, keys)
-	}
+	ended = orLoad(ctx, db, jobIfEnded, ended, keys)
 	res, err := ended.StringSlice()
 	if err != nil {
 		return nil, scriptErr("wait", err)

@@ -68,9 +68,7 @@ func (s *Store) Settle(ctx context.Context, ctxID uint64, key string, status mod
 		p.ZRem(ctx, AwaitingKey, key)
 		return nil
 	})
-	if isNoScript(st.Err()) { // not loaded on this server yet: only the script did not run
-		st = setMessageStatus.Run(ctx, db, []string{key}, args...)
-	}
+	st = orLoad(ctx, db, setMessageStatus, st, []string{key}, args...)
 	if err := rem.Err(); err != nil {
 		return false, fmt.Errorf("store.Settle %s: %w", key, err)
 	}

@@ -33,19 +33,11 @@ func (s *Store) CompleteAndClaim(ctx context.Context, ctxID uint64, l Lease, run
 		next = claimJob.EvalSha(ctx, p, q.keys, q.args...)
 		return nil
 	})
-	// A script not loaded on this server yet did not run: run it again
-	// with the EVAL fallback (only that one: the other one did run).
-	if isNoScript(done.Err()) {
-		done = completeLeased.Run(ctx, db, cKeys, cArgs...)
-	}
-	if isNoScript(next.Err()) {
-		next = claimJob.Run(ctx, db, q.keys, q.args...)
-	}
+	done = orLoad(ctx, db, completeLeased, done, cKeys, cArgs...)
+	next = orLoad(ctx, db, claimJob, next, q.keys, q.args...)
 	cl, claimErr = q.result(next)
 	if claimErr != nil {
 		claimErr = fmt.Errorf("store.CompleteAndClaim: %w", claimErr)
 	}
 	return cl, claimErr, scriptErr("store.CompleteAndClaim", done.Err())
 }
-
-func isNoScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }

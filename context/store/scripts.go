@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -198,3 +199,16 @@ redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2])
 if #ARGV > 2 then redis.call('HSET', KEYS[1], unpack(ARGV, 3)) end
 return 1
 `)
+
+// orLoad returns cmd, the reply of script s queued in a pipeline with
+// EvalSha (which cannot fall back to EVAL there), unless the server had
+// not loaded s yet: then that call did not run, and s runs now, with Run,
+// which loads it. The pipeline's other commands ran either way.
+func orLoad(ctx context.Context, db *redis.Client, s *redis.Script, cmd *redis.Cmd, keys []string, args ...any) *redis.Cmd {
+	if isNoScript(cmd.Err()) {
+		return s.Run(ctx, db, keys, args...)
+	}
+	return cmd
+}
+
+func isNoScript(err error) bool { return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") }
