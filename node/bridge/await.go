@@ -1,12 +1,10 @@
 package bridge
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // resultWait is how long, after the ack, a job's result may take: the
@@ -38,14 +36,13 @@ func (b *Bridge) overdue(ctxID uint64) {
 			continue
 		}
 		reason := fmt.Sprintf("no result from %s within %v of its ack", m.Dst, b.resultWait(m))
-		j := m.Job[0]
-		b.sent.forget(ctxID, store.JobKey(j.CallerID, j.ID))
-		err = b.st.CompleteJob(b.ctx, ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt, model.JobError, model.Hash{"error": reason})
-		if err == nil {
+		ended, err := b.failSent(b.ctx, ctxID, m.Job[0], m.Job[0].Attempt, reason)
+		switch {
+		case err != nil:
+			b.log.Warn("bridge: failing overdue job", "context", ctxID, "message", k, "err", err)
+		case ended:
 			b.log.Warn("bridge: result overdue", "context", ctxID, "message", k, "reason", reason)
 			_ = b.st.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
-		} else if !errors.Is(err, store.ErrFenced) && !errors.Is(err, model.ErrBadTransition) {
-			b.log.Warn("bridge: failing overdue job", "context", ctxID, "message", k, "err", err)
 		}
 	}
 }

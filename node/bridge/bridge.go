@@ -79,9 +79,9 @@ type Bridge struct {
 	ver    *envelope.Verifier
 	stats  *Stats
 	self   peer.ID
-	acks   pendingAcks   // delayed acks of received jobs
+	acks   pendingAcks   // delayed acks, sent alone or riding on a message
 	replay *replays      // envelope ids seen, for the validator
-	sent   *sentJobs     // jobs Submit sent, until their results land
+	sent   *sentJobs     // writes under way, and where sent jobs went
 	early  *earlyResults // results sent ahead of their records
 	actors actorIDs      // local actor ids of senders
 

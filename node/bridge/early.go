@@ -145,13 +145,12 @@ func (b *Bridge) sendEarly(ctxID uint64, dst peer.ID, job *model.RunnerJob, logs
 // takes job key off remote_done:processing, in one round trip.
 func (b *Bridge) recordEarly(ctx context.Context, ctxID uint64, key string, e *early) error {
 	o := store.Outgoing{Message: e.msgKey, Fields: e.msg.ToHash(), Processing: store.RemoteDoneProcessingKey, Done: key}
-	b.plan(ctx, ctxID, e.msg, nil, &o, 0)
-	err := b.st.Dispatch(ctx, ctxID, o)
+	_, err := b.record(ctx, ctxID, e.msg, nil, o, 0)
 	b.sent.written(e.w, err == nil)
 	return err
 }
 
-// resultMessage is the result message id of ended job j.
+// resultMessage builds the result message (id id) of ended job j.
 func (b *Bridge) resultMessage(ctxID, id uint64, j *model.RunnerJob) *model.Message {
 	now := time.Now().Unix()
 	return &model.Message{ID: id, CallerID: j.CallerID, ContextID: ctxID, MessageType: model.MsgTypeResult,

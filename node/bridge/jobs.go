@@ -168,12 +168,8 @@ func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error 
 		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
 	}
 	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
-		jk := store.JobKey(m.Job[0].CallerID, m.Job[0].ID)
-		b.sent.forget(ctxID, jk)
-		err := b.st.CompleteJob(ctx, ctxID, jk, 0, model.JobError, model.Hash{"error": reason})
-		if err != nil && !errors.Is(err, model.ErrBadTransition) {
-			return err
-		}
+		_, err := b.failSent(ctx, ctxID, m.Job[0], 0, reason)
+		return err
 	}
 	return nil
 }

@@ -67,11 +67,8 @@ func (b *Bridge) sendWhileWriting(ctx context.Context, ctxID uint64, key string,
 	return err
 }
 
-// record writes one send of message m — its sends count (sends before
-// this one + 1), dst, the job's runner and the outbox entry that resends it
-// until acknowledged — together with o, in one round trip. It returns the
-// recipient: "" when none can take the message yet (the reason goes on the
-// message, and the outbox tries again in a second).
+// record plans one send of m (plan) and writes it with o in one round
+// trip; it returns plan's recipient.
 func (b *Bridge) record(ctx context.Context, ctxID uint64, m *model.Message, job *model.RunnerJob,
 	o store.Outgoing, sends int) (peer.ID, error) {
 	dst := b.plan(ctx, ctxID, m, job, &o, sends)

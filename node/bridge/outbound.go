@@ -325,13 +325,8 @@ func (b *Bridge) withdraw(ctx context.Context, ctxID uint64, key string, m *mode
 	if m.Status.CanMoveTo(model.MsgError) {
 		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": why})
 	}
-	j := m.Job[0]
-	b.sent.forget(ctxID, store.JobKey(j.CallerID, j.ID))
-	err := b.st.CompleteJob(ctx, ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt, model.JobError, model.Hash{"error": why})
-	if err != nil && !errors.Is(err, store.ErrFenced) && !errors.Is(err, model.ErrBadTransition) {
-		return err
-	}
-	return nil
+	_, err := b.failSent(ctx, ctxID, m.Job[0], m.Job[0].Attempt, why)
+	return err
 }
 
 // giveUp ends a message that was never acknowledged in time.
@@ -344,10 +339,7 @@ func (b *Bridge) giveUp(ctx context.Context, ctxID uint64, key string, m *model.
 	b.log.Warn("bridge: giving up on message", "context", ctxID, "key", key, "reason", reason)
 	_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
 	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
-		j := m.Job[0]
-		jk := store.JobKey(j.CallerID, j.ID)
-		b.sent.forget(ctxID, jk)
-		_ = b.st.CompleteJob(ctx, ctxID, jk, 0, model.JobError, model.Hash{"error": reason})
+		_, _ = b.failSent(ctx, ctxID, m.Job[0], 0, reason)
 	}
 	return nil
 }

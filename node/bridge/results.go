@@ -141,6 +141,21 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	return nil
 }
 
+// failSent ends origin job j, whose message will bring no result
+// (refused, withdrawn, given up, overdue), with status error and reason,
+// fenced on attempt (0: any), and forgets where it went. ended is false
+// when the job had ended already or moved to another attempt: it is left
+// as it is.
+func (b *Bridge) failSent(ctx context.Context, ctxID uint64, j *model.RunnerJob, attempt int64, reason string) (ended bool, err error) {
+	jk := store.JobKey(j.CallerID, j.ID)
+	b.sent.forget(ctxID, jk)
+	err = b.st.CompleteJob(ctx, ctxID, jk, attempt, model.JobError, model.Hash{"error": reason})
+	if errors.Is(err, store.ErrFenced) || errors.Is(err, model.ErrBadTransition) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // sentTo is where origin job jobKey went and its message key: from memory
 // for jobs launch sent, else from the job hash.
 func (b *Bridge) sentTo(ctx context.Context, ctxID uint64, jobKey string) (runner, msgKey string, err error) {
