@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
 )
@@ -44,7 +43,8 @@ func (r *Runner) completeAndClaim(a *attempt, sc *servedContext, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	fields := model.Hash{"result": encodeResult(out.result), "error": out.reason}
-	written := r.jobEnding(a, model.JobFinished, out)
+	job := a.ended(model.JobFinished, out)
+	written := r.jobEnding(a.ctxID, job, out.logs)
 	cl, claimErr, err := r.st.CompleteAndClaim(ctx, a.ctxID, a.lease, r.cfg.RunnerID, model.JobFinished,
 		fields, sc.order(r.served), r.cfg.Lease)
 	written(err == nil)
@@ -60,7 +60,5 @@ func (r *Runner) completeAndClaim(a *attempt, sc *servedContext, out outcome) {
 		r.logWriteErr(a, "complete", err)
 		return
 	}
-	job := *a.job
-	job.Status, job.Result, job.UpdatedAt = model.JobFinished, out.result, time.Now().Unix()
-	r.jobDone(a.ctxID, &job)
+	r.jobDone(a.ctxID, job)
 }

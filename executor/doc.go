@@ -22,7 +22,10 @@
 // goroutines, not N×types blocked BLMOVE connections. The runner turns on
 // the notifications (CONFIG SET notify-keyspace-events, adding "Kl" to
 // what is set) and re-checks them every ContextRefresh; where CONFIG is
-// refused (managed or embedded servers) it polls every 200 ms.
+// refused (managed or embedded servers) it polls every 200 ms. A
+// component about to queue a job itself (the bridge, for a job from
+// another agent) can instead claim it for this runner in its own round
+// trip (Offer: a free slot is reserved until the claim is handed over).
 //
 // A job on the queue of a type this agent does not serve is failed by a
 // sweeper within seconds with `no runner on this agent serves script type
@@ -66,15 +69,13 @@
 // attempt changes nothing. Final writes go through store.CompleteLeased,
 // which is store.CompleteJob's effects (reply:<key> for waiters, jobs_done
 // for the scheduler, remote_done for the bridge) plus the lease release, in
-// one script;
-// Another component about to queue a job can claim it for this runner in
-// its own round trip instead (Offer: a free slot is reserved until the
-// claim is handed over). OnJobDone hooks run after it; OnJobEnding hooks run just before it,
-// with the job as it will be written and the last lines of its log (the
-// bridge sends a remote job's result home while the write is under way). When a job finishes while its context's
-// loop waits for a slot (more jobs are queued) and no other context's loop
-// does, the completion and the claim of the context's next job go out in
-// one round trip (store.CompleteAndClaim) and the slot passes to that job.
+// one script. OnJobEnding hooks run just before that write, with the job
+// as it will be written and the last lines of its log (the bridge sends a
+// remote job's result home while the write is under way); OnJobDone hooks
+// run after it. When a job finishes while its context's loop waits for a
+// slot (more jobs are queued) and no other context's loop does, the
+// completion and the claim of the context's next job go out in one round
+// trip (store.CompleteAndClaim) and the slot passes to that job.
 //
 // # Crashes, stops, shutdown
 //

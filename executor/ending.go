@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"time"
+
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
@@ -26,21 +28,27 @@ func (r *Runner) OnJobEnding(fn EndingHook) {
 	r.ending = append(r.ending, fn)
 }
 
-// jobEnding calls the ending hooks for attempt a ending with status and
-// out, and returns what to call after the write.
-func (r *Runner) jobEnding(a *attempt, status model.JobStatus, out outcome) func(ok bool) {
+// ended is attempt a's job as its end with status and out is written:
+// what the ending hooks, then the OnJobDone hooks, are given (to read).
+func (a *attempt) ended(status model.JobStatus, out outcome) *model.RunnerJob {
+	job := *a.job
+	job.ContextID, job.Attempt = a.ctxID, a.lease.Attempt
+	job.Status, job.Error, job.Result, job.UpdatedAt = status, out.reason, out.result, time.Now().Unix()
+	return &job
+}
+
+// jobEnding calls the ending hooks for job, about to be written as ended,
+// and returns what to call after the write.
+func (r *Runner) jobEnding(ctxID uint64, job *model.RunnerJob, logs []string) func(ok bool) {
 	r.mu.Lock()
 	hooks := r.ending[:len(r.ending):len(r.ending)]
 	r.mu.Unlock()
 	if len(hooks) == 0 {
 		return func(bool) {}
 	}
-	job := *a.job
-	job.ContextID, job.Attempt = a.ctxID, a.lease.Attempt
-	job.Status, job.Error, job.Result = status, out.reason, out.result
 	var after []func(bool)
 	for _, h := range hooks {
-		if w := h(a.ctxID, &job, out.logs); w != nil {
+		if w := h(ctxID, job, logs); w != nil {
 			after = append(after, w)
 		}
 	}

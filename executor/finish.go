@@ -44,16 +44,15 @@ func (r *Runner) complete(a *attempt, status model.JobStatus, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	fields := model.Hash{"result": encodeResult(out.result), "error": out.reason}
-	written := r.jobEnding(a, status, out)
+	job := a.ended(status, out)
+	written := r.jobEnding(a.ctxID, job, out.logs)
 	err := r.st.CompleteLeased(ctx, a.ctxID, a.lease, r.cfg.RunnerID, status, fields)
 	written(err == nil)
 	if err != nil {
 		r.logWriteErr(a, "complete", err)
 		return
 	}
-	job := *a.job
-	job.Status, job.Error, job.Result, job.UpdatedAt = status, out.reason, out.result, time.Now().Unix()
-	r.jobDone(a.ctxID, &job)
+	r.jobDone(a.ctxID, job)
 }
 
 // retryOrFail puts the job back as a new attempt after delay when its
