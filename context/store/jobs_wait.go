@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -18,52 +17,46 @@ const waitStep = 2 * time.Second
 
 // WaitJob blocks until the job at key ends (or ctx is done: nil and ctx's
 // error) and returns it. It works whether the job ended before or after the
-// call. A job not ended yet costs one round trip per wait step: BRPOPLPUSH
-// on reply:<key> pipelined with jobIfEnded, which Redis runs as soon as the
-// BRPOPLPUSH returns, so the wake-up brings the whole job with it; while
-// the job runs, the steps read only its status.
+// call: jobIfEnded answers at once for one that has. A job not ended yet
+// costs one round trip per wait step: BRPOPLPUSH on reply:<key> pipelined
+// with jobIfEnded, which Redis runs as soon as the BRPOPLPUSH returns, so
+// the wake-up brings the whole job with it; while the job runs, the steps
+// read only its status.
 func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.WaitJob: %w", err)
 	}
-	st, err := db.HGet(ctx, key, "status").Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		if n, _ := db.Exists(ctx, key).Result(); n == 0 {
-			return nil, fmt.Errorf("store.WaitJob: %s: %w", key, ErrNotFound)
-		}
-	case err != nil:
-		return nil, fmt.Errorf("store.WaitJob: %w", err)
-	case model.JobStatus(st).Terminal():
-		return s.LoadJobKey(ctx, ctxID, key) // the whole job, once it ended
-	}
-	for {
-		h, err := waitOnce(ctx, db, key)
+	keys := []string{key}
+	h, err := endedJob(jobIfEnded.Run(ctx, db, keys))
+	for err == nil && h == nil {
+		h, err = waitOnce(ctx, db, keys)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if err != nil {
-			return nil, fmt.Errorf("store.WaitJob: %w", err)
-		}
-		if h != nil {
-			return decodeJob(ctxID)(key, h)
-		}
 	}
+	if err != nil {
+		return nil, fmt.Errorf("store.WaitJob: %w", err)
+	}
+	return decodeJob(ctxID)(key, h)
 }
 
 // waitOnce blocks on reply:<key> for up to waitStep, then runs jobIfEnded
-// in the same round trip: the job's fields when it has ended, else nil.
-func waitOnce(ctx context.Context, db *redis.Client, key string) (model.Hash, error) {
-	keys := []string{key}
+// in the same round trip.
+func waitOnce(ctx context.Context, db *redis.Client, keys []string) (model.Hash, error) {
 	var ended *redis.Cmd
 	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Do(ctx, "BRPOPLPUSH", ReplyKey(key), ReplyKey(key), strconv.FormatInt(int64(waitStep/time.Second), 10))
+		p.Do(ctx, "BRPOPLPUSH", ReplyKey(keys[0]), ReplyKey(keys[0]), strconv.FormatInt(int64(waitStep/time.Second), 10))
 		ended = jobIfEnded.EvalSha(ctx, p, keys)
 		return nil
 	})
-	ended = orLoad(ctx, db, jobIfEnded, ended, keys)
-	res, err := ended.StringSlice()
+	return endedJob(orLoad(ctx, db, jobIfEnded, ended, keys))
+}
+
+// endedJob decodes jobIfEnded's reply: the job's fields when it has ended,
+// else nil (ErrNotFound when there is no such job).
+func endedJob(cmd *redis.Cmd) (model.Hash, error) {
+	res, err := cmd.StringSlice()
 	if err != nil {
 		return nil, scriptErr("wait", err)
 	}
