@@ -21,9 +21,10 @@ func TestBridgeResultOverdueFailsJob(t *testing.T) {
 	if got.Status != "error" || !strings.Contains(got.Error, "no result from") {
 		t.Fatalf("origin job = %+v, want error: no result", got)
 	}
-	if st := hashField(t, a, 3, msgKey, "status"); st != "error" {
-		t.Fatalf("message status %q, want error", st)
-	}
+	// The message follows the job (a second write: poll, do not race it).
+	eventually(t, 10*time.Second, "the message to end error", func() bool {
+		return hashField(t, a, 3, msgKey, "status") == "error"
+	})
 	// The runner finishes later; its result does not overwrite the error.
 	eventually(t, 60*time.Second, "the runner's copy to finish", func() bool {
 		jobs := remoteJobs(t, b, 2)

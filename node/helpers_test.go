@@ -32,6 +32,7 @@ type agentOpts struct {
 	tcpAPI    bool                // serve the API on a random loopback port too
 	executors map[string][]string // extra script types (config executors)
 	ackAfter  time.Duration       // bus.timeout_ack (default 500ms)
+	grace     time.Duration       // runner.drain_grace (default 30s)
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
@@ -56,7 +57,8 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		API: config.API{Listen: map[bool]string{true: "127.0.0.1:0", false: "off"}[o.tcpAPI]},
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: o.bootstrap,
 			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond},
-		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond)}, Executors: o.executors}
+		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond)}, Executors: o.executors,
+		Runner: config.Runner{DrainGrace: o.grace}}
 	cfg.Defaults()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {

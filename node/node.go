@@ -201,7 +201,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		n.draining.Store(true)
 		n.ready.Store(false)
 		n.log.Info("draining", "grace", n.cfg.Runner.DrainGrace)
-		grace, cancel := context.WithTimeout(ctx, n.cfg.Runner.DrainGrace)
+		grace, cancel := context.WithTimeout(ctx, drainGrace(ctx, n.cfg.Runner.DrainGrace))
 		defer cancel()
 		n.stopPart(ctx, "scheduler")
 		n.stopPart(grace, "runner")
@@ -214,6 +214,18 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		n.log.Info("agent stopped")
 	})
 	return n.shutdownErr
+}
+
+// drainGrace is how long jobs and the outbox get at shutdown: the
+// configured grace, cut short so that a quarter of ctx's time (up to 10 s)
+// is left for stopping the parts after it.
+func drainGrace(ctx context.Context, configured time.Duration) time.Duration {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return configured
+	}
+	left := time.Until(dl)
+	return max(0, min(configured, left-min(left/4, 10*time.Second)))
 }
 
 // stopPart shuts one started part down (once).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	ma "github.com/multiformats/go-multiaddr"
@@ -26,6 +27,13 @@ func (o *Overlay) Peers(ctx context.Context) ([]*model.Peer, error) {
 // Up reports whether p announced itself within the last DownAfter
 // presence intervals.
 func (o *Overlay) Up(p peer.ID) bool { return o.table.up(p) }
+
+// Connected reports whether this agent holds an open connection to p now.
+// Unlike Up it changes at once: a peer that shuts down closes its
+// connections, but its presence lasts DownAfter intervals.
+func (o *Overlay) Connected(p peer.ID) bool {
+	return o.host.Network().Connectedness(p) == network.Connected
+}
 
 // OnPeerChange registers f, called with a copy of a peer's row whenever it
 // comes up, goes down, or announces different roles, types, capacity, load,

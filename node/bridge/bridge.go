@@ -26,6 +26,7 @@ type Transport interface {
 	SetInboxValidator(overlay.InboxValidator)
 	Peers(ctx context.Context) ([]*model.Peer, error)
 	Up(peer.ID) bool
+	Connected(peer.ID) bool
 }
 
 // Config wires the bridge to its node.
@@ -260,21 +261,21 @@ func (b *Bridge) contextIDs() []uint64 {
 	return slices.Collect(maps.Keys(b.loops))
 }
 
-// Flush sends the pending acks at once, then waits until every context's
-// outbox is empty (all acknowledged) or ctx ends; used when draining.
+// Flush waits, up to ctx, until no message in the local outboxes can
+// still be acknowledged before shutdown: each has been, or waits for a
+// peer this agent is not connected to (a peer that went away cannot ack
+// it; the message stays in the outbox and goes out again at the next
+// start). It sends the pending acks first.
 func (b *Bridge) Flush(ctx context.Context) {
 	b.flushAcks(ctx)
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
-		var total int64
-		for _, id := range b.contextIDs() {
-			n, err := b.st.OutboxSize(ctx, id)
-			if err == nil {
-				total += n
+		total, live := b.unacked(ctx)
+		if live == 0 {
+			if total > 0 {
+				b.log.Info("bridge: messages for peers not connected stay in the outbox", "count", total)
 			}
-		}
-		if total == 0 {
 			return
 		}
 		select {
@@ -284,4 +285,27 @@ func (b *Bridge) Flush(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// flushScan bounds the outbox entries Flush looks at per context; beyond
+// it, entries count as awaiting a connected peer.
+const flushScan = 256
+
+// unacked counts the messages in the local outboxes, and those of them an
+// ack can still come for now: addressed to a peer this agent is connected
+// to (a store error counts them all as such).
+func (b *Bridge) unacked(ctx context.Context) (total, live int64) {
+	for _, id := range b.contextIDs() {
+		dsts, n, err := b.st.OutboxDestinations(ctx, id, flushScan)
+		if err != nil {
+			return total + 1, live + 1
+		}
+		total, live = total+n, live+n-int64(len(dsts))
+		for _, dst := range dsts {
+			if p, err := peer.Decode(dst); err == nil && b.tr.Connected(p) {
+				live++
+			}
+		}
+	}
+	return total, live
 }
