@@ -39,7 +39,7 @@ func (n *Node) registerJobMethods() {
 			if err != nil || p.Wait == 0 {
 				return j, err
 			}
-			return n.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second)
+			return n.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, true)
 		})
 	api.Register(n.table, "job.create", "Store a job without running it.",
 		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, false) })
@@ -65,7 +65,7 @@ func (n *Node) registerJobMethods() {
 			JobRef
 			Timeout int64 `json:"timeout,omitempty"`
 		}) (*JobView, error) {
-			return n.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second)
+			return n.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, false)
 		})
 	api.Register(n.table, "job.list", "List a context's jobs.",
 		func(ctx context.Context, p struct {
@@ -148,7 +148,10 @@ func (n *Node) jobLoad(ctx context.Context, p JobRef) (*JobView, error) {
 	return jobView(j), nil
 }
 
-func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration) (*JobView, error) {
+// jobWait waits up to d (at most an hour) for job p to end and returns it,
+// as it is then if the wait runs out. fresh: the caller has just set the job
+// going (store.WaitNewJob).
+func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration, fresh bool) (*JobView, error) {
 	if _, _, err := store.ParseJobKey(p.Key); err != nil {
 		return nil, api.InvalidParams("key", "%v", err)
 	}
@@ -157,7 +160,11 @@ func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration) (*JobView
 	}
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	j, err := n.store.WaitJob(wctx, p.Context, p.Key)
+	wait := n.store.WaitJob
+	if fresh {
+		wait = n.store.WaitNewJob
+	}
+	j, err := wait(wctx, p.Context, p.Key)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}

@@ -23,12 +23,28 @@ const waitStep = 2 * time.Second
 // the wake-up brings the whole job with it; while the job runs, the steps
 // read only its status.
 func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+	return s.waitJob(ctx, ctxID, key, true)
+}
+
+// WaitNewJob is WaitJob for a job the caller has just created and set
+// going: it skips the first look and goes straight to the reply list, which
+// the job's end fills whenever it comes (the first look only spares a job
+// that ended before the call, and whose reply list expired or was taken by
+// a plain client's BLPOP, a wait step). One round trip less per job.
+func (s *Store) WaitNewJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+	return s.waitJob(ctx, ctxID, key, false)
+}
+
+func (s *Store) waitJob(ctx context.Context, ctxID uint64, key string, look bool) (*model.RunnerJob, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.WaitJob: %w", err)
 	}
 	keys := []string{key}
-	h, err := endedJob(jobIfEnded.Run(ctx, db, keys))
+	var h model.Hash
+	if look {
+		h, err = endedJob(jobIfEnded.Run(ctx, db, keys))
+	}
 	for err == nil && h == nil {
 		h, err = waitOnce(ctx, db, keys)
 		if ctx.Err() != nil {

@@ -85,3 +85,55 @@ func without(h model.Hash, field string) model.Hash {
 	}
 	return out
 }
+
+// AckOutcome is what AckMessage did.
+type AckOutcome string
+
+// AckMessage outcomes.
+const (
+	// AckSettled: taken out of the outbox and moved to processed (when its
+	// status allowed it).
+	AckSettled AckOutcome = "settled"
+	// AckJob: a job message, taken out of the outbox; its status and result
+	// deadline are the caller's to set (acknowledged, awaiting).
+	AckJob AckOutcome = "job"
+	// AckDuplicate: no longer in the outbox (acknowledged before); nothing
+	// done.
+	AckDuplicate AckOutcome = "duplicate"
+	// AckStranger: the message went to another peer; nothing done.
+	AckStranger AckOutcome = "stranger"
+)
+
+// AckMessage handles peer from's acknowledgement of one of our messages in
+// one round trip: it checks that the message went to from (or to no peer
+// in particular), takes it out of the outbox and, unless it carries a job,
+// settles it. A message that does not exist is ErrNotFound.
+func (s *Store) AckMessage(ctx context.Context, ctxID uint64, key, from string) (AckOutcome, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return "", fmt.Errorf("store.AckMessage: %w", err)
+	}
+	out, err := ackMessage.Run(ctx, db, []string{key, OutboxKey}, from, now()).Text()
+	if err != nil {
+		return "", scriptErr("store.AckMessage "+key, err)
+	}
+	return AckOutcome(out), nil
+}
+
+// ackMessage: see AckMessage.
+// KEYS[1] message key, KEYS[2] outbox. ARGV[1] the acknowledging peer ID,
+// ARGV[2] now (unix s). Returns an AckOutcome, or "notfound: …".
+var ackMessage = redis.NewScript(luaMsgMoves + `
+local f = redis.call('HMGET', KEYS[1], 'dst', 'message_type', 'status')
+if not f[2] and not f[3] and redis.call('EXISTS', KEYS[1]) == 0 then
+  return redis.error_reply('notfound: ' .. KEYS[1])
+end
+if f[1] and f[1] ~= '' and f[1] ~= ARGV[1] then return 'stranger' end
+if redis.call('ZREM', KEYS[2], KEYS[1]) == 0 then return 'duplicate' end
+if f[2] == 'job' then return 'job' end
+local allowed = moves[f[3] or '']
+if allowed and allowed['processed'] then
+  redis.call('HSET', KEYS[1], 'status', 'processed', 'updated_at', ARGV[2])
+end
+return 'settled'
+`)

@@ -368,6 +368,34 @@ func TestStoreWaitJob(t *testing.T) {
 		}
 	})
 
+	// WaitNewJob, which skips the first look, still sees an end that came
+	// before its call (through the reply list) and one after it.
+	t.Run("new job", func(t *testing.T) {
+		before := enqueue()
+		if err := s.CompleteJob(ctx, 2, before, 1, model.JobFinished, nil); err != nil {
+			t.Fatal(err)
+		}
+		if j, err := s.WaitNewJob(ctx, 2, before); err != nil || j.Status != model.JobFinished {
+			t.Fatalf("WaitNewJob after the end = %+v, %v", j, err)
+		}
+		after := enqueue()
+		done := make(chan *model.RunnerJob, 1)
+		go func() {
+			j, err := s.WaitNewJob(ctx, 2, after)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- j
+		}()
+		ctWaitBlocked(t, raw, "brpoplpush")
+		if err := s.CompleteJob(ctx, 2, after, 1, model.JobError, model.Hash{"error": "boom"}); err != nil {
+			t.Fatal(err)
+		}
+		if j := <-done; j == nil || j.Status != model.JobError || j.Error != "boom" {
+			t.Fatalf("WaitNewJob got %+v", j)
+		}
+	})
+
 	t.Run("missing job", func(t *testing.T) {
 		if _, err := s.WaitJob(ctx, 2, "job:1:424242"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("WaitJob on a missing job: %v", err)

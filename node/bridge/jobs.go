@@ -118,7 +118,7 @@ func errOr(err error, msg string) string {
 }
 
 // answered takes one of our messages out of the outbox because its
-// recipient answered it (ack or error). ok is false when there is nothing
+// recipient refused it (an error reply). ok is false when there is nothing
 // to do: the answer comes from someone else than the recipient (counted
 // as strange) or the message had already left the outbox (a duplicate).
 func (b *Bridge) answered(ctx context.Context, from peer.ID, ref, strange string) (uint64, string, *model.Message, bool, error) {
@@ -139,19 +139,32 @@ func (b *Bridge) answered(ctx context.Context, from peer.ID, ref, strange string
 	return ctxID, key, m, removed, err
 }
 
-// onAck marks one of our messages delivered.
+// onAck marks one of our messages delivered: one round trip
+// (store.AckMessage) for all but job messages, which also get their
+// status (acknowledged) and a result deadline.
 func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
-	ctxID, key, m, ok, err := b.answered(ctx, from, p.AckOf, "ack_from_stranger")
-	if !ok {
+	ctxID, key, err := parseRef(p.AckOf)
+	if err != nil {
 		return err
 	}
-	next := model.MsgProcessed
-	if m.MessageType == model.MsgTypeJob {
-		next = model.MsgAcknowledged
-		_ = b.st.AwaitAdd(ctx, ctxID, key, time.Now().Add(b.resultWait(m)))
+	b.sent.awaitMessage(ctx, ctxID, key) // an ack that overtook our write
+	out, err := b.st.AckMessage(ctx, ctxID, key, from.String())
+	switch {
+	case err != nil:
+		return err
+	case out == store.AckStranger:
+		b.stats.add(b.stats.rejected, "ack_from_stranger")
+		return nil
+	case out != store.AckJob:
+		return nil
 	}
-	if m.Status.CanMoveTo(next) {
-		return b.st.SetMessageStatus(ctx, ctxID, key, next, nil)
+	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	if err != nil {
+		return err
+	}
+	_ = b.st.AwaitAdd(ctx, ctxID, key, time.Now().Add(b.resultWait(m)))
+	if m.Status.CanMoveTo(model.MsgAcknowledged) {
+		return b.st.SetMessageStatus(ctx, ctxID, key, model.MsgAcknowledged, nil)
 	}
 	return nil
 }
