@@ -155,3 +155,24 @@ func TestOpenRPCListsExactlyServedMethods(t *testing.T) {
 		t.Errorf("unlisted method: code %d", e.Code)
 	}
 }
+
+// Node.RunJob is job.run for a program that embeds the agent: the same
+// job, waited for, and the same named errors, without the API socket.
+func TestRunJobInProcess(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	ctx := context.Background()
+	j, err := a.RunJob(ctx, node.JobRunParams{Context: 1, Type: "sh", Script: `echo "k=v" >> "$HYPHAE_RESULT"`, Wait: 60})
+	if err != nil || j.Status != "finished" || j.Result["k"] != "v" {
+		t.Fatalf("RunJob = %+v, %v; want finished with k=v", j, err)
+	}
+	var stored node.JobView
+	a.call(t, "job.load", map[string]any{"context": 1, "key": j.Key}, &stored)
+	if stored.Status != "finished" {
+		t.Fatalf("the API sees the job %q", stored.Status)
+	}
+	_, err = a.RunJob(ctx, node.JobRunParams{Context: 1, Type: "sh"})
+	if e := rpcErr(t, err); e.Code != api.CodeInvalidParams || !strings.Contains(e.Message, "script") {
+		t.Fatalf("RunJob without a script: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"context"
 	"sort"
 	"testing"
 	"time"
@@ -58,4 +59,29 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 		total += l
 	}
 	b.ReportMetric(float64(len(lat))/total.Seconds(), "jobs/s")
+}
+
+// BenchmarkCrossAgentRoundTripInProcess is BenchmarkCrossAgentRoundTrip
+// without the local API call: alice's job.run is called in process
+// (Node.RunJob), as a program embedding the agent would, so what is left is
+// the agents' own round trip, comparable with raw pubsub's in-process one.
+func BenchmarkCrossAgentRoundTripInProcess(b *testing.B) {
+	alice, bob := benchPair(b)
+	p := node.JobRunParams{To: bob.peerID(), Context: 2, Type: "noop", Script: "-", Wait: 60}
+	run := func() time.Duration {
+		start := time.Now()
+		got, err := alice.RunJob(context.Background(), p)
+		if err != nil || got.Status != "finished" {
+			b.Fatalf("job %+v, %v", got, err)
+		}
+		return time.Since(start)
+	}
+	run() // warm: connection, mesh, scripts loaded
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		lat = append(lat, run())
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
 }

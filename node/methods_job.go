@@ -26,6 +26,17 @@ type JobRunParams struct {
 	Wait int64 `json:"wait,omitempty"`
 }
 
+// RunJob is the API's job.run, in process (for programs that embed an
+// agent): it submits a job to this agent's runner or to another agent and,
+// with p.Wait, waits for its end. Bad parameters are *api.Error values.
+func (n *Node) RunJob(ctx context.Context, p JobRunParams) (*JobView, error) {
+	j, err := n.jobRun(ctx, p, true)
+	if err != nil || p.Wait == 0 {
+		return j, err
+	}
+	return n.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, true)
+}
+
 // JobRef names a job in a context by key (job:<caller>:<id>).
 type JobRef struct {
 	Context uint64 `json:"context"`
@@ -34,13 +45,7 @@ type JobRef struct {
 
 func (n *Node) registerJobMethods() {
 	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self) or to another agent (to=peer ID); with wait=N, block up to N seconds for its end and return it.",
-		func(ctx context.Context, p JobRunParams) (*JobView, error) {
-			j, err := n.jobRun(ctx, p, true)
-			if err != nil || p.Wait == 0 {
-				return j, err
-			}
-			return n.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, true)
-		})
+		n.RunJob)
 	api.Register(n.table, "job.create", "Store a job without running it.",
 		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, false) })
 	api.Register(n.table, "job.load", "Show a job.", n.jobLoad)
