@@ -170,6 +170,8 @@ func build(res *results) *table {
 	t.group("Cross-agent jobs and envelopes (issue 5) — targets: round trip p50 ≤ 3× raw pubsub request/response; seal+open ≤ 200 µs")
 	t.cmp("cross-agent round trip, 2 agents on loopback (API submit → remote noop → result at origin): p50 (vs raw gossipsub request/response p50, 2 bare hosts)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "≤ 3×", atMost(3))
+	t.cmp("… submitted in process (Node.RunJob: the same job.run, without the local API call), p50 (vs the same raw baseline)",
+		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
 	t.cmp("floor: a hand-written minimal cross-agent round trip (seal, check, open both ways; one Lua at the target, completion and origin writes; no API, runner, acks), p50 (vs raw gossipsub on the same hosts, interleaved)",
 		t.fig("BenchmarkCrossAgentFloor", "p50-µs"), t.fig("BenchmarkCrossAgentFloor", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… the floor's crypto (seal + check + open, both messages) and its two Redis calls on the critical path, p50 (vs the floor's p50)",
@@ -183,6 +185,8 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentFloorAPI", "p50-µs"), µs, "", nil)
 	t.cmp("our round trip vs the floor, p50 (CrossAgentRoundTrip vs CrossAgentFloor)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentFloor", "p50-µs"), µs, "", nil)
+	t.cmp("our round trip submitted in process vs the floor (no API on either side), p50 (CrossAgentRoundTripInProcess vs CrossAgentFloor)",
+		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkCrossAgentFloor", "p50-µs"), µs, "", nil)
 	t.cmp("cross-agent round trip p99 (vs raw pubsub p99)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p99-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p99-µs"), µs, "", nil)
 	t.cmp("cross-agent jobs/s, 1 in flight (vs raw pubsub request/responses per second, 1 in flight)",
