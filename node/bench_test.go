@@ -11,19 +11,38 @@ import (
 
 // BenchmarkCrossAgentRoundTrip: submit a no-op job from agent A into
 // agent B's context through A's API, and wait for the result at A, in one
-// call (job.run with wait). Compare
-// with overlay's BenchmarkRawPubsubRoundTrip from the same run.
+// call (job.run with wait). Compare with overlay's
+// BenchmarkRawPubsubRoundTrip from the same run, and with the raw
+// request/response interleaved here (raw-p50-µs, ratio-p50).
 func BenchmarkCrossAgentRoundTrip(b *testing.B) {
 	alice, bob := benchPair(b)
-	run := func() time.Duration { return remoteNoop(b, alice, bob) }
-	run() // warm: connection, mesh, scripts loaded
+	interleaved(b, func() time.Duration { return remoteNoop(b, alice, bob) })
+}
+
+// interleaved runs ours b.N times, each followed by a raw gossipsub
+// request/response between two bare hosts (rawPubsub), and reports ours
+// (p50-µs, p99-µs, jobs/s) and raw's (raw-p50-µs, raw-p99-µs), and
+// ratio-p50, ours over raw.
+func interleaved(b *testing.B, ours func() time.Duration) {
+	raw := newRawPubsub(b)
+	ours() // warm: connection, mesh, scripts loaded
 	lat := make([]time.Duration, 0, b.N)
+	rawLat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		lat = append(lat, run())
+		lat = append(lat, ours())
+		rawLat = append(rawLat, raw.roundTrip(b))
 	}
 	b.StopTimer()
 	reportLatency(b, lat)
+	if len(rawLat) == 0 {
+		return
+	}
+	sort.Slice(rawLat, func(i, j int) bool { return rawLat[i] < rawLat[j] })
+	raw50 := float64(rawLat[len(rawLat)/2].Microseconds())
+	b.ReportMetric(raw50, "raw-p50-µs")
+	b.ReportMetric(float64(rawLat[len(rawLat)*99/100].Microseconds()), "raw-p99-µs")
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/raw50, "ratio-p50")
 }
 
 // benchPair starts bob, and alice bootstrapped from him, with alice an
@@ -68,20 +87,12 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 func BenchmarkCrossAgentRoundTripInProcess(b *testing.B) {
 	alice, bob := benchPair(b)
 	p := node.JobRunParams{To: bob.peerID(), Context: 2, Type: "noop", Script: "-", Wait: 60}
-	run := func() time.Duration {
+	interleaved(b, func() time.Duration {
 		start := time.Now()
 		got, err := alice.RunJob(context.Background(), p)
 		if err != nil || got.Status != "finished" {
 			b.Fatalf("job %+v, %v", got, err)
 		}
 		return time.Since(start)
-	}
-	run() // warm: connection, mesh, scripts loaded
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		lat = append(lat, run())
-	}
-	b.StopTimer()
-	reportLatency(b, lat)
+	})
 }
