@@ -170,29 +170,61 @@ func (b *Bridge) trySend(ctxID uint64, key string) {
 }
 
 // inBackground runs send for outbox entry key in its own goroutine (a
-// publish can wait seconds for a route), at most 64 at once, unless a send
-// of that entry is already under way.
+// publish can wait seconds for a route), unless a send of that entry is
+// already under way.
 func (b *Bridge) inBackground(ctxID uint64, key string, send func() error) {
-	ik := strconv.FormatUint(ctxID, 10) + "/" + key
-	b.mu.Lock()
-	if b.inflight[ik] || b.stopped {
-		b.mu.Unlock()
+	release, ok := b.claimSend(ctxID, key)
+	if !ok {
 		return
 	}
+	go func() {
+		defer release()
+		b.sendBounded(ctxID, key, send)
+	}()
+}
+
+// inPlace is inBackground on the caller's goroutine, for a send that
+// should not wait for a new goroutine to get a CPU (see sendWhileWriting).
+func (b *Bridge) inPlace(ctxID uint64, key string, send func() error) {
+	release, ok := b.claimSend(ctxID, key)
+	if !ok {
+		return
+	}
+	defer release()
+	b.sendBounded(ctxID, key, send)
+}
+
+// claimSend marks a send of outbox entry key as under way and counts it
+// among the bridge's goroutines; ok is false when one is under way already
+// or the bridge has stopped. release undoes both.
+func (b *Bridge) claimSend(ctxID uint64, key string) (release func(), ok bool) {
+	ik := strconv.FormatUint(ctxID, 10) + "/" + key
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.inflight[ik] || b.stopped {
+		return nil, false
+	}
 	b.inflight[ik] = true
-	b.mu.Unlock()
-	b.spawn(func() {
-		defer func() { b.mu.Lock(); delete(b.inflight, ik); b.mu.Unlock() }()
-		select {
-		case b.sem <- struct{}{}:
-		case <-b.ctx.Done():
-			return
-		}
-		defer func() { <-b.sem }()
-		if err := send(); err != nil && b.ctx.Err() == nil {
-			b.log.Debug("bridge: send", "context", ctxID, "key", key, "err", err)
-		}
-	})
+	b.wg.Add(1)
+	return func() {
+		b.mu.Lock()
+		delete(b.inflight, ik)
+		b.mu.Unlock()
+		b.wg.Done()
+	}, true
+}
+
+// sendBounded runs send once one of the 64 send slots is free.
+func (b *Bridge) sendBounded(ctxID uint64, key string, send func() error) {
+	select {
+	case b.sem <- struct{}{}:
+	case <-b.ctx.Done():
+		return
+	}
+	defer func() { <-b.sem }()
+	if err := send(); err != nil && b.ctx.Err() == nil {
+		b.log.Debug("bridge: send", "context", ctxID, "key", key, "err", err)
+	}
 }
 
 // sendOne sends (or resends) message key and schedules the next try.
