@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
-	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/overlay/overlaybench"
 )
 
 // rawPubsub is the raw baseline of the cross-agent benchmarks run inside
@@ -28,8 +28,8 @@ func newRawPubsub(b *testing.B) *rawPubsub {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel)
-	h1, out, in := rawPubsubNode(b, ctx, "raw/a", "raw/b")
-	h2, echoOut, echoIn := rawPubsubNode(b, ctx, "raw/b", "raw/a")
+	h1, out, in := overlaybench.RawNode(b, ctx, "raw/a", "raw/b")
+	h2, echoOut, echoIn := overlaybench.RawNode(b, ctx, "raw/b", "raw/a")
 	if err := h1.Connect(ctx, peer.AddrInfo{ID: h2.ID(), Addrs: h2.Addrs()}); err != nil {
 		b.Fatal(err)
 	}
@@ -48,21 +48,6 @@ func newRawPubsub(b *testing.B) *rawPubsub {
 	r := &rawPubsub{out: out, in: in}
 	r.roundTrip(b) // warm
 	return r
-}
-
-func rawPubsubNode(b *testing.B, ctx context.Context, sub, pub string) (host.Host, *pubsub.Topic, *pubsub.Subscription) {
-	b.Helper()
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = h.Close() })
-	ps, err := pubsub.NewGossipSub(ctx, h)
-	if err != nil {
-		b.Fatal(err)
-	}
-	in, out := floorJoin(b, ps, sub, pub)
-	return h, out, in
 }
 
 // roundTrip publishes 1 KiB and waits for its echo.

@@ -16,10 +16,7 @@ import (
 	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/overlaybench"
-	"github.com/libp2p/go-libp2p"
-	"github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -77,8 +74,8 @@ func BenchmarkSendRoundTrip(b *testing.B) {
 func BenchmarkRawPubsubRoundTrip(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h1, t1, s1 := rawNode(b, ctx, "a", "b")
-	h2, t2, s2 := rawNode(b, ctx, "b", "a")
+	h1, t1, s1 := overlaybench.RawNode(b, ctx, "a", "b")
+	h2, t2, s2 := overlaybench.RawNode(b, ctx, "b", "a")
 	if err := h1.Connect(ctx, peer.AddrInfo{ID: h2.ID(), Addrs: h2.Addrs()}); err != nil {
 		b.Fatal(err)
 	}
@@ -104,30 +101,6 @@ func BenchmarkRawPubsubRoundTrip(b *testing.B) {
 	}
 	roundTrip()
 	measure(b, roundTrip)
-}
-
-// rawNode is a bare host with default gossipsub, subscribed to sub and
-// joined to pub.
-func rawNode(b *testing.B, ctx context.Context, sub, pub string) (host.Host, *pubsub.Topic, *pubsub.Subscription) {
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = h.Close() })
-	ps, err := pubsub.NewGossipSub(ctx, h)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts, _ := ps.Join(sub)
-	s, err := ts.Subscribe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	tp, err := ps.Join(pub)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return h, tp, s
 }
 
 // measure runs f b.N times and reports p50 and p99 in microseconds.
