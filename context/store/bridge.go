@@ -341,39 +341,6 @@ func (s *Store) OutboxSize(ctx context.Context, ctxID uint64) (int64, error) {
 	return db.ZCard(ctx, OutboxKey).Result()
 }
 
-// OutboxDestinations returns the destination peer (the message's dst, ""
-// when it has none yet) of up to max messages in a context's outbox, and
-// how many the outbox holds in all.
-func (s *Store) OutboxDestinations(ctx context.Context, ctxID uint64, max int64) (map[string]string, int64, error) {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return nil, 0, fmt.Errorf("store.OutboxDestinations: %w", err)
-	}
-	var size *redis.IntCmd
-	var keys *redis.StringSliceCmd
-	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		size = p.ZCard(ctx, OutboxKey)
-		keys = p.ZRange(ctx, OutboxKey, 0, max-1)
-		return nil
-	}); err != nil {
-		return nil, 0, fmt.Errorf("store.OutboxDestinations: %w", err)
-	}
-	dsts := make([]*redis.StringCmd, len(keys.Val()))
-	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, k := range keys.Val() {
-			dsts[i] = p.HGet(ctx, k, "dst")
-		}
-		return nil
-	}); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, 0, fmt.Errorf("store.OutboxDestinations: %w", err)
-	}
-	out := make(map[string]string, len(dsts))
-	for i, k := range keys.Val() {
-		out[k] = dsts[i].Val()
-	}
-	return out, size.Val(), nil
-}
-
 // SetFields writes fields onto any hash in a context DB.
 func (s *Store) SetFields(ctx context.Context, ctxID uint64, key string, fields model.Hash) error {
 	db, err := s.DB(ctxID)
