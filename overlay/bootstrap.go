@@ -3,7 +3,6 @@ package overlay
 import (
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 )
@@ -26,7 +25,7 @@ func (o *Overlay) bootstrapLoop(pi peer.AddrInfo) {
 	backoff := bootstrapBackoffMin
 	for {
 		wait := o.cfg.PresenceInterval
-		if o.host.Network().Connectedness(pi.ID) != network.Connected {
+		if !o.Connected(pi.ID) {
 			if err := o.connect(pi, FoundBootstrap); err != nil {
 				o.log.Debug("overlay: bootstrap dial failed", "peer", pi.ID, "retry_in", backoff, "err", err)
 				wait = backoff

@@ -6,7 +6,6 @@ import (
 
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p/core/discovery"
-	"github.com/libp2p/go-libp2p/core/network"
 	drouting "github.com/libp2p/go-libp2p/p2p/discovery/routing"
 )
 
@@ -93,7 +92,7 @@ func (o *Overlay) findOnce(rd *drouting.RoutingDiscovery, sem chan struct{}) {
 		return
 	}
 	for pi := range found {
-		if pi.ID != o.id && len(pi.Addrs) > 0 && o.host.Network().Connectedness(pi.ID) != network.Connected {
+		if pi.ID != o.id && len(pi.Addrs) > 0 && !o.Connected(pi.ID) {
 			o.connectAsync(sem, pi, FoundDHT)
 		}
 	}

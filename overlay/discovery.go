@@ -51,16 +51,22 @@ func (o *Overlay) connect(pi peer.AddrInfo, via string) error {
 // connectAsync dials pi in the background, at most maxParallelDial at once.
 func (o *Overlay) connectAsync(sem chan struct{}, pi peer.AddrInfo, via string) {
 	o.spawn(func() {
-		select {
-		case sem <- struct{}{}:
-		case <-o.ctx.Done():
-			return
-		}
-		defer func() { <-sem }()
-		if err := o.connect(pi, via); err != nil {
+		if err := o.connectBounded(sem, pi, via); err != nil {
 			o.log.Debug("overlay: dial failed", "peer", pi.ID, "via", via, "err", err)
 		}
 	})
+}
+
+// connectBounded takes a dial slot of sem (or gives up at shutdown) and
+// dials pi once.
+func (o *Overlay) connectBounded(sem chan struct{}, pi peer.AddrInfo, via string) error {
+	select {
+	case sem <- struct{}{}:
+	case <-o.ctx.Done():
+		return o.ctx.Err()
+	}
+	defer func() { <-sem }()
+	return o.connect(pi, via)
 }
 
 // redialStored dials the peers remembered from earlier runs, so a

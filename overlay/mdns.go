@@ -74,7 +74,7 @@ func (n *mdnsNotifee) dialLoop(pi peer.AddrInfo) {
 	defer n.done(pi.ID)
 	wait := mdnsRetryFirst
 	for attempt := 1; ; attempt++ {
-		err := n.dialOnce(pi)
+		err := n.o.connectBounded(n.sem, pi, FoundMDNS)
 		if err == nil {
 			return
 		}
@@ -88,26 +88,11 @@ func (n *mdnsNotifee) dialLoop(pi peer.AddrInfo) {
 				"peer", pi.ID, "attempts", attempt, "err", err)
 			return
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-n.o.ctx.Done():
-			t.Stop()
+		if !n.o.sleep(wait) {
 			return
 		}
 		wait = min(2*wait, mdnsRetryMax)
 	}
-}
-
-// dialOnce takes a dial slot and dials pi once.
-func (n *mdnsNotifee) dialOnce(pi peer.AddrInfo) error {
-	select {
-	case n.sem <- struct{}{}:
-	case <-n.o.ctx.Done():
-		return n.o.ctx.Err()
-	}
-	defer func() { <-n.sem }()
-	return n.o.connect(pi, FoundMDNS)
 }
 
 func (n *mdnsNotifee) done(id peer.ID) {

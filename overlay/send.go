@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p-pubsub"
-	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -98,7 +97,7 @@ func (o *Overlay) directBudget(ctx context.Context) time.Duration {
 // dial connects to p unless already connected, using the peerstore and, on
 // a routed host, the DHT.
 func (o *Overlay) dial(ctx context.Context, p peer.ID) error {
-	if o.host.Network().Connectedness(p) == network.Connected {
+	if o.Connected(p) {
 		return nil
 	}
 	if err := o.host.Connect(ctx, peer.AddrInfo{ID: p}); err != nil {
