@@ -186,11 +186,22 @@ func (b *Bridge) flushAcks(ctx context.Context) {
 // other components).
 func (b *Bridge) goIfRunning(f func()) bool {
 	b.mu.Lock()
-	defer b.mu.Unlock()
+	ok := b.enterLocked()
+	b.mu.Unlock()
+	if ok {
+		go func() { defer b.wg.Done(); f() }()
+	}
+	return ok
+}
+
+// enterLocked counts one more piece of work in wg, which Shutdown waits
+// for, if the bridge has started and not stopped; mu is held. The caller
+// calls wg.Done when the work is over.
+func (b *Bridge) enterLocked() bool {
 	if b.cancel == nil || b.stopped {
 		return false
 	}
-	b.spawn(f)
+	b.wg.Add(1)
 	return true
 }
 
@@ -203,14 +214,12 @@ func (b *Bridge) spawn(f func()) {
 // has stopped (for callbacks from timers).
 func (b *Bridge) running(f func()) {
 	b.mu.Lock()
-	if b.stopped {
-		b.mu.Unlock()
-		return
-	}
-	b.wg.Add(1)
+	ok := b.enterLocked()
 	b.mu.Unlock()
-	defer b.wg.Done()
-	f()
+	if ok {
+		defer b.wg.Done()
+		f()
+	}
 }
 
 // contextsLoop starts per-context loops for contexts as they appear.

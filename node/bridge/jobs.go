@@ -120,8 +120,9 @@ func errOr(err error, msg string) string {
 // answered takes one of our messages out of the outbox because its
 // recipient refused it (an error reply). ok is false when there is nothing
 // to do: the answer comes from someone else than the recipient (counted
-// as strange) or the message had already left the outbox (a duplicate).
-func (b *Bridge) answered(ctx context.Context, from peer.ID, ref, strange string) (uint64, string, *model.Message, bool, error) {
+// as error_from_stranger) or the message had already left the outbox (a
+// duplicate).
+func (b *Bridge) answered(ctx context.Context, from peer.ID, ref string) (uint64, string, *model.Message, bool, error) {
 	ctxID, key, err := parseRef(ref)
 	if err != nil {
 		return 0, "", nil, false, err
@@ -132,7 +133,7 @@ func (b *Bridge) answered(ctx context.Context, from peer.ID, ref, strange string
 		return 0, "", nil, false, err
 	}
 	if m.Dst != "" && m.Dst != from.String() {
-		b.stats.add(b.stats.rejected, strange)
+		b.stats.add(b.stats.rejected, "error_from_stranger")
 		return 0, "", nil, false, nil
 	}
 	removed, err := b.st.OutboxRemove(ctx, ctxID, key)
@@ -171,7 +172,7 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 
 // onRefused ends one of our messages that the recipient refused.
 func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error {
-	ctxID, key, m, ok, err := b.answered(ctx, from, p.AckOf, "error_from_stranger")
+	ctxID, key, m, ok, err := b.answered(ctx, from, p.AckOf)
 	if !ok {
 		return err
 	}

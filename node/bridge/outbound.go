@@ -195,17 +195,16 @@ func (b *Bridge) inPlace(ctxID uint64, key string, send func() error) {
 }
 
 // claimSend marks a send of outbox entry key as under way and counts it
-// among the bridge's goroutines; ok is false when one is under way already
-// or the bridge has stopped. release undoes both.
+// among the bridge's work (enterLocked); ok is false when one is under
+// way already or the bridge is not running. release undoes both.
 func (b *Bridge) claimSend(ctxID uint64, key string) (release func(), ok bool) {
 	ik := strconv.FormatUint(ctxID, 10) + "/" + key
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.inflight[ik] || b.stopped {
+	if b.inflight[ik] || !b.enterLocked() {
 		return nil, false
 	}
 	b.inflight[ik] = true
-	b.wg.Add(1)
 	return func() {
 		b.mu.Lock()
 		delete(b.inflight, ik)
