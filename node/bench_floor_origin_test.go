@@ -19,6 +19,7 @@ import (
 	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/overlay/overlaybench"
 )
 
 // floorAgent is one side: an envelope identity, a bare libp2p host built
@@ -49,27 +50,9 @@ func newFloorAgent(b *testing.B, ctx context.Context, self, other string) *floor
 	}
 	a := &floorAgent{id: id, h: h, ver: &envelope.Verifier{Self: id}}
 	a.rdb = testredis.Start(b).Client(b, floorCtxDB)
-	a.in, a.out = floorJoin(b, ps, "floor/"+self, "floor/"+other)
-	a.rawIn, a.rawOut = floorJoin(b, ps, "raw/"+self, "raw/"+other)
+	a.in, a.out = overlaybench.Join(b, ps, "floor/"+self, "floor/"+other)
+	a.rawIn, a.rawOut = overlaybench.Join(b, ps, "raw/"+self, "raw/"+other)
 	return a
-}
-
-// floorJoin subscribes to sub and joins pub.
-func floorJoin(b *testing.B, ps *pubsub.PubSub, sub, pub string) (*pubsub.Subscription, *pubsub.Topic) {
-	b.Helper()
-	ts, err := ps.Join(sub)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := ts.Subscribe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	tp, err := ps.Join(pub)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s, tp
 }
 
 // floorConnect connects a to c and waits until each sees the other on both

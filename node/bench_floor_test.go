@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/overlay/overlaybench"
 )
 
 const (
 	floorCtxDB   = 1                // context DB on each agent's redis-server
 	floorCtxID   = 1                // context id carried in the envelopes
 	floorActorID = "7"              // alice's actor id in bob's actors hash
-	floorRawSize = 1 << 10          // raw baseline payload, as in overlay's
 	floorWarmup  = 5                // unmeasured round trips of each kind
 	floorTimeout = 10 * time.Second // bound on any single wait
 )
@@ -94,7 +95,7 @@ func newFloorBench(b *testing.B) *floorBench {
 	t.prepare(b, ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { t.serve(ctx) })
-	wg.Go(func() { floorEcho(ctx, bob) })
+	wg.Go(func() { overlaybench.Echo(ctx, bob.rawIn, bob.rawOut) })
 	b.Cleanup(func() { cancel(); wg.Wait() }) // runs before hosts and redis stop
 	return &floorBench{ctx: ctx, alice: alice, bob: t}
 }
@@ -123,30 +124,16 @@ func (f *floorBench) iteration(b *testing.B, n int) floorSample {
 		origin: origin, crypto: crypto + ts.crypto}
 }
 
-// rawRoundTrip publishes 1 KiB to bob's raw topic and waits for the echo.
+// rawRoundTrip publishes 1 KiB to bob's raw topic and waits for the echo
+// (overlaybench's raw baseline, on the floor's hosts).
 func (f *floorBench) rawRoundTrip(b *testing.B) time.Duration {
 	ctx, cancel := context.WithTimeout(f.ctx, floorTimeout)
 	defer cancel()
-	t0 := time.Now()
-	if err := f.alice.rawOut.Publish(ctx, make([]byte, floorRawSize)); err != nil {
+	d, err := overlaybench.RoundTrip(ctx, f.alice.rawOut, f.alice.rawIn)
+	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := f.alice.rawIn.Next(ctx); err != nil {
-		b.Fatalf("raw echo: %v", err)
-	}
-	return time.Since(t0)
-}
-
-// floorEcho is the raw baseline's responder: it echoes every message on
-// a's raw topic to the peer's.
-func floorEcho(ctx context.Context, a *floorAgent) {
-	for {
-		m, err := a.rawIn.Next(ctx)
-		if err != nil {
-			return
-		}
-		_ = a.rawOut.Publish(ctx, slices.Clone(m.Data))
-	}
+	return d
 }
 
 // floorSamples collects the measured iterations.

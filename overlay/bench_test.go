@@ -20,7 +20,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-const benchPayload = 1 << 10
+const benchPayload = overlaybench.RawSize
 
 // benchAgent starts an overlay on its own redis-server, stopped at the end.
 func benchAgent(b *testing.B, st *store.Store, cfg overlay.Config) *overlay.Overlay {
@@ -74,28 +74,9 @@ func BenchmarkSendRoundTrip(b *testing.B) {
 func BenchmarkRawPubsubRoundTrip(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h1, t1, s1 := overlaybench.RawNode(b, ctx, "a", "b")
-	h2, t2, s2 := overlaybench.RawNode(b, ctx, "b", "a")
-	if err := h1.Connect(ctx, peer.AddrInfo{ID: h2.ID(), Addrs: h2.Addrs()}); err != nil {
-		b.Fatal(err)
-	}
-	for !slices.Contains(t1.ListPeers(), h2.ID()) || !slices.Contains(t2.ListPeers(), h1.ID()) {
-		time.Sleep(time.Millisecond)
-	}
-	go func() {
-		for {
-			m, err := s2.Next(ctx)
-			if err != nil {
-				return
-			}
-			_ = t2.Publish(ctx, slices.Clone(m.Data))
-		}
-	}()
+	pair := overlaybench.NewRawPair(b, ctx)
 	roundTrip := func() {
-		if err := t1.Publish(ctx, make([]byte, benchPayload)); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s1.Next(ctx); err != nil {
+		if _, err := pair.RoundTrip(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,16 +2,27 @@ package overlaybench
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/libp2p/go-libp2p"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// RawNode is the raw baseline's half: a bare host on 127.0.0.1 with
-// default gossipsub, subscribed to topic sub and joined to topic pub. The
-// host closes at tb's cleanup.
+// RawSize is the raw baseline's message: 1 KiB.
+const RawSize = 1 << 10
+
+// The raw baseline: a gossipsub request/response between two bare hosts
+// with default gossipsub, over two topics, one host echoing what the
+// other publishes. The overlay's BenchmarkRawPubsubRoundTrip measures it
+// on its own; the node benchmarks run it interleaved with theirs.
+
+// RawNode is one of the baseline's bare hosts on 127.0.0.1, subscribed to
+// topic sub and joined to topic pub. The host closes at tb's cleanup.
 func RawNode(tb testing.TB, ctx context.Context, sub, pub string) (host.Host, *pubsub.Topic, *pubsub.Subscription) {
 	tb.Helper()
 	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
@@ -23,6 +34,13 @@ func RawNode(tb testing.TB, ctx context.Context, sub, pub string) (host.Host, *p
 	if err != nil {
 		tb.Fatal(err)
 	}
+	in, out := Join(tb, ps, sub, pub)
+	return h, out, in
+}
+
+// Join subscribes to topic sub and joins topic pub on ps.
+func Join(tb testing.TB, ps *pubsub.PubSub, sub, pub string) (*pubsub.Subscription, *pubsub.Topic) {
+	tb.Helper()
 	ts, err := ps.Join(sub)
 	if err != nil {
 		tb.Fatal(err)
@@ -35,5 +53,60 @@ func RawNode(tb testing.TB, ctx context.Context, sub, pub string) (host.Host, *p
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return h, tp, s
+	return s, tp
+}
+
+// Echo publishes every message from in on out, until ctx ends.
+func Echo(ctx context.Context, in *pubsub.Subscription, out *pubsub.Topic) {
+	for {
+		m, err := in.Next(ctx)
+		if err != nil {
+			return
+		}
+		_ = out.Publish(ctx, slices.Clone(m.Data)) // a fresh slice: Publish keeps it
+	}
+}
+
+// RoundTrip publishes RawSize bytes on out and waits for the echo on in.
+func RoundTrip(ctx context.Context, out *pubsub.Topic, in *pubsub.Subscription) (time.Duration, error) {
+	start := time.Now()
+	if err := out.Publish(ctx, make([]byte, RawSize)); err != nil {
+		return 0, err
+	}
+	if _, err := in.Next(ctx); err != nil {
+		return 0, fmt.Errorf("raw echo: %w", err)
+	}
+	return time.Since(start), nil
+}
+
+// RawPair is the baseline's two hosts, connected, the second echoing.
+type RawPair struct {
+	out *pubsub.Topic
+	in  *pubsub.Subscription
+}
+
+// NewRawPair starts the pair and waits (up to 10 s) until each host is a
+// topic peer of the other; everything stops when ctx ends and at tb's
+// cleanup.
+func NewRawPair(tb testing.TB, ctx context.Context) *RawPair {
+	tb.Helper()
+	h1, out, in := RawNode(tb, ctx, "raw/a", "raw/b")
+	h2, echoOut, echoIn := RawNode(tb, ctx, "raw/b", "raw/a")
+	if err := h1.Connect(ctx, peer.AddrInfo{ID: h2.ID(), Addrs: h2.Addrs()}); err != nil {
+		tb.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(out.ListPeers(), h2.ID()) ||
+		!slices.Contains(echoOut.ListPeers(), h1.ID()); {
+		if time.Now().After(deadline) {
+			tb.Fatal("raw pair: the hosts did not see each other on their topics in 10 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	go Echo(ctx, echoIn, echoOut)
+	return &RawPair{out: out, in: in}
+}
+
+// RoundTrip is one request/response of the pair.
+func (p *RawPair) RoundTrip(ctx context.Context) (time.Duration, error) {
+	return RoundTrip(ctx, p.out, p.in)
 }
