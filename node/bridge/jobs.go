@@ -79,17 +79,17 @@ func (b *Bridge) accept(ctx context.Context, from peer.ID, target uint64, p *pay
 // (Config.Offer).
 func (b *Bridge) materialize(ctx context.Context, target uint64, from peer.ID, p *payload,
 	m *model.Message, j *model.RunnerJob) (string, bool, error) {
-	var spec store.ClaimSpec
+	var spec *store.ClaimSpec // nil: no claim
 	var hand func(*store.Claim, error)
-	ok := false
 	if b.cfg.Offer != nil {
-		spec, hand, ok = b.cfg.Offer(target)
+		if s, h, ok := b.cfg.Offer(target); ok {
+			spec, hand = &s, h
+		}
 	}
-	if !ok {
-		return b.st.Materialize(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j)
+	key, created, cl, claimErr, err := b.st.MaterializeAndClaim(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
+	if hand != nil {
+		hand(cl, claimErr)
 	}
-	key, created, cl, claimErr, err := b.st.MaterializeAndClaim(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j, &spec)
-	hand(cl, claimErr)
 	return key, created, err
 }
 
