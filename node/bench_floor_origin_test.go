@@ -49,7 +49,7 @@ func newFloorAgent(b *testing.B, ctx context.Context, self, other string) *floor
 		b.Fatal(err)
 	}
 	a := &floorAgent{id: id, h: h, ver: &envelope.Verifier{Self: id}}
-	a.rdb = testredis.Start(b).Client(b, floorCtxDB)
+	a.rdb = testredis.Start(b, testredis.Options{Socket: true}).Client(b, floorCtxDB)
 	a.in, a.out = overlaybench.Join(b, ps, "floor/"+self, "floor/"+other)
 	a.rawIn, a.rawOut = overlaybench.Join(b, ps, "raw/"+self, "raw/"+other)
 	return a

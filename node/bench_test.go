@@ -46,10 +46,11 @@ func interleaved(b *testing.B, ours func() time.Duration) {
 }
 
 // benchPair starts bob, and alice bootstrapped from him, with alice an
-// executor of bob's context 2.
+// executor of bob's context 2. Each reaches its redis-server over a unix
+// socket, as an agent on its embedded store does (the default).
 func benchPair(b *testing.B) (alice, bob *agent) {
-	bob = startAgent(b, agentOpts{})
-	alice = startAgent(b, agentOpts{bootstrap: []string{bob.addr(b)}})
+	bob = startAgent(b, agentOpts{unixRedis: true})
+	alice = startAgent(b, agentOpts{unixRedis: true, bootstrap: []string{bob.addr(b)}})
 	grantExecutor(b, bob, 2, alice.peerID())
 	return alice, bob
 }

@@ -33,12 +33,17 @@ type agentOpts struct {
 	executors map[string][]string // extra script types (config executors)
 	ackAfter  time.Duration       // bus.timeout_ack (default 500ms)
 	grace     time.Duration       // runner.drain_grace (default 30s)
+	unixRedis bool                // reach redis over a unix socket, as the embedded store does
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
 	t.Helper()
 	if o.redis == nil {
-		o.redis = testredis.Start(t)
+		o.redis = testredis.Start(t, testredis.Options{Socket: o.unixRedis})
+	}
+	redisURL := o.redis.URL
+	if o.unixRedis {
+		redisURL = o.redis.SocketURL
 	}
 	if o.dir == "" {
 		// short path: unix socket paths are limited to 108 bytes
@@ -53,7 +58,7 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		}
 	}
 	f := false
-	cfg := &config.Config{DataDir: o.dir, Roles: o.roles, Redis: config.Redis{URL: o.redis.URL},
+	cfg := &config.Config{DataDir: o.dir, Roles: o.roles, Redis: config.Redis{URL: redisURL},
 		API: config.API{Listen: map[bool]string{true: "127.0.0.1:0", false: "off"}[o.tcpAPI]},
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: o.bootstrap,
 			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond},

@@ -31,6 +31,10 @@ type Received struct {
 // accepted (and, on the relay topic, forwarded). from is the author. What
 // it returns beside an accept (its parsed form of data, say) reaches the
 // reader as Received.Checked, so nothing is parsed or verified twice.
+//
+// It runs inline in one of gossipsub's few validation workers, which also
+// check presence: it must answer in bounded time (CPU work, or I/O under a
+// short deadline, answering ValidationIgnore when that runs out).
 type InboxValidator func(ctx context.Context, from peer.ID, data []byte) (ValidationResult, any)
 
 // SetInboxValidator installs v for payloads addressed to this agent on the

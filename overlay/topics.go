@@ -23,7 +23,10 @@ var topicPattern = regexp.MustCompile(`^hyphae/1/(presence|relay|inbox/[1-9A-HJ-
 func InboxTopic(p peer.ID) string { return inboxPrefix + p.String() }
 
 // joinTopics joins presence, relay and our own inbox and registers their
-// validators.
+// validators, inline: they run in gossipsub's validation workers, right
+// after its signature check, rather than in a goroutine of their own each
+// (one hand-off less per message). So they must not block for long; see
+// InboxValidator.
 func (o *Overlay) joinTopics() error {
 	vals := []struct {
 		name string
@@ -35,7 +38,7 @@ func (o *Overlay) joinTopics() error {
 		{InboxTopic(o.id), o.validateInbox, &o.inbox},
 	}
 	for _, v := range vals {
-		if err := o.ps.RegisterTopicValidator(v.name, v.val); err != nil {
+		if err := o.ps.RegisterTopicValidator(v.name, v.val, pubsub.WithValidatorInline(true)); err != nil {
 			return fmt.Errorf("validator for %s: %w", v.name, err)
 		}
 		t, err := o.ps.Join(v.name)

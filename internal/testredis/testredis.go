@@ -25,6 +25,9 @@ type Server struct {
 	Addr string // 127.0.0.1:port
 	Dir  string // its working directory (AOF/RDB live here)
 	URL  string // redis://127.0.0.1:port
+	// SocketURL is unix://<socket> when Options.Socket asked for a unix
+	// socket too (as the agent's embedded store uses), else empty.
+	SocketURL string
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd // guarded by mu
@@ -38,6 +41,7 @@ type Options struct {
 	Databases int  // default 64
 	AOF       bool // appendonly yes
 	Dir       string
+	Socket    bool // also listen on a unix socket (Server.SocketURL)
 }
 
 // Binary returns the redis-server path or skips the test when absent.
@@ -86,6 +90,14 @@ func (s *Server) start(port int, o Options) error {
 	}
 	if o.AOF {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	}
+	if o.Socket {
+		sock, err := s.socketPath()
+		if err != nil {
+			return err
+		}
+		args = append(args, "--unixsocket", sock, "--unixsocketperm", "700")
+		s.SocketURL = "unix://" + sock
 	}
 	cmd := exec.Command(s.bin, args...)
 	cmd.SysProcAttr = procAttr()
@@ -136,9 +148,14 @@ func waitReady(addr string, exit chan struct{}) error {
 	return fmt.Errorf("redis-server on %s not ready in 10s", addr)
 }
 
-// Client returns a go-redis client on db, closed at test end.
+// Client returns a go-redis client on db, closed at test end; it connects
+// over the unix socket when the server has one (Options.Socket).
 func (s *Server) Client(tb testing.TB, db int) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, DB: db})
+	o := &redis.Options{Addr: s.Addr, DB: db}
+	if sock, ok := strings.CutPrefix(s.SocketURL, "unix://"); ok {
+		o.Network, o.Addr = "unix", sock
+	}
+	c := redis.NewClient(o)
 	tb.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -212,4 +229,14 @@ func tail(path string) string {
 		b = b[len(b)-500:]
 	}
 	return string(b)
+}
+
+// socketPath is where the unix socket goes: in the server's dir, which must
+// be short enough for a socket path (108 bytes on Linux).
+func (s *Server) socketPath() (string, error) {
+	p := filepath.Join(s.Dir, "redis.sock")
+	if len(p) >= 104 {
+		return "", fmt.Errorf("testredis: socket path %q too long; pass a shorter Options.Dir", p)
+	}
+	return p, nil
 }

@@ -85,6 +85,7 @@ type Bridge struct {
 	sent   *sentJobs     // writes under way, and where sent jobs went
 	early  *earlyResults // results sent ahead of their records
 	actors actorIDs      // local actor ids of senders
+	names  peerNames     // peer IDs' text forms
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -311,7 +312,7 @@ func (b *Bridge) unacked(ctx context.Context) (total, live int64) {
 		}
 		total, live = total+n, live+n-int64(len(dsts))
 		for _, dst := range dsts {
-			if p, err := peer.Decode(dst); err == nil && b.tr.Connected(p) {
+			if p, err := b.names.decode(dst); err == nil && b.tr.Connected(p) {
 				live++
 			}
 		}

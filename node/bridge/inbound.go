@@ -19,11 +19,11 @@ import (
 func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) (pubsub.ValidationResult, any) {
 	env, err := b.ver.Check(data, from)
 	if err != nil {
-		b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
+		b.stats.reject(b.log, b.names.name(from), envelope.Reason(err), err)
 		return pubsub.ValidationReject, nil
 	}
 	if env.To != b.self { // sealed to someone else: ignored, not punished
-		b.stats.reject(b.log, from.String(), "not_for_me", nil)
+		b.stats.reject(b.log, b.names.name(from), "not_for_me", nil)
 		return pubsub.ValidationIgnore, nil
 	}
 	fresh, err := b.seenBefore(ctx, env)
@@ -32,18 +32,25 @@ func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) (pubsu
 		b.log.Warn("bridge: replay check", "err", err)
 		return pubsub.ValidationIgnore, nil
 	case !fresh: // a replay: rejected, and the sender's score drops
-		b.stats.reject(b.log, from.String(), "replay", nil)
+		b.stats.reject(b.log, b.names.name(from), "replay", nil)
 		return pubsub.ValidationReject, nil
 	}
 	return pubsub.ValidationAccept, env // receive needs not check it again
 }
 
+// replayCheckTimeout bounds seenBefore's Redis check: the validator runs
+// in one of gossipsub's validation workers (see overlay.InboxValidator).
+// An envelope it cannot judge in time is ignored; its sender resends.
+const replayCheckTimeout = 250 * time.Millisecond
+
 // seenBefore reports whether env is new: from memory when that suffices,
-// else from Redis (see replays).
+// else from Redis (see replays), within replayCheckTimeout.
 func (b *Bridge) seenBefore(ctx context.Context, env *envelope.Envelope) (bool, error) {
 	if fresh, ok := b.replay.fresh(env); ok {
 		return fresh, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, replayCheckTimeout)
+	defer cancel()
 	fresh, err := b.st.MarkSeen(ctx, env.ReplayKey(), b.replayTTL())
 	if err == nil && fresh {
 		b.replay.remember(env)
@@ -80,18 +87,18 @@ func (b *Bridge) receive(r overlay.Received) {
 	if env == nil {
 		var err error
 		if env, err = b.ver.Check(r.Data, from); err != nil {
-			b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
+			b.stats.reject(b.log, b.names.name(from), envelope.Reason(err), err)
 			return
 		}
 	}
 	plain, err := b.ver.Open(env)
 	if err != nil {
-		b.stats.reject(b.log, from.String(), envelope.Reason(err), err)
+		b.stats.reject(b.log, b.names.name(from), envelope.Reason(err), err)
 		return
 	}
 	p, err := decodePayload(plain)
 	if err != nil {
-		b.stats.reject(b.log, from.String(), "bad_payload", err)
+		b.stats.reject(b.log, b.names.name(from), "bad_payload", err)
 		return
 	}
 	b.stats.add(b.stats.received, env.Type.String())
@@ -115,11 +122,11 @@ func (b *Bridge) handle(ctx context.Context, from peer.ID, typ envelope.Type, ta
 	case envelope.TypeChat, envelope.TypeMail:
 		err = b.onMail(ctx, from, target, typ, p)
 	default:
-		b.stats.reject(b.log, from.String(), "unhandled_type", nil)
+		b.stats.reject(b.log, b.names.name(from), "unhandled_type", nil)
 		return
 	}
 	if err != nil && ctx.Err() == nil {
-		b.log.Warn("bridge: handling message", "from", from.String(), "type", typ.String(), "err", err)
+		b.log.Warn("bridge: handling message", "from", b.names.name(from), "type", typ.String(), "err", err)
 	}
 	b.piggybacked(ctx, from, p.Acks)
 }
@@ -128,12 +135,12 @@ func (b *Bridge) handle(ctx context.Context, from peer.ID, typ envelope.Type, ta
 // after the message itself.
 func (b *Bridge) piggybacked(ctx context.Context, from peer.ID, refs []string) {
 	if len(refs) > maxPiggyback {
-		b.stats.reject(b.log, from.String(), "too_many_acks", nil)
+		b.stats.reject(b.log, b.names.name(from), "too_many_acks", nil)
 		refs = refs[:maxPiggyback]
 	}
 	for _, ref := range refs {
 		if err := b.onAck(ctx, from, &payload{AckOf: ref}); err != nil && ctx.Err() == nil {
-			b.log.Debug("bridge: piggybacked ack", "from", from.String(), "ref", ref, "err", err)
+			b.log.Debug("bridge: piggybacked ack", "from", b.names.name(from), "ref", ref, "err", err)
 		}
 	}
 }
@@ -142,6 +149,6 @@ func (b *Bridge) piggybacked(ctx context.Context, from peer.ID, refs []string) {
 func (b *Bridge) reply(ctx context.Context, to peer.ID, typ envelope.Type, target uint64, ref, reason string) {
 	p := &payload{AckOf: ref, Error: reason}
 	if err := b.deliver(ctx, to, typ, target, 0, p); err != nil && ctx.Err() == nil {
-		b.log.Debug("bridge: reply", "to", to.String(), "type", typ.String(), "err", err)
+		b.log.Debug("bridge: reply", "to", b.names.name(to), "type", typ.String(), "err", err)
 	}
 }

@@ -26,14 +26,14 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err := b.st.CheckContextID(target); err != nil {
 		return refuse("context %d: %v", target, err)
 	}
-	caller, cached, err := b.actors.of(ctx, b.st, from.String())
+	caller, cached, err := b.actors.of(ctx, b.st, b.names.name(from))
 	if err != nil {
 		if errors.Is(err, store.ErrDenied) {
 			return refuse("refused by %s: %v", b.self, err)
 		}
 		return err // store trouble: no reply, the sender will resend
 	}
-	src, err := model.JobFromHash("job from "+from.String(), p.Job)
+	src, err := model.JobFromHash("job from "+b.names.name(from), p.Job)
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
 		return refuse("malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
 	}
@@ -49,8 +49,8 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 		ack()
 		return nil
 	}
-	b.log.Info("bridge: accepted job", "from", from.String(), "context", target, "job", key, "type", j.ScriptType)
-	b.acks.later(from.String(), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
+	b.log.Info("bridge: accepted job", "from", b.names.name(from), "context", target, "job", key, "type", j.ScriptType)
+	b.acks.later(b.names.name(from), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
 }
 
@@ -64,8 +64,8 @@ func (b *Bridge) accept(ctx context.Context, from peer.ID, target uint64, p *pay
 	if !errors.Is(err, store.ErrDenied) || !cached {
 		return j, key, created, err
 	}
-	b.actors.forget(from.String())
-	again, _, aerr := b.actors.of(ctx, b.st, from.String())
+	b.actors.forget(b.names.name(from))
+	again, _, aerr := b.actors.of(ctx, b.st, b.names.name(from))
 	if aerr != nil || again == caller {
 		return j, key, created, err
 	}
@@ -86,7 +86,7 @@ func (b *Bridge) materialize(ctx context.Context, target uint64, from peer.ID, p
 			spec, hand = &s, h
 		}
 	}
-	key, created, cl, claimErr, err := b.st.MaterializeAndClaim(ctx, target, from.String(), p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
+	key, created, cl, claimErr, err := b.st.MaterializeAndClaim(ctx, target, b.names.name(from), p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
 	if hand != nil {
 		hand(cl, claimErr)
 	}
@@ -97,12 +97,12 @@ func (b *Bridge) materialize(ctx context.Context, target uint64, from peer.ID, p
 func (b *Bridge) localCopies(caller, target uint64, from peer.ID, src *model.RunnerJob, p *payload) (*model.RunnerJob, *model.Message) {
 	j := &model.RunnerJob{CallerID: caller, ContextID: target, Name: src.Name, Script: src.Script,
 		ScriptType: src.ScriptType, Timeout: src.Timeout, Retries: src.Retries, EnvVars: src.EnvVars,
-		Status: model.JobDispatched, Attempt: 1, Runner: b.self.String(),
-		Extra: model.Hash{"origin_peer": from.String(), "origin_context": strconv.FormatUint(p.OriginCtx, 10),
+		Status: model.JobDispatched, Attempt: 1, Runner: b.names.name(b.self),
+		Extra: model.Hash{"origin_peer": b.names.name(from), "origin_context": strconv.FormatUint(p.OriginCtx, 10),
 			"origin_job": p.OriginJob, "origin_attempt": strconv.FormatInt(p.Attempt, 10), "origin_ref": p.Ref}}
 	m := &model.Message{CallerID: caller, ContextID: target, MessageType: model.MsgTypeJob,
-		Status: model.MsgAcknowledged, Dst: b.self.String(), Job: []*model.RunnerJob{j},
-		Extra: model.Hash{"from": from.String(), "origin_ref": p.Ref}}
+		Status: model.MsgAcknowledged, Dst: b.names.name(b.self), Job: []*model.RunnerJob{j},
+		Extra: model.Hash{"from": b.names.name(from), "origin_ref": p.Ref}}
 	if p.Message != nil {
 		m.Message = p.Message["message"]
 		m.MessageFormatType = p.Message["message_format_type"]
@@ -132,7 +132,7 @@ func (b *Bridge) answered(ctx context.Context, from peer.ID, ref string) (uint64
 	if err != nil {
 		return 0, "", nil, false, err
 	}
-	if m.Dst != "" && m.Dst != from.String() {
+	if m.Dst != "" && m.Dst != b.names.name(from) {
 		b.stats.add(b.stats.rejected, "error_from_stranger")
 		return 0, "", nil, false, nil
 	}
@@ -149,7 +149,7 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 		return err
 	}
 	b.sent.awaitMessage(ctx, ctxID, key) // an ack that overtook our write
-	out, err := b.st.AckMessage(ctx, ctxID, key, from.String())
+	out, err := b.st.AckMessage(ctx, ctxID, key, b.names.name(from))
 	switch {
 	case err != nil:
 		return err
@@ -177,7 +177,7 @@ func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error 
 		return err
 	}
 	reason := p.Error
-	b.log.Warn("bridge: message refused", "by", from.String(), "key", key, "reason", reason)
+	b.log.Warn("bridge: message refused", "by", b.names.name(from), "key", key, "reason", reason)
 	if m.Status.CanMoveTo(model.MsgError) {
 		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
 	}
@@ -191,7 +191,7 @@ func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error 
 // onStop stops a job that the sender started here, if it is the job's
 // caller or an admin of the context.
 func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *payload) error {
-	key, err := b.st.InboundJob(ctx, target, from.String(), p.OriginCtx, p.OriginJob)
+	key, err := b.st.InboundJob(ctx, target, b.names.name(from), p.OriginCtx, p.OriginJob)
 	if err != nil {
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "stop: no such job here")
 		return nil
@@ -200,8 +200,8 @@ func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *pay
 	if err != nil {
 		return err
 	}
-	actor, aerr := b.st.ActorByPubkey(ctx, from.String())
-	_, admErr := b.st.Authorize(ctx, target, from.String(), model.RoleAdmin)
+	actor, aerr := b.st.ActorByPubkey(ctx, b.names.name(from))
+	_, admErr := b.st.Authorize(ctx, target, b.names.name(from), model.RoleAdmin)
 	if aerr != nil || (actor.ID != j.CallerID && admErr != nil) {
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "stop refused: only the job's caller or an admin may stop it")
 		return nil
@@ -222,17 +222,17 @@ func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *pay
 // onMail stores a chat or mail message on the target context's msg_in,
 // once per (sender, ref).
 func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ envelope.Type, p *payload) error {
-	actor, err := b.st.Authorize(ctx, target, from.String(), model.RoleReader)
+	actor, err := b.st.Authorize(ctx, target, b.names.name(from), model.RoleReader)
 	if err != nil {
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, err.Error())
 		return nil
 	}
 	m := &model.Message{CallerID: actor.ID, ContextID: target, MessageType: model.MessageType(typ.String()),
-		Status: model.MsgProcessed, Extra: model.Hash{"from": from.String(), "origin_ref": p.Ref}}
+		Status: model.MsgProcessed, Extra: model.Hash{"from": b.names.name(from), "origin_ref": p.Ref}}
 	if p.Message != nil {
 		m.Message, m.MessageFormatType = p.Message["message"], p.Message["message_format_type"]
 	}
-	if _, err := b.st.ReceiveMessage(ctx, target, from.String(), p.Ref, m); err != nil {
+	if _, err := b.st.ReceiveMessage(ctx, target, b.names.name(from), p.Ref, m); err != nil {
 		return err // no ack: the sender resends
 	}
 	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "") // a resend is acked again, stored once

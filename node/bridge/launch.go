@@ -104,10 +104,10 @@ func (b *Bridge) plan(ctx context.Context, ctxID uint64, m *model.Message, job *
 		o.Next = time.Now().Add(time.Second)
 		return ""
 	}
-	o.Fields["sends"], o.Fields["dst"], o.Fields["error"] = strconv.Itoa(sends+1), dst.String(), ""
+	o.Fields["sends"], o.Fields["dst"], o.Fields["error"] = strconv.Itoa(sends+1), b.names.name(dst), ""
 	o.Next = time.Now().Add(b.backoff(m, sends))
-	if job != nil && job.Runner != dst.String() && !strings.HasPrefix(job.Runner, "runner:") {
-		job.Runner = dst.String() // record where the job went
+	if job != nil && job.Runner != b.names.name(dst) && !strings.HasPrefix(job.Runner, "runner:") {
+		job.Runner = b.names.name(dst) // record where the job went
 		if o.JobFields == nil {
 			o.Job, o.JobFields = store.JobKey(job.CallerID, job.ID), model.Hash{}
 		}

@@ -287,7 +287,7 @@ func (b *Bridge) deliver(ctx context.Context, dst peer.ID, typ envelope.Type, ta
 		b.spawn(func() { b.handle(b.ctx, b.self, typ, target, p) })
 		return nil
 	}
-	acks := b.acks.piggyback(dst.String())
+	acks := b.acks.piggyback(b.names.name(dst))
 	if len(acks) > 0 {
 		q := *p // p may be sealed again later (a retry), without these
 		q.Acks, p = refs(acks), &q

@@ -103,7 +103,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	if err != nil {
 		return err
 	}
-	if runner != from.String() && !strings.HasPrefix(runner, "runner:") {
+	if runner != b.names.name(from) && !strings.HasPrefix(runner, "runner:") {
 		// Not from the runner the job went to (it moved on, or a stranger,
 		// or no such job): ignored, but acknowledged so the sender stops
 		// resending.
@@ -121,7 +121,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	}
 	fields := (&model.RunnerJob{Result: res}).ToHash()
 	err = b.st.CompleteJob(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
-		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": from.String()})
+		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": b.names.name(from)})
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate: answered at once
@@ -137,7 +137,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	// The ack rides on our next message to the runner, or goes on its own
 	// after the ack delay (pendingAcks).
 	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "") }
-	b.acks.later(from.String(), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
+	b.acks.later(b.names.name(from), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
 }
 

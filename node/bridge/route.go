@@ -18,7 +18,7 @@ import (
 // empty result comes with the reason.
 func (b *Bridge) destination(ctx context.Context, ctxID uint64, m *model.Message) (peer.ID, string) {
 	if m.Dst != "" {
-		p, err := peer.Decode(m.Dst)
+		p, err := b.names.decode(m.Dst)
 		if err != nil {
 			return "", fmt.Sprintf("dst %q is not a peer ID", m.Dst)
 		}
@@ -39,13 +39,13 @@ func (b *Bridge) route(ctx context.Context, ctxID uint64, j *model.RunnerJob) (p
 			if err != nil {
 				return "", fmt.Sprintf("runner:%d: %v", id, err)
 			}
-			p, err := peer.Decode(rn.Pubkey)
+			p, err := b.names.decode(rn.Pubkey)
 			if err != nil {
 				return "", fmt.Sprintf("runner:%d has no valid pubkey", id)
 			}
 			return p, ""
 		}
-		p, err := peer.Decode(j.Runner)
+		p, err := b.names.decode(j.Runner)
 		if err != nil {
 			return "", fmt.Sprintf("runner %q is neither a peer ID nor runner:<id>", j.Runner)
 		}
@@ -61,13 +61,13 @@ func (b *Bridge) byType(ctx context.Context, typ string) (peer.ID, string) {
 	}
 	var cands []*model.Peer
 	for _, p := range peers {
-		if p.State == model.PeerUp && slices.Contains(p.ScriptTypes, typ) && p.PeerID != b.self.String() {
+		if p.State == model.PeerUp && slices.Contains(p.ScriptTypes, typ) && p.PeerID != b.names.name(b.self) {
 			cands = append(cands, p)
 		}
 	}
 	sort.SliceStable(cands, func(i, k int) bool { return loadRatio(cands[i]) < loadRatio(cands[k]) })
 	for _, c := range cands {
-		if id, err := peer.Decode(c.PeerID); err == nil {
+		if id, err := b.names.decode(c.PeerID); err == nil {
 			return id, ""
 		}
 	}
