@@ -8,9 +8,24 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
+// pubKeys caches PublicKey's answers: every message received costs one.
+var pubKeys = newBoundedCache[peer.ID, ed25519.PublicKey](1024)
+
 // PublicKey extracts the ed25519 public key inlined in an ed25519 peer ID.
-// Any other kind of peer ID gives an error wrapping ErrUnsupportedKey.
+// Any other kind of peer ID gives an error wrapping ErrUnsupportedKey. The
+// key may be shared with other callers: do not modify it.
 func PublicKey(p peer.ID) (ed25519.PublicKey, error) {
+	if k, ok := pubKeys.get(p); ok {
+		return k, nil
+	}
+	k, err := extractPublicKey(p)
+	if err == nil {
+		pubKeys.put(p, k)
+	}
+	return k, err
+}
+
+func extractPublicKey(p peer.ID) (ed25519.PublicKey, error) {
 	pk, err := p.ExtractPublicKey()
 	if err != nil {
 		return nil, fmt.Errorf("identity.PublicKey %q: %w: %w", p, ErrUnsupportedKey, err)
