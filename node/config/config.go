@@ -99,13 +99,22 @@ func Load(path string) (*Config, error) {
 	return Parse(b, path)
 }
 
-// Parse strictly decodes YAML; name labels errors.
+// Parse strictly decodes YAML; name labels errors. A config is one YAML
+// document: a second one (after "---") is an error, not silently ignored.
 func Parse(b []byte, name string) (*Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("config %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		line := more.Line
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+		return nil, fmt.Errorf("config %s: line %d: a second YAML document; a config is one document (remove the \"---\")", name, line)
 	}
 	return &c, nil
 }

@@ -35,6 +35,17 @@ func TestUnknownKeyIsAnErrorWithItsLine(t *testing.T) {
 	}
 }
 
+// A second YAML document would otherwise be ignored, unknown keys and all.
+func TestSecondDocumentIsAnError(t *testing.T) {
+	_, err := config.Parse([]byte("roles: [supervisor]\n---\nbogus: 1\n"), "h.yaml")
+	if err == nil || !strings.Contains(err.Error(), "second YAML document") || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err = %v, want an error naming the second document and its line", err)
+	}
+	if _, err := config.Parse([]byte("---\nroles: [runner]\n"), "h.yaml"); err != nil {
+		t.Fatalf("one document after a leading ---: %v", err)
+	}
+}
+
 func TestValidateNamesEachBadKey(t *testing.T) {
 	c, err := config.Parse([]byte(`
 roles: [runner, boss]
