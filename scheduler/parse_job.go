@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -99,7 +101,7 @@ func (p *parser) readScript(j *JobSpec, at *yaml.Node) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.dir, path)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readScriptFile(path)
 	if err != nil {
 		p.fail(at, j.Name, "script_file %q: %v", j.ScriptFile, unwrapPath(err))
 		return
@@ -109,6 +111,34 @@ func (p *parser) readScript(j *JobSpec, at *yaml.Node) {
 		return
 	}
 	j.Script = string(b)
+}
+
+// MaxScriptFile bounds a script_file's size.
+const MaxScriptFile = 1 << 20
+
+// readScriptFile reads a regular file of at most MaxScriptFile bytes: a
+// FIFO or a device (/dev/zero) would block the parse or never end.
+func readScriptFile(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxScriptFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxScriptFile {
+		return nil, fmt.Errorf("over %d bytes", MaxScriptFile)
+	}
+	return b, nil
 }
 
 func unwrapPath(err error) error {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,5 +208,27 @@ func TestValidateBuiltFile(t *testing.T) {
 	f.Jobs = append(f.Jobs, &scheduler.JobSpec{Name: "a", Type: "sh"})
 	if err := f.Validate(); err == nil {
 		t.Fatal("duplicate and scriptless job: want errors")
+	}
+}
+
+// A script_file that is a FIFO, a directory or too big is refused with
+// why, instead of blocking the parse or reading without end.
+func TestScriptFileMustBeARegularFileOfBoundedSize(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("#", scheduler.MaxScriptFile) + "\necho hi\n"
+	if err := os.WriteFile(filepath.Join(dir, "big.sh"), []byte(big), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{"fifo": "not a regular file", "sub": "not a regular file", "big.sh": "over 1048576 bytes"} {
+		_, _, err := scheduler.Parse([]byte("jobs:\n  a: {type: sh, script_file: "+file+"}\n"), "flow.yaml", dir)
+		if err == nil || !strings.Contains(err.Error(), `flow.yaml:2: job "a": script_file "`+file+`": `+want) {
+			t.Errorf("%s: %v, want %q", file, err, want)
+		}
 	}
 }

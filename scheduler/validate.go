@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -73,6 +74,7 @@ func didYouMean(n string, byName map[string]*JobSpec) string {
 	for k := range byName {
 		names = append(names, k)
 	}
+	sort.Strings(names) // ties go to the first name, whatever the map's order
 	if s := suggest(n, names); s != "" {
 		return " (did you mean \"" + s + "\"?)"
 	}
