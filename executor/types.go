@@ -17,6 +17,10 @@ import (
 // once; it measures the dispatch overhead.
 const NoopType = "noop"
 
+// BuiltinTypes are the script types a runner serves without configuration
+// (when their interpreter is installed).
+var BuiltinTypes = []string{NoopType, "sh", "bash", "python"}
+
 // interp says how to run one script type.
 type interp struct {
 	argv   []string // command line; "{file}" is the script path

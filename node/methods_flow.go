@@ -75,6 +75,13 @@ func (n *Node) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, e
 	if err != nil {
 		return nil, api.InvalidParams("file_content", "%v", err)
 	}
+	known, err := n.everKnownTypes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := scheduler.UnknownTypes(f, known); err != nil {
+		return nil, api.InvalidParams("file_content", "%v", err)
+	}
 	if p.Context != 0 {
 		f.Context = p.Context
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -53,6 +54,20 @@ func (n *Node) knownTypes() []string {
 	}
 	sort.Strings(types)
 	return slices.Compact(types)
+}
+
+// everKnownTypes is what a flow may name: the built-in types, this agent's
+// and every type a peer it knows (up or not) announced.
+func (n *Node) everKnownTypes(ctx context.Context) ([]string, error) {
+	types := append(append([]string{}, executor.BuiltinTypes...), n.scriptTypes()...)
+	peers, err := n.store.ListPeers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range peers {
+		types = append(types, p.ScriptTypes...)
+	}
+	return types, nil
 }
 
 func (n *Node) registerExtraMethods() {

@@ -26,8 +26,10 @@
 // self needs, cycles (named: "cycle: a -> b -> a", read "a needs b"),
 // empty scripts, script and script_file together, bad durations, and job
 // names that do not map to env var names are errors with file and line,
-// all reported at once. A script type no known runner serves is only a
-// warning (CheckTypes): runners come and go.
+// all reported at once. The agent's flow.create also refuses a script type
+// that is neither built in nor served by any agent it knows, up or not
+// (UnknownTypes); one that no runner up today serves is only a warning
+// (CheckTypes): runners come and go.
 //
 // # Running
 //

@@ -36,7 +36,12 @@ func newFlowRun(g *globals) *cobra.Command {
 		Short: "Create and start a flow; with --wait, follow it to the end",
 		Long: `Validate FILE, store it and start it. With --wait it prints each job's
 progress (stderr) and ends with the DAG and the result; the exit code is 0
-when the flow finished, 1 when it ended with an error.`,
+when the flow finished, 1 when it ended with an error.
+
+Validation refuses, with file and line, before anything runs: unknown keys,
+unknown or cyclic needs, bad values, and a script type that is neither built
+in (noop, sh, bash, python) nor served by any agent this one knows. A type
+that only agents not up right now serve is a warning.`,
 		Example: `  hyphae flow run configs/flows/diamond.yaml --wait
   hyphae flow run nightly.yaml --context 2 --wait --json`,
 		Args: cobra.ExactArgs(1),
