@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -230,12 +231,18 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// scriptTypeName is what a flow file accepts as a script type.
+var scriptTypeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+
 func (c *Config) validateMore() []error {
 	var errs []error
 	if c.Runner.Concurrency < 0 {
 		errs = append(errs, fmt.Errorf("runner.concurrency: %d must not be negative", c.Runner.Concurrency))
 	}
 	for t, argv := range c.Executors {
+		if !scriptTypeName.MatchString(t) {
+			errs = append(errs, fmt.Errorf("executors: script type %q: want letters, digits and . _ + - (a flow's type: must match it)", t))
+		}
 		if len(argv) == 0 {
 			errs = append(errs, fmt.Errorf("executors.%s: empty command line", t))
 		}

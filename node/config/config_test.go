@@ -53,14 +53,14 @@ log: {level: loud}
 redis: {url: "http://x"}
 api: {listen: "nope"}
 overlay: {bootstrap: ["/ip4/1.2.3.4/tcp/1"], listen: ["garbage"]}
-executors: {v: []}
+executors: {v: [], "my rust": [cargo]}
 `), "bad.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.Defaults()
 	err = c.Validate()
-	for _, want := range []string{"roles", "log.level", "redis.url", "api.listen", "overlay.bootstrap", "/p2p/", "overlay.listen", "executors.v"} {
+	for _, want := range []string{"roles", "log.level", "redis.url", "api.listen", "overlay.bootstrap", "/p2p/", "overlay.listen", "executors.v", `script type "my rust"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("validation error lacks %q: %v", want, err)
 		}
