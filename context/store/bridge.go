@@ -99,13 +99,22 @@ func (s *Store) RecordSeen(ctx context.Context, replayKeys []string, ttl time.Du
 // and records the dedupe mappings — unless the sender's ref was seen, then
 // it returns the existing local job key — once the job's caller is found
 // to hold executors or admins in the context (else {-1, what is missing}:
-// "context" or "role"; nothing is written).
+// "context" or "role"; nothing is written). With a runner given
+// (ARGV[4]), it claims the job for that runner instead of enqueueing it
+// when the job's queue is among the runner's (KEYS[11..]) and they are all
+// empty, as claimJob would have, taking this very job: started, on
+// processing:<runner>, leased for attempt 1. So no queue push wakes a loop
+// to find nothing.
 // KEYS[1] inbound:<sender>:<ref>, KEYS[2] inbound_job:<…>, KEYS[3] message
 // key, KEYS[4] msg_in, KEYS[5] job key, KEYS[6] queue:<type>, KEYS[7]
-// the context hash.
+// the context hash, KEYS[8] processing:<runner>, KEYS[9] leases, KEYS[10]
+// lease_owners, KEYS[11..] the runner's queues (none: no claim).
 // ARGV[1] TTL seconds of the mappings, ARGV[2] number of message field
-// pairs (n), ARGV[3] the caller's actor id, ARGV[4 .. 3+2n] message pairs,
-// the rest job pairs.
+// pairs (n), ARGV[3] the caller's actor id, ARGV[4] runner id ("" = no
+// claim), ARGV[5] lease expiry (unix ms), ARGV[6] now (unix s), ARGV[7 ..
+// 6+2n] message pairs, the rest job pairs.
+// Returns {1, job key, 1 when claimed else 0}, {0, existing job key} or
+// {-1, reason}.
 var materialize = redis.NewScript(`
 local prev = redis.call('GET', KEYS[1])
 if prev then return {0, prev} end
@@ -122,14 +131,32 @@ local function holds(list)
   return false
 end
 if not holds(ctx[1]) and not holds(ctx[2]) then return {-1, 'role'} end
+local function claimable()
+  if ARGV[4] == '' then return false end
+  local served = false
+  for i = 11, #KEYS do
+    if redis.call('LLEN', KEYS[i]) > 0 then return false end
+    if KEYS[i] == KEYS[6] then served = true end
+  end
+  return served
+end
 local n = tonumber(ARGV[2])
-redis.call('HSET', KEYS[3], unpack(ARGV, 4, 3 + 2 * n))
+redis.call('HSET', KEYS[3], unpack(ARGV, 7, 6 + 2 * n))
 redis.call('LPUSH', KEYS[4], KEYS[3])
-redis.call('HSET', KEYS[5], unpack(ARGV, 4 + 2 * n))
-redis.call('LPUSH', KEYS[6], KEYS[5])
+redis.call('HSET', KEYS[5], unpack(ARGV, 7 + 2 * n))
+local claimed = 0
+if claimable() then
+  redis.call('HSET', KEYS[5], 'attempt', '1', 'status', 'started', 'updated_at', ARGV[6])
+  redis.call('LPUSH', KEYS[8], KEYS[5])
+  redis.call('ZADD', KEYS[9], ARGV[5], KEYS[5])
+  redis.call('HSET', KEYS[10], KEYS[5], '1 ' .. ARGV[4])
+  claimed = 1
+else
+  redis.call('LPUSH', KEYS[6], KEYS[5])
+end
 redis.call('SET', KEYS[1], KEYS[5], 'EX', tonumber(ARGV[1]))
 redis.call('SET', KEYS[2], KEYS[5], 'EX', tonumber(ARGV[1]))
-return {1, KEYS[5]}
+return {1, KEYS[5], claimed}
 `)
 
 // InboundTTL is how long dedupe mappings of received messages live.
@@ -150,19 +177,23 @@ func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref strin
 	return key, created, err
 }
 
-// ClaimSpec asks MaterializeAndClaim to claim a job for a runner in the
-// same round trip, as ClaimJob would.
+// ClaimSpec asks MaterializeAndClaim to claim the job for a runner in the
+// same script, as ClaimJob would when the runner's queues are empty.
 type ClaimSpec struct {
 	RunnerID string
 	Types    []string // the runner's types, in the order to try
 	Lease    time.Duration
 }
 
-// MaterializeAndClaim is Materialize, followed in the same round trip (one
-// pipeline) by ClaimJob for the runner of spec when spec is not nil. The
-// claim takes the oldest job of the first non-empty queue, as any claim
-// does: usually the job just materialised. cl is nil when the queues were
-// empty (a refused job, say); claimErr is the claim's own failure.
+// MaterializeAndClaim is Materialize that, given spec, also claims the job
+// for spec's runner in the same script when the job's type is one of the
+// runner's and the runner's queues are empty: then the claim is this very
+// job, started and leased for attempt 1, as ClaimJob would have taken it,
+// and it was never on a queue. cl is nil when it was not claimed (a
+// backlog, a type the runner does not serve, a refused or resent job): the
+// job is then queued as by Materialize. claimErr is kept for callers that
+// tell the claim's failure apart; it is always nil now, the claim being
+// part of the one script.
 func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob, spec *ClaimSpec) (key string, created bool, cl *Claim, claimErr, err error) {
 	db, err := s.DB(ctxID)
@@ -178,38 +209,67 @@ func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, r
 	}
 	stamp(&m.CreatedAt, &m.UpdatedAt)
 	stamp(&j.CreatedAt, &j.UpdatedAt)
+	q := newMaterializeCall(ctxID, sender, ref, originCtx, originJob, m, j, spec)
+	res, err := materialize.Run(ctx, db, q.keys, q.args...).Slice()
+	if err != nil {
+		return "", false, nil, nil, scriptErr("store.Materialize", err)
+	}
+	key, created, err = materialized(ctxID, sender, j, res)
+	if err == nil && created && len(res) > 2 && res[2] == int64(1) {
+		cl = q.claim(key, j)
+	}
+	return key, created, cl, nil, err
+}
+
+// materializeCall is one run of the materialize script.
+type materializeCall struct {
+	keys     []string
+	args     []any
+	jobPairs []any
+	spec     *ClaimSpec
+	now      time.Time
+	expires  time.Time
+}
+
+func newMaterializeCall(ctxID uint64, sender, ref string, originCtx uint64, originJob string,
+	m *model.Message, j *model.RunnerJob, spec *ClaimSpec) materializeCall {
+	q := materializeCall{spec: spec, now: time.Now()}
 	mp, jp := pairs(m.ToHash()), pairs(j.ToHash())
-	args := append([]any{int64(InboundTTL / time.Second), len(mp) / 2, j.CallerID}, mp...)
-	args = append(args, jp...)
-	keys := []string{InboundKey(sender, ref), InboundJobKey(sender, originCtx, originJob),
-		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType), ContextKey(ctxID)}
-	var mat, claim *redis.Cmd
-	var q claimCall
-	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		mat = materialize.EvalSha(ctx, p, keys, args...)
-		if spec != nil {
-			q = newClaimCall(spec.RunnerID, spec.Types, spec.Lease, false)
-			claim = claimJob.EvalSha(ctx, p, q.keys, q.args...)
-		}
-		return nil
-	})
-	mat = orLoad(ctx, db, materialize, mat, keys, args...)
+	q.keys = []string{InboundKey(sender, ref), InboundJobKey(sender, originCtx, originJob),
+		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType), ContextKey(ctxID),
+		ProcessingKey(""), LeasesKey, LeaseOwnersKey}
+	runner := ""
 	if spec != nil {
-		claim = orLoad(ctx, db, claimJob, claim, q.keys, q.args...) // a claim that ran is kept: never two
-		if cl, claimErr = q.result(claim); claimErr != nil {
-			claimErr = fmt.Errorf("store.MaterializeAndClaim: %w", claimErr)
+		runner, q.expires = spec.RunnerID, q.now.Add(spec.Lease)
+		q.keys[7] = ProcessingKey(spec.RunnerID)
+		for _, t := range spec.Types {
+			q.keys = append(q.keys, QueueKey(t))
 		}
 	}
-	key, created, err = materialized(ctxID, sender, j, mat)
-	return key, created, cl, claimErr, err
+	q.args = append([]any{int64(InboundTTL / time.Second), len(mp) / 2, j.CallerID,
+		runner, q.expires.UnixMilli(), q.now.Unix()}, mp...)
+	q.args = append(q.args, jp...)
+	q.jobPairs = jp
+	return q
+}
+
+// claim is the Claim of job j, materialised at key and claimed by the
+// script: the fields written, as ClaimJob would have returned them.
+func (q materializeCall) claim(key string, j *model.RunnerJob) *Claim {
+	h := make(model.Hash, len(q.jobPairs)/2+3)
+	for i := 0; i+1 < len(q.jobPairs); i += 2 {
+		f, _ := q.jobPairs[i].(string)
+		v, _ := q.jobPairs[i+1].(string)
+		h[f] = v
+	}
+	h["attempt"], h["status"] = "1", string(model.JobStarted)
+	h["updated_at"] = strconv.FormatInt(q.now.Unix(), 10)
+	return &Claim{Type: j.ScriptType, JobKey: key, Verdict: VerdictRun, Attempt: 1, Hash: h,
+		Lease: Lease{JobKey: key, Owner: q.spec.RunnerID, Attempt: 1, Expires: q.expires}}
 }
 
 // materialized decodes the materialize script's reply.
-func materialized(ctxID uint64, sender string, j *model.RunnerJob, cmd *redis.Cmd) (string, bool, error) {
-	res, err := cmd.Slice()
-	if err != nil {
-		return "", false, scriptErr("store.Materialize", err)
-	}
+func materialized(ctxID uint64, sender string, j *model.RunnerJob, res []any) (string, bool, error) {
 	created, _ := res[0].(int64)
 	key, _ := res[1].(string)
 	switch {

@@ -94,7 +94,48 @@ func TestMaterializeAndClaimTakesTheJob(t *testing.T) {
 	if n, _ := db.LLen(ctx, store.QueueKey("noop")).Result(); n != 0 {
 		t.Errorf("queue holds %d jobs after the claim", n)
 	}
+	// As ClaimJob leaves a claimed job: on the runner's processing list,
+	// leased for attempt 1 to the runner until the lease's expiry.
+	if got, _ := db.LRange(ctx, store.ProcessingKey("runner-a"), 0, -1).Result(); len(got) != 1 || got[0] != key {
+		t.Errorf("processing:runner-a = %v, want [%s]", got, key)
+	}
+	if owner, _ := db.HGet(ctx, store.LeaseOwnersKey, key).Result(); owner != "1 runner-a" {
+		t.Errorf("lease owner %q, want \"1 runner-a\"", owner)
+	}
+	if exp, _ := db.ZScore(ctx, store.LeasesKey, key).Result(); int64(exp) != cl.Lease.Expires.UnixMilli() {
+		t.Errorf("lease expiry %v, want %v", int64(exp), cl.Lease.Expires.UnixMilli())
+	}
+	if cl.Hash["script"] != "-" || cl.Hash["status"] != "started" || cl.Hash["attempt"] != "1" {
+		t.Errorf("claim's fields %v, want the job as written, started, attempt 1", cl.Hash)
+	}
 	if _, cl, claimErr, err := try("reader"); !errors.Is(err, store.ErrDenied) || cl != nil || claimErr != nil {
 		t.Errorf("reader: %v, claim %+v %v; want refused and nothing claimed", err, cl, claimErr)
+	}
+}
+
+// With a backlog on the runner's queues, a received job is queued behind
+// it, not claimed ahead of it: first come, first served.
+func TestMaterializeAndClaimQueuesBehindABacklog(t *testing.T) {
+	s, srv := ctOpen(t)
+	ctx := ctCtx(t)
+	actor, c := grantedContext(t, s, []string{"exec"}, map[string]model.Role{"exec": model.RoleExecutor})
+	db := srv.Client(t, int(c.ID))
+	if err := db.LPush(ctx, store.QueueKey("sh"), "job:9:1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	spec := &store.ClaimSpec{RunnerID: "runner-a", Types: []string{"sh", "noop"}, Lease: time.Minute}
+	j := &model.RunnerJob{CallerID: actor["exec"].ID, ContextID: c.ID, Script: "-", ScriptType: "noop",
+		Status: model.JobDispatched, Attempt: 1}
+	m := &model.Message{CallerID: actor["exec"].ID, ContextID: c.ID, MessageType: model.MsgTypeJob,
+		Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
+	key, created, cl, _, err := s.MaterializeAndClaim(ctx, c.ID, "12D3KooWexec", "r1", 1, "job:1:r1", m, j, spec)
+	if err != nil || !created || cl != nil {
+		t.Fatalf("%q %v claim %+v %v; want created and not claimed", key, created, cl, err)
+	}
+	if got, _ := db.LRange(ctx, store.QueueKey("noop"), 0, -1).Result(); len(got) != 1 || got[0] != key {
+		t.Errorf("queue:noop = %v, want [%s]", got, key)
+	}
+	if st, _ := db.HGet(ctx, key, "status").Result(); st != "dispatched" {
+		t.Errorf("queued job status %q, want dispatched", st)
 	}
 }
