@@ -15,8 +15,9 @@ import (
 // slot free that no loop is waiting for; ok is false otherwise (queue the
 // job the usual way). A slot is held from Offer until hand is called,
 // exactly once: with the claim (it runs here, as if the context's loop had
-// claimed it) or with nil (the queues were empty, or the claim failed:
-// err is logged). Shutdown waits for outstanding offers.
+// claimed it) or with nil (not claimed: the job was queued behind a
+// backlog, or refused; or the claim failed: err is logged). Shutdown waits
+// for outstanding offers.
 func (r *Runner) Offer(ctxID uint64) (spec store.ClaimSpec, hand func(cl *store.Claim, err error), ok bool) {
 	r.mu.Lock()
 	sc := r.contexts[ctxID]

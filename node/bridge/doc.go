@@ -34,9 +34,9 @@
 // A received job costs one script at the target: the sender's local actor
 // id comes from memory (actorIDs), and the role check, the writes and the
 // enqueue are one script (store.Materialize), so a revoked grant cannot
-// slip in between; when the local runner has a slot free (Config.Offer),
-// the claim of the job for it goes in the same round trip and the job is
-// handed to it in process. Its result leaves as the job ends: the runner tells the
+// slip in between; when the local runner has a slot free (Config.Offer)
+// and no backlog, the same script claims the job for it (it never touches
+// a queue) and the job is handed to it in process. Its result leaves as the job ends: the runner tells the
 // bridge just before it writes the end (JobEnding, the runner's ending
 // hook), and the result is built from that and published while the write
 // goes on; its record is written when remote_done hands the job over, as
