@@ -16,9 +16,9 @@ import (
 // job the usual way). A slot is held from Offer until hand is called,
 // exactly once: with the claim (it runs here, as if the context's loop had
 // claimed it) or with nil (not claimed: the job was queued behind a
-// backlog, or refused; or the claim failed: err is logged). Shutdown waits
-// for outstanding offers.
-func (r *Runner) Offer(ctxID uint64) (spec store.ClaimSpec, hand func(cl *store.Claim, err error), ok bool) {
+// backlog, refused, or its write failed). Shutdown waits for outstanding
+// offers.
+func (r *Runner) Offer(ctxID uint64) (spec store.ClaimSpec, hand func(cl *store.Claim), ok bool) {
 	r.mu.Lock()
 	sc := r.contexts[ctxID]
 	if !r.started || r.stopping || sc == nil || sc.ctx.Err() != nil || r.waiting.Load() > 0 {
@@ -34,11 +34,8 @@ func (r *Runner) Offer(ctxID uint64) (spec store.ClaimSpec, hand func(cl *store.
 	r.intakeWG.Add(1) // under mu with stopping false: before Shutdown waits
 	r.mu.Unlock()
 	spec = store.ClaimSpec{RunnerID: r.cfg.RunnerID, Types: sc.order(r.served), Lease: r.cfg.Lease}
-	hand = func(cl *store.Claim, err error) {
+	hand = func(cl *store.Claim) {
 		defer r.intakeWG.Done()
-		if err != nil {
-			r.log.Warn("executor: claim offered", "context", ctxID, "err", err)
-		}
 		if cl == nil {
 			r.releaseSlot()
 			return

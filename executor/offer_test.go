@@ -23,7 +23,7 @@ func TestOfferedClaimRunsTheJob(t *testing.T) {
 		t.Fatal("offer for a context the runner does not serve")
 	}
 	var spec store.ClaimSpec
-	var hand func(*store.Claim, error)
+	var hand func(*store.Claim)
 	waitFor(t, "an offer for context 1", func() bool {
 		var ok bool
 		spec, hand, ok = r.Offer(1)
@@ -37,7 +37,7 @@ func TestOfferedClaimRunsTheJob(t *testing.T) {
 	if err != nil || cl == nil || cl.JobKey != key {
 		t.Fatalf("claim %+v %v: want %s (the loop must not have taken it)", cl, err, key)
 	}
-	hand(cl, nil)
+	hand(cl)
 	if got := waitEnd(t, c, key); got["status"] != "finished" {
 		t.Fatalf("offered job: %v", got)
 	}
@@ -48,7 +48,7 @@ func TestOfferedClaimRunsTheJob(t *testing.T) {
 		_, hand, ok = r.Offer(1)
 		return ok
 	})
-	hand(nil, nil)
+	hand(nil)
 	if got := waitEnd(t, c, submit(t, c, 1, 2, "sh", "echo after")); got["status"] != "finished" {
 		t.Fatalf("job after an empty offer: %v", got)
 	}

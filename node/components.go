@@ -155,7 +155,7 @@ func (n *Node) stopLocal(ctx context.Context, ctxID uint64, jobKey string) error
 func timeSince(t time.Time) time.Duration { return time.Since(t) }
 
 // offer is the runner's Offer for the bridge, or nil without a runner.
-func (n *Node) offer() func(uint64) (store.ClaimSpec, func(*store.Claim, error), bool) {
+func (n *Node) offer() func(uint64) (store.ClaimSpec, func(*store.Claim), bool) {
 	if n.runner == nil {
 		return nil
 	}

@@ -173,7 +173,7 @@ const InboundTTL = 7 * 24 * time.Hour
 // used, else allocated here.
 func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
-	key, created, _, _, err := s.MaterializeAndClaim(ctx, ctxID, sender, ref, originCtx, originJob, m, j, nil)
+	key, created, _, err := s.MaterializeAndClaim(ctx, ctxID, sender, ref, originCtx, originJob, m, j, nil)
 	return key, created, err
 }
 
@@ -191,19 +191,17 @@ type ClaimSpec struct {
 // job, started and leased for attempt 1, as ClaimJob would have taken it,
 // and it was never on a queue. cl is nil when it was not claimed (a
 // backlog, a type the runner does not serve, a refused or resent job): the
-// job is then queued as by Materialize. claimErr is kept for callers that
-// tell the claim's failure apart; it is always nil now, the claim being
-// part of the one script.
+// job is then queued as by Materialize.
 func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
-	originJob string, m *model.Message, j *model.RunnerJob, spec *ClaimSpec) (key string, created bool, cl *Claim, claimErr, err error) {
+	originJob string, m *model.Message, j *model.RunnerJob, spec *ClaimSpec) (key string, created bool, cl *Claim, err error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
-		return "", false, nil, nil, fmt.Errorf("store.Materialize: %w", err)
+		return "", false, nil, fmt.Errorf("store.Materialize: %w", err)
 	}
 	if m.ID == 0 || j.ID == 0 {
 		ids, err := s.NextIDs(ctx, ctxID, "message", "job")
 		if err != nil {
-			return "", false, nil, nil, fmt.Errorf("store.Materialize: %w", err)
+			return "", false, nil, fmt.Errorf("store.Materialize: %w", err)
 		}
 		m.ID, j.ID = ids[0], ids[1]
 	}
@@ -212,13 +210,13 @@ func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, r
 	q := newMaterializeCall(ctxID, sender, ref, originCtx, originJob, m, j, spec)
 	res, err := materialize.Run(ctx, db, q.keys, q.args...).Slice()
 	if err != nil {
-		return "", false, nil, nil, scriptErr("store.Materialize", err)
+		return "", false, nil, scriptErr("store.Materialize", err)
 	}
 	key, created, err = materialized(ctxID, sender, j, res)
 	if err == nil && created && len(res) > 2 && res[2] == int64(1) {
 		cl = q.claim(key, j)
 	}
-	return key, created, cl, nil, err
+	return key, created, cl, err
 }
 
 // materializeCall is one run of the materialize script.

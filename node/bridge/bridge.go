@@ -37,8 +37,8 @@ type Config struct {
 	// StopLocal stops a job of this agent's runner.
 	StopLocal func(ctx context.Context, ctxID uint64, jobKey string) error
 	// Offer, when set, lets a received job be claimed for this agent's
-	// runner in the round trip that materialises it (executor.Offer).
-	Offer      func(ctxID uint64) (store.ClaimSpec, func(*store.Claim, error), bool)
+	// runner by the script that materialises it (executor.Offer).
+	Offer      func(ctxID uint64) (store.ClaimSpec, func(*store.Claim), bool)
 	TimeoutAck time.Duration // first resend after this; default 3s
 	// AckDelay is how long a received job's ack waits for the job's
 	// result, which acknowledges it too (default 100ms; at most

@@ -80,15 +80,15 @@ func (b *Bridge) accept(ctx context.Context, from peer.ID, target uint64, p *pay
 func (b *Bridge) materialize(ctx context.Context, target uint64, from peer.ID, p *payload,
 	m *model.Message, j *model.RunnerJob) (string, bool, error) {
 	var spec *store.ClaimSpec // nil: no claim
-	var hand func(*store.Claim, error)
+	var hand func(*store.Claim)
 	if b.cfg.Offer != nil {
 		if s, h, ok := b.cfg.Offer(target); ok {
 			spec, hand = &s, h
 		}
 	}
-	key, created, cl, claimErr, err := b.st.MaterializeAndClaim(ctx, target, b.names.name(from), p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
+	key, created, cl, err := b.st.MaterializeAndClaim(ctx, target, b.names.name(from), p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
 	if hand != nil {
-		hand(cl, claimErr)
+		hand(cl) // nil: not claimed, the slot goes back
 	}
 	return key, created, err
 }
