@@ -99,7 +99,7 @@ func (s *Store) RecordSeen(ctx context.Context, replayKeys []string, ttl time.Du
 // and records the dedupe mappings — unless the sender's ref was seen, then
 // it returns the existing local job key — once the job's caller is found
 // to hold executors or admins in the context (else {-1, what is missing}:
-// "context" or "role"; nothing is written). With a runner given
+// "context" or "role"; nothing is written). With a lease owner given
 // (ARGV[4]), it claims the job for that runner instead of enqueueing it
 // when the job's queue is among the runner's (KEYS[11..]) and they are all
 // empty, as claimJob would have, taking this very job: started, on
@@ -110,12 +110,12 @@ func (s *Store) RecordSeen(ctx context.Context, replayKeys []string, ttl time.Du
 // the context hash, KEYS[8] processing:<runner>, KEYS[9] leases, KEYS[10]
 // lease_owners, KEYS[11..] the runner's queues (none: no claim).
 // ARGV[1] TTL seconds of the mappings, ARGV[2] number of message field
-// pairs (n), ARGV[3] the caller's actor id, ARGV[4] runner id ("" = no
-// claim), ARGV[5] lease expiry (unix ms), ARGV[6] now (unix s), ARGV[7 ..
-// 6+2n] message pairs, the rest job pairs.
+// pairs (n), ARGV[3] the caller's actor id, ARGV[4] the lease_owners
+// value "1 <runner>" ("" = no claim), ARGV[5] lease expiry (unix ms),
+// ARGV[6] now (unix s), ARGV[7 .. 6+2n] message pairs, the rest job pairs.
 // Returns {1, job key, 1 when claimed else 0}, {0, existing job key} or
 // {-1, reason}.
-var materialize = redis.NewScript(`
+var materialize = redis.NewScript(luaTake + `
 local prev = redis.call('GET', KEYS[1])
 if prev then return {0, prev} end
 local ctx = redis.call('HMGET', KEYS[7], 'admins', 'executors')
@@ -147,9 +147,7 @@ redis.call('HSET', KEYS[5], unpack(ARGV, 7 + 2 * n))
 local claimed = 0
 if claimable() then
   redis.call('HSET', KEYS[5], 'attempt', '1', 'status', 'started', 'updated_at', ARGV[6])
-  redis.call('LPUSH', KEYS[8], KEYS[5])
-  redis.call('ZADD', KEYS[9], ARGV[5], KEYS[5])
-  redis.call('HSET', KEYS[10], KEYS[5], '1 ' .. ARGV[4])
+  take(KEYS[8], KEYS[9], KEYS[10], KEYS[5], ARGV[5], ARGV[4])
   claimed = 1
 else
   redis.call('LPUSH', KEYS[6], KEYS[5])
@@ -236,16 +234,16 @@ func newMaterializeCall(ctxID uint64, sender, ref string, originCtx uint64, orig
 	q.keys = []string{InboundKey(sender, ref), InboundJobKey(sender, originCtx, originJob),
 		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType), ContextKey(ctxID),
 		ProcessingKey(""), LeasesKey, LeaseOwnersKey}
-	runner := ""
+	owner := ""
 	if spec != nil {
-		runner, q.expires = spec.RunnerID, q.now.Add(spec.Lease)
+		owner, q.expires = leaseOwner(1, spec.RunnerID), q.now.Add(spec.Lease)
 		q.keys[7] = ProcessingKey(spec.RunnerID)
 		for _, t := range spec.Types {
 			q.keys = append(q.keys, QueueKey(t))
 		}
 	}
 	q.args = append([]any{int64(InboundTTL / time.Second), len(mp) / 2, j.CallerID,
-		runner, q.expires.UnixMilli(), q.now.Unix()}, mp...)
+		owner, q.expires.UnixMilli(), q.now.Unix()}, mp...)
 	q.args = append(q.args, jp...)
 	q.jobPairs = jp
 	return q

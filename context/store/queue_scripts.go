@@ -30,7 +30,7 @@ import (
 // verdict is run, stopped
 // (a stop marker covers this attempt), rejected, or dead (unusable: already
 // moved to dead_letter and out of the processing list, no lease).
-var claimJob = redis.NewScript(luaStartable + `
+var claimJob = redis.NewScript(luaStartable + luaTake + `
 -- remaining says whether jobs are left: the length of queue i when it has
 -- some (the common case: one LLEN), else the sum over the other queues.
 local function remaining(i)
@@ -85,8 +85,7 @@ for i = 5, #KEYS do
     else
       redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3])
     end
-    redis.call('ZADD', KEYS[2], ARGV[2], key)
-    redis.call('HSET', KEYS[3], key, tostring(att) .. ' ' .. ARGV[1])
+    lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
     local out = {i - 4, key, verdict, tostring(att), remaining(i)}
     for j = 1, #h do out[#out + 1] = h[j] end
     return out
@@ -107,14 +106,28 @@ var luaStartable = luaJobFunc("startable", "_", func(st model.JobStatus) string 
 // KEYS[1] queue:<type>, KEYS[2] processing:<runner>, KEYS[3] leases,
 // KEYS[4] lease_owners. ARGV[1] job key, ARGV[2] owner value, ARGV[3]
 // lease expiry (unix ms). Returns how many entries were taken (0 or more).
-var takeQueued = redis.NewScript(`
+var takeQueued = redis.NewScript(luaTake + `
 local n = redis.call('LREM', KEYS[1], 0, ARGV[1])
 if n == 0 then return 0 end
-redis.call('LPUSH', KEYS[2], ARGV[1])
-redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
-redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
+take(KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[3], ARGV[2])
 return n
 `)
+
+// luaTake defines the Lua functions that take a job for a runner:
+// lease(leases, owners, key, expiry, owner) leases key until expiry (unix
+// ms) to owner (the lease_owners value "<attempt> <runner>", leaseOwner);
+// take(processing, leases, owners, key, expiry, owner) also pushes key on
+// the runner's processing list.
+const luaTake = `
+local function lease(leases, owners, key, expiry, owner)
+  redis.call('ZADD', leases, expiry, key)
+  redis.call('HSET', owners, key, owner)
+end
+local function take(processing, leases, owners, key, expiry, owner)
+  redis.call('LPUSH', processing, key)
+  lease(leases, owners, key, expiry, owner)
+end
+`
 
 // releaseLease drops a job from a processing list and deletes its lease if
 // the given owner still holds it.
