@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"time"
 
@@ -219,18 +220,18 @@ func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, r
 
 // materializeCall is one run of the materialize script.
 type materializeCall struct {
-	keys     []string
-	args     []any
-	jobPairs []any
-	spec     *ClaimSpec
-	now      time.Time
-	expires  time.Time
+	keys    []string
+	args    []any
+	job     model.Hash // the job's fields as written
+	spec    *ClaimSpec
+	now     time.Time
+	expires time.Time
 }
 
 func newMaterializeCall(ctxID uint64, sender, ref string, originCtx uint64, originJob string,
 	m *model.Message, j *model.RunnerJob, spec *ClaimSpec) materializeCall {
-	q := materializeCall{spec: spec, now: time.Now()}
-	mp, jp := pairs(m.ToHash()), pairs(j.ToHash())
+	q := materializeCall{spec: spec, now: time.Now(), job: j.ToHash()}
+	mp, jp := pairs(m.ToHash()), pairs(q.job)
 	q.keys = []string{InboundKey(sender, ref), InboundJobKey(sender, originCtx, originJob),
 		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType), ContextKey(ctxID),
 		ProcessingKey(""), LeasesKey, LeaseOwnersKey}
@@ -245,19 +246,13 @@ func newMaterializeCall(ctxID uint64, sender, ref string, originCtx uint64, orig
 	q.args = append([]any{int64(InboundTTL / time.Second), len(mp) / 2, j.CallerID,
 		owner, q.expires.UnixMilli(), q.now.Unix()}, mp...)
 	q.args = append(q.args, jp...)
-	q.jobPairs = jp
 	return q
 }
 
 // claim is the Claim of job j, materialised at key and claimed by the
 // script: the fields written, as ClaimJob would have returned them.
 func (q materializeCall) claim(key string, j *model.RunnerJob) *Claim {
-	h := make(model.Hash, len(q.jobPairs)/2+3)
-	for i := 0; i+1 < len(q.jobPairs); i += 2 {
-		f, _ := q.jobPairs[i].(string)
-		v, _ := q.jobPairs[i+1].(string)
-		h[f] = v
-	}
+	h := maps.Clone(q.job)
 	h["attempt"], h["status"] = "1", string(model.JobStarted)
 	h["updated_at"] = strconv.FormatInt(q.now.Unix(), 10)
 	return &Claim{Type: j.ScriptType, JobKey: key, Verdict: VerdictRun, Attempt: 1, Hash: h,
