@@ -9,6 +9,8 @@ import (
 	"filippo.io/age"
 	"filippo.io/edwards25519"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/internal/boundcache"
 )
 
 // peerKey is what encrypting to a peer needs, derived from its peer ID.
@@ -19,7 +21,7 @@ type peerKey struct {
 
 // peerKeys caches peerKeyOf results; conversion needs a point decompression
 // and a Bech32 round trip.
-var peerKeys = newBoundedCache[peer.ID, *peerKey](1024)
+var peerKeys = boundcache.New[peer.ID, *peerKey](1024)
 
 // x25519Of derives the X25519 key of an ed25519 key, both as an age identity
 // and as a crypto/ecdh key: its scalar is the first half of SHA-512(seed), as
@@ -60,7 +62,7 @@ func peerKeyOfPublicKey(pub ed25519.PublicKey) (*peerKey, error) {
 // peerKeyOf returns the X25519 key of peer p, derived from the ed25519
 // public key inlined in its peer ID. Results are cached.
 func peerKeyOf(p peer.ID) (*peerKey, error) {
-	if k, ok := peerKeys.get(p); ok {
+	if k, ok := peerKeys.Get(p); ok {
 		return k, nil
 	}
 	pub, err := PublicKey(p)
@@ -71,7 +73,7 @@ func peerKeyOf(p peer.ID) (*peerKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peer %s: %w", p, err)
 	}
-	peerKeys.put(p, k)
+	peerKeys.Put(p, k)
 	return k, nil
 }
 

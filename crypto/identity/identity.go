@@ -11,6 +11,8 @@ import (
 	"filippo.io/age"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/internal/boundcache"
 )
 
 // Identity is an agent's actor key with its derived peer ID and age identity.
@@ -22,8 +24,8 @@ type Identity struct {
 	id        peer.ID
 	ageID     *age.X25519Identity
 	recipient string
-	x25519    *ecdh.PrivateKey                      // same scalar as ageID
-	pairs     *boundedCache[pairKeyID, cipher.AEAD] // see pairkey.go
+	x25519    *ecdh.PrivateKey                          // same scalar as ageID
+	pairs     *boundcache.Cache[pairKeyID, cipher.AEAD] // see pairkey.go
 }
 
 // Generate returns a fresh random identity (not written anywhere).
@@ -56,7 +58,7 @@ func FromPrivKey(priv crypto.PrivKey) (*Identity, error) {
 		ageID:     ageID,
 		recipient: ageID.Recipient().String(),
 		x25519:    x,
-		pairs:     newBoundedCache[pairKeyID, cipher.AEAD](pairCacheSize),
+		pairs:     boundcache.New[pairKeyID, cipher.AEAD](pairCacheSize),
 	}, nil
 }
 

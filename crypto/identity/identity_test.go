@@ -173,19 +173,6 @@ func TestBech32KnownVector(t *testing.T) {
 	}
 }
 
-func TestRecipientCacheBounded(t *testing.T) {
-	c := newBoundedCache[int, int](4)
-	for i := range 100 {
-		c.put(i, i)
-		if v, ok := c.get(i); !ok || v != i {
-			t.Fatalf("get %d", i)
-		}
-	}
-	if c.len() != 4 {
-		t.Fatalf("len %d", c.len())
-	}
-}
-
 func TestConcurrentUse(t *testing.T) {
 	alice, bob := mustGenerate(t), mustGenerate(t)
 	done := make(chan error, 8)

@@ -223,7 +223,7 @@ func TestPairIdentityIgnoresOtherStanzas(t *testing.T) {
 	if !errors.Is(err, age.ErrIncorrectIdentity) {
 		t.Fatalf("X25519 stanza: %v", err)
 	}
-	if bob.pairs.len() != 0 {
+	if bob.pairs.Len() != 0 {
 		t.Fatal("a wrap key was derived without a hyphae-pair stanza")
 	}
 }

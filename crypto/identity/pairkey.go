@@ -29,14 +29,14 @@ type pairKeyID struct {
 // it on first use.
 func (i *Identity) pairAEAD(p peer.ID, send bool) (cipher.AEAD, error) {
 	id := pairKeyID{peer: p, send: send}
-	if a, ok := i.pairs.get(id); ok {
+	if a, ok := i.pairs.Get(id); ok {
 		return a, nil
 	}
 	a, err := i.derivePairAEAD(p, send)
 	if err != nil {
 		return nil, fmt.Errorf("pairwise key with %s: %w", p, err)
 	}
-	i.pairs.put(id, a)
+	i.pairs.Put(id, a)
 	return a, nil
 }
 

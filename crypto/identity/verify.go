@@ -6,21 +6,23 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/internal/boundcache"
 )
 
 // pubKeys caches PublicKey's answers: every message received costs one.
-var pubKeys = newBoundedCache[peer.ID, ed25519.PublicKey](1024)
+var pubKeys = boundcache.New[peer.ID, ed25519.PublicKey](1024)
 
 // PublicKey extracts the ed25519 public key inlined in an ed25519 peer ID.
 // Any other kind of peer ID gives an error wrapping ErrUnsupportedKey. The
 // key may be shared with other callers: do not modify it.
 func PublicKey(p peer.ID) (ed25519.PublicKey, error) {
-	if k, ok := pubKeys.get(p); ok {
+	if k, ok := pubKeys.Get(p); ok {
 		return k, nil
 	}
 	k, err := extractPublicKey(p)
 	if err == nil {
-		pubKeys.put(p, k)
+		pubKeys.Put(p, k)
 	}
 	return k, err
 }

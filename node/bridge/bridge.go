@@ -108,7 +108,7 @@ func New(cfg Config, st *store.Store, tr Transport, log *slog.Logger) (*Bridge, 
 		sem: make(chan struct{}, 64), loops: map[uint64]context.CancelFunc{}, inflight: map[string]bool{}}
 	b.ver = &envelope.Verifier{Self: cfg.Self, Skew: cfg.Skew, MaxSize: cfg.MaxSize}
 	b.replay = newReplays(cfg.Skew, b.replayTTL())
-	b.sent, b.early = newSentJobs(), newEarlyResults()
+	b.sent, b.early, b.names = newSentJobs(), newEarlyResults(), newPeerNames()
 	return b, nil
 }
 

@@ -14,7 +14,7 @@ func TestPeerNamesAgreeWithLibp2p(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := id.PeerID()
-	var n peerNames
+	n := newPeerNames()
 	asCID := peer.ToCid(p).String()
 	for range 2 { // once computed, once cached
 		got, err := n.decode(asCID)
