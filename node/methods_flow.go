@@ -75,7 +75,7 @@ func (n *Node) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, e
 	if err != nil {
 		return nil, api.InvalidParams("file_content", "%v", err)
 	}
-	known, err := n.everKnownTypes(ctx)
+	served, known, err := n.flowTypes(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (n *Node) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, e
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range append(warns, n.sched.Warnings(f)...) {
+	for _, w := range append(warns, scheduler.CheckTypes(f, served)...) {
 		v.Warnings = append(v.Warnings, w.String())
 	}
 	return v, nil

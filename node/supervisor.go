@@ -17,7 +17,6 @@ func (n *Node) startScheduler(ctx context.Context) error {
 	s, err := scheduler.New(scheduler.Config{
 		Self:        n.id.PeerID().String(),
 		LocalTypes:  n.scriptTypes,
-		KnownTypes:  n.knownTypes,
 		Contexts:    n.contextIDs,
 		PeerUp:      n.peerUp,
 		RunnerGrace: n.cfg.Supervisor.RunnerGrace,
@@ -42,32 +41,25 @@ func (n *Node) peerUp(id string) bool {
 	return err == nil && n.overlay != nil && n.overlay.Up(p)
 }
 
-// knownTypes is every script type this agent or an up peer runs.
-func (n *Node) knownTypes() []string {
-	types := append([]string{}, n.scriptTypes()...)
-	if peers, err := n.store.ListPeers(context.Background()); err == nil {
-		for _, p := range peers {
-			if p.State == model.PeerUp {
-				types = append(types, p.ScriptTypes...)
-			}
-		}
-	}
-	sort.Strings(types)
-	return slices.Compact(types)
-}
-
-// everKnownTypes is what a flow may name: the built-in types, this agent's
-// and every type a peer it knows (up or not) announced.
-func (n *Node) everKnownTypes(ctx context.Context) ([]string, error) {
-	types := append(append([]string{}, executor.BuiltinTypes...), n.scriptTypes()...)
+// flowTypes reads the peers once for a flow's script types: served are
+// those this agent or a peer up now runs (a type outside them is a
+// warning), known adds the built-in types and those of every peer this
+// agent knows, up or not (a type outside them is an error).
+func (n *Node) flowTypes(ctx context.Context) (served, known []string, err error) {
 	peers, err := n.store.ListPeers(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	served = append([]string{}, n.scriptTypes()...)
+	known = append([]string{}, executor.BuiltinTypes...)
 	for _, p := range peers {
-		types = append(types, p.ScriptTypes...)
+		if p.State == model.PeerUp {
+			served = append(served, p.ScriptTypes...)
+		}
+		known = append(known, p.ScriptTypes...)
 	}
-	return types, nil
+	sort.Strings(served)
+	return slices.Compact(served), append(known, served...), nil
 }
 
 func (n *Node) registerExtraMethods() {

@@ -16,9 +16,6 @@ type Config struct {
 	// LocalTypes lists the script types this agent's runner serves (nil:
 	// none, every job goes to the bridge).
 	LocalTypes func() []string
-	// KnownTypes lists the script types any known runner serves, for
-	// warnings (nil: no warnings).
-	KnownTypes func() []string
 	// Contexts lists the contexts whose flows this scheduler serves (nil:
 	// every context in the registry). Refreshed every Refresh.
 	Contexts func(ctx context.Context) ([]uint64, error)

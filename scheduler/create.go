@@ -91,12 +91,3 @@ func jobOf(spec *JobSpec, fl *model.Flow, ids map[string]uint64, deps []uint64) 
 func seconds(d time.Duration) string {
 	return strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10)
 }
-
-// Warnings returns what may not work in f on this agent today: script
-// types no known runner serves.
-func (s *Scheduler) Warnings(f *File) []Warning {
-	if s.cfg.KnownTypes == nil {
-		return nil
-	}
-	return CheckTypes(f, append(s.cfg.KnownTypes(), s.cfg.LocalTypes()...))
-}
