@@ -26,18 +26,19 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err := b.st.CheckContextID(target); err != nil {
 		return refuse("context %d: %v", target, err)
 	}
-	caller, cached, err := b.actors.of(ctx, b.st, b.names.name(from))
+	sender := b.names.name(from)
+	caller, cached, err := b.actors.of(ctx, b.st, sender)
 	if err != nil {
 		if errors.Is(err, store.ErrDenied) {
 			return refuse("refused by %s: %v", b.self, err)
 		}
 		return err // store trouble: no reply, the sender will resend
 	}
-	src, err := model.JobFromHash("job from "+b.names.name(from), p.Job)
+	src, err := model.JobFromHash("job from "+sender, p.Job)
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
 		return refuse("malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
 	}
-	j, key, created, err := b.accept(ctx, from, target, p, src, caller, cached)
+	j, key, created, err := b.accept(ctx, sender, target, p, src, caller, cached)
 	if errors.Is(err, store.ErrDenied) {
 		return refuse("refused by %s: %v", b.self, err)
 	}
@@ -49,35 +50,35 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 		ack()
 		return nil
 	}
-	b.log.Info("bridge: accepted job", "from", b.names.name(from), "context", target, "job", key, "type", j.ScriptType)
-	b.acks.later(b.names.name(from), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
+	b.log.Info("bridge: accepted job", "from", sender, "context", target, "job", key, "type", j.ScriptType)
+	b.acks.later(sender, p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
 }
 
-// accept materialises job src from caller (the sender's local actor id).
-// When the role check refuses an id that came from memory, the actor may
-// have been made anew: it is looked up once more.
-func (b *Bridge) accept(ctx context.Context, from peer.ID, target uint64, p *payload, src *model.RunnerJob,
+// accept materialises job src from sender (a peer ID's text) and caller
+// (its local actor id). When the role check refuses an id that came from
+// memory, the actor may have been made anew: it is looked up once more.
+func (b *Bridge) accept(ctx context.Context, sender string, target uint64, p *payload, src *model.RunnerJob,
 	caller uint64, cached bool) (*model.RunnerJob, string, bool, error) {
-	j, m := b.localCopies(caller, target, from, src, p)
-	key, created, err := b.materialize(ctx, target, from, p, m, j)
+	j, m := b.localCopies(caller, target, sender, src, p)
+	key, created, err := b.materialize(ctx, target, sender, p, m, j)
 	if !errors.Is(err, store.ErrDenied) || !cached {
 		return j, key, created, err
 	}
-	b.actors.forget(b.names.name(from))
-	again, _, aerr := b.actors.of(ctx, b.st, b.names.name(from))
+	b.actors.forget(sender)
+	again, _, aerr := b.actors.of(ctx, b.st, sender)
 	if aerr != nil || again == caller {
 		return j, key, created, err
 	}
-	j, m = b.localCopies(again, target, from, src, p)
-	key, created, err = b.materialize(ctx, target, from, p, m, j)
+	j, m = b.localCopies(again, target, sender, src, p)
+	key, created, err = b.materialize(ctx, target, sender, p, m, j)
 	return j, key, created, err
 }
 
 // materialize stores a received job (store.Materialize), claiming it for
 // the local runner in the same round trip when the runner has a slot free
 // (Config.Offer).
-func (b *Bridge) materialize(ctx context.Context, target uint64, from peer.ID, p *payload,
+func (b *Bridge) materialize(ctx context.Context, target uint64, sender string, p *payload,
 	m *model.Message, j *model.RunnerJob) (string, bool, error) {
 	var spec *store.ClaimSpec // nil: no claim
 	var hand func(*store.Claim)
@@ -86,7 +87,7 @@ func (b *Bridge) materialize(ctx context.Context, target uint64, from peer.ID, p
 			spec, hand = &s, h
 		}
 	}
-	key, created, cl, err := b.st.MaterializeAndClaim(ctx, target, b.names.name(from), p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
+	key, created, cl, err := b.st.MaterializeAndClaim(ctx, target, sender, p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
 	if hand != nil {
 		hand(cl) // nil: not claimed, the slot goes back
 	}
@@ -94,15 +95,16 @@ func (b *Bridge) materialize(ctx context.Context, target uint64, from peer.ID, p
 }
 
 // localCopies builds the job and message records of a received job.
-func (b *Bridge) localCopies(caller, target uint64, from peer.ID, src *model.RunnerJob, p *payload) (*model.RunnerJob, *model.Message) {
+func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.RunnerJob, p *payload) (*model.RunnerJob, *model.Message) {
+	self := b.names.name(b.self)
 	j := &model.RunnerJob{CallerID: caller, ContextID: target, Name: src.Name, Script: src.Script,
 		ScriptType: src.ScriptType, Timeout: src.Timeout, Retries: src.Retries, EnvVars: src.EnvVars,
-		Status: model.JobDispatched, Attempt: 1, Runner: b.names.name(b.self),
-		Extra: model.Hash{"origin_peer": b.names.name(from), "origin_context": strconv.FormatUint(p.OriginCtx, 10),
+		Status: model.JobDispatched, Attempt: 1, Runner: self,
+		Extra: model.Hash{"origin_peer": sender, "origin_context": strconv.FormatUint(p.OriginCtx, 10),
 			"origin_job": p.OriginJob, "origin_attempt": strconv.FormatInt(p.Attempt, 10), "origin_ref": p.Ref}}
 	m := &model.Message{CallerID: caller, ContextID: target, MessageType: model.MsgTypeJob,
-		Status: model.MsgAcknowledged, Dst: b.names.name(b.self), Job: []*model.RunnerJob{j},
-		Extra: model.Hash{"from": b.names.name(from), "origin_ref": p.Ref}}
+		Status: model.MsgAcknowledged, Dst: self, Job: []*model.RunnerJob{j},
+		Extra: model.Hash{"from": sender, "origin_ref": p.Ref}}
 	if p.Message != nil {
 		m.Message = p.Message["message"]
 		m.MessageFormatType = p.Message["message_format_type"]
