@@ -136,8 +136,7 @@ func fresh(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *bu
 			return nil
 		}
 		p.OriginCtx, p.OriginJob, p.Attempt = ctxID, store.JobKey(job.CallerID, job.ID), job.Attempt
-		p.Message, p.Job = m.ToHash(), job.ToHash()
-		delete(p.Message, "job")
+		p.Message, p.Job = withoutJobs(m), job.ToHash()
 		return &built{p, envelope.TypeJob, m.ContextID, job.Attempt}
 	case model.MsgTypeStop:
 		p.OriginCtx, p.OriginJob = ctxID, m.Extra["origin_job"]
@@ -151,6 +150,17 @@ func fresh(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *bu
 		return &built{p, t, m.ContextID, 0}
 	}
 	return nil
+}
+
+// withoutJobs is m's hash without its job list: a job message's payload
+// carries its one job apart (payload.Job), so the list is not encoded
+// only to be dropped.
+func withoutJobs(m *model.Message) model.Hash {
+	bare := *m
+	bare.Job = nil
+	h := bare.ToHash()
+	delete(h, "job")
+	return h
 }
 
 // Submit sends new job j (status dispatched, attempt 1) from local
