@@ -56,6 +56,11 @@ func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
 	if got.Status != "error" || !strings.Contains(got.Error, "refused") {
 		t.Fatalf("origin job = %+v, want a refusal", got)
 	}
+	// The refusal says how the refusing agent lets the sender in.
+	grant := "hyphae context grant 3 --actor " + a.peerID() + " --role executor"
+	if !strings.Contains(got.Error, grant) {
+		t.Errorf("refusal %q does not say how to be let in (%q)", got.Error, grant)
+	}
 	var jobs []node.JobView
 	b.call(t, "job.list", map[string]any{"context": 3}, &jobs)
 	if len(jobs) != 0 {
@@ -64,6 +69,26 @@ func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
 	db := b.redis.Client(t, 3)
 	if n, _ := db.LLen(context.Background(), "msg_in").Result(); n != 0 {
 		t.Fatalf("refused job wrote %d entries to msg_in", n)
+	}
+}
+
+// A job for a context the other agent does not have is refused saying so,
+// and how that agent's operator makes it; nothing is written there.
+func TestCrossTenantJobToMissingContextIsRefused(t *testing.T) {
+	b := startAgent(t, agentOpts{})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	grantExecutor(t, b, 3, a.peerID()) // a is known there, but context 4 does not exist
+
+	var j node.JobView
+	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 4, "type": "sh", "script": "true"}, &j)
+	got := waitJob(t, a, j.ContextID, j.Key)
+	if got.Status != "error" || !strings.Contains(got.Error, "context 4 does not exist there") ||
+		!strings.Contains(got.Error, "hyphae context create --id 4") {
+		t.Fatalf("origin job = %+v, want a refusal naming the missing context and how to create it", got)
+	}
+	if n, _ := b.redis.Client(t, 4).DBSize(context.Background()).Result(); n != 0 {
+		keys, _ := b.redis.Client(t, 4).Keys(context.Background(), "*").Result()
+		t.Fatalf("the refused job wrote %d keys in DB 4: %v", n, keys)
 	}
 }
 

@@ -26,11 +26,17 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err := b.st.CheckContextID(target); err != nil {
 		return refuse("context %d: %v", target, err)
 	}
+	switch ok, err := b.hasContext(ctx, target); {
+	case err != nil:
+		return err // store trouble: no reply, the sender will resend
+	case !ok:
+		return refuse("refused by %s: context %d does not exist there%s", b.self, target, createHint(target))
+	}
 	sender := b.names.name(from)
 	caller, cached, err := b.actors.of(ctx, b.st, sender)
 	if err != nil {
 		if errors.Is(err, store.ErrDenied) {
-			return refuse("refused by %s: %v", b.self, err)
+			return refuse("refused by %s: %v%s", b.self, err, grantHint(target, sender, err))
 		}
 		return err // store trouble: no reply, the sender will resend
 	}
@@ -40,7 +46,7 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	}
 	j, key, created, err := b.accept(ctx, sender, target, p, src, caller, cached)
 	if errors.Is(err, store.ErrDenied) {
-		return refuse("refused by %s: %v", b.self, err)
+		return refuse("refused by %s: %v%s", b.self, err, grantHint(target, sender, err))
 	}
 	if err != nil {
 		return err
@@ -110,6 +116,40 @@ func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.Ru
 		m.MessageFormatType = p.Message["message_format_type"]
 	}
 	return j, m
+}
+
+// hasContext reports whether context id exists here: from the contexts
+// the bridge serves, else (one created since their last refresh, or none)
+// from the store. Checked before anything is allocated for a job, so a job
+// for a context that does not exist leaves nothing behind.
+func (b *Bridge) hasContext(ctx context.Context, id uint64) (bool, error) {
+	b.mu.Lock()
+	_, ok := b.loops[id]
+	b.mu.Unlock()
+	if ok {
+		return true, nil
+	}
+	_, err := b.st.LoadContext(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// grantHint tells the sender of a job refused for want of a role how the
+// refusing agent lets it in: a grant in the target context (or the
+// context itself, when it was deleted meanwhile).
+func grantHint(target uint64, sender string, err error) string {
+	if errors.Is(err, store.ErrNotFound) {
+		return createHint(target)
+	}
+	return fmt.Sprintf(" (an admin of context %d there lets you in: hyphae context grant %d --actor %s --role executor)", target, target, sender)
+}
+
+// createHint tells the sender of a job for a context that does not exist
+// how the refusing agent's operator makes it.
+func createHint(target uint64) string {
+	return fmt.Sprintf(" (its operator creates it: hyphae context create --id %d)", target)
 }
 
 func errOr(err error, msg string) string {
