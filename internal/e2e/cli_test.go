@@ -37,6 +37,16 @@ func TestCLIGoldenPath(t *testing.T) {
 	}
 	p := startRun(t, dir, nil, localArgs()...)
 	hy(t, "context", "create", "--id", "1", "--data-dir", dir)
+	// Grants name actors by peer ID, and context show says who is who.
+	var other struct {
+		PeerID string `json:"peer_id"`
+	}
+	decode(t, hy(t, "id", "--json", "--data-dir", newDataDir(t)), &other)
+	hy(t, "context", "grant", "1", "--actor", other.PeerID, "--role", "reader", "--data-dir", dir)
+	show := hy(t, "context", "show", "1", "--data-dir", dir)
+	if !strings.Contains(show, id.PeerID+" (this agent)") || !strings.Contains(show, "readers:   2 "+other.PeerID) {
+		t.Fatalf("context show does not name the admin (this agent) and the reader by peer ID:\n%s", show)
+	}
 
 	var j jobOut
 	decode(t, hy(t, "job", "run", "--context", "1", "--type", "sh", "--wait", "--json", "--data-dir", dir,

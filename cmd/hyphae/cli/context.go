@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,7 +73,7 @@ func newContextGrant(g *globals, give bool) *cobra.Command {
 			if err := g.call(cmd.Context(), method, map[string]any{"id": id, "actor": actor, "role": role}, &c); err != nil {
 				return err
 			}
-			printContext(cmd.OutOrStdout(), &c)
+			printContext(cmd.OutOrStdout(), &c, actorNames(cmd.Context(), g))
 			return nil
 		},
 	}
@@ -98,7 +101,7 @@ func newContextShow(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), c)
 			}
-			printContext(cmd.OutOrStdout(), &c)
+			printContext(cmd.OutOrStdout(), &c, actorNames(cmd.Context(), g))
 			return nil
 		},
 	}
@@ -120,8 +123,9 @@ func newContextList(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), cs)
 			}
+			names := actorNames(cmd.Context(), g)
 			for i := range cs {
-				printContext(cmd.OutOrStdout(), &cs[i])
+				printContext(cmd.OutOrStdout(), &cs[i], names)
 			}
 			return nil
 		},
@@ -130,6 +134,45 @@ func newContextList(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printContext(w io.Writer, c *node.ContextView) {
-	fmt.Fprintf(w, "context %d %s\n  admins:    %v\n  executors: %v\n  readers:   %v\n", c.ID, c.Name, c.Admins, c.Executors, c.Readers)
+// printContext prints a context and who holds each role: actors by id and
+// peer ID (names, from actorNames; an id missing there shows alone).
+func printContext(w io.Writer, c *node.ContextView, names map[uint64]string) {
+	title := fmt.Sprintf("context %d", c.ID)
+	if c.Name != "" {
+		title += " " + c.Name
+	}
+	fmt.Fprintf(w, "%s\n  admins:    %s\n  executors: %s\n  readers:   %s\n", title,
+		holders(c.Admins, names), holders(c.Executors, names), holders(c.Readers, names))
+}
+
+// holders lists the actors of one role: "1 12D3KooW… (this agent), 2 12D3KooW…".
+func holders(ids []uint64, names map[uint64]string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.FormatUint(id, 10)
+		if n := names[id]; n != "" {
+			out[i] += " " + n
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// actorNames maps the agent's actor ids to their peer IDs, marking its own;
+// nil when the agent cannot list them (the ids are shown alone then).
+func actorNames(ctx context.Context, g *globals) map[uint64]string {
+	var as []node.ActorView
+	if err := g.call(ctx, "actor.list", nil, &as); err != nil {
+		return nil
+	}
+	names := make(map[uint64]string, len(as))
+	for _, a := range as {
+		names[a.ID] = a.Pubkey
+		if a.Self {
+			names[a.ID] += " (this agent)"
+		}
+	}
+	return names
 }
