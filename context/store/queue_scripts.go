@@ -217,27 +217,35 @@ redis.call('PUBLISH', ARGV[2], ARGV[3] .. ' ' .. KEYS[1] .. ' ' .. mark)
 return {h[1] or '', att, h[3] or ''}
 `)
 
-// appendLogs appends lines to a job's capped log list; past the cap one
-// marker line is added and the rest dropped. Announces the new length.
+// appendLogs appends lines to a job's capped log list (luaAppendLines).
 // KEYS[1] logs:<job key>. ARGV[1] cap (lines), ARGV[2] channel,
 // ARGV[3] marker line, ARGV[4..] lines. Returns the list's length.
-var appendLogs = redis.NewScript(`
-local n = redis.call('LLEN', KEYS[1])
-local cap = tonumber(ARGV[1])
-if n > cap then return n end
-local given = #ARGV - 3
-local take = math.min(given, cap - n)
-if take > 0 then
-  redis.call('RPUSH', KEYS[1], unpack(ARGV, 4, 3 + take))
-  n = n + take
-end
-if take < given then
-  redis.call('RPUSH', KEYS[1], ARGV[3])
-  n = n + 1
-end
-redis.call('PUBLISH', ARGV[2], n)
-return n
+var appendLogs = redis.NewScript(luaAppendLines + `
+return appendLines(KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3], {unpack(ARGV, 4)})
 `)
+
+// luaAppendLines defines appendLines(key, cap, channel, marker, lines):
+// it appends lines to a job's capped log list — past the cap one marker
+// line is added and the rest dropped — announces the new length on
+// channel and returns it.
+const luaAppendLines = `
+local function appendLines(key, cap, channel, marker, lines)
+  local n = redis.call('LLEN', key)
+  if n > cap then return n end
+  local given = #lines
+  local take = math.min(given, cap - n)
+  if take > 0 then
+    redis.call('RPUSH', key, unpack(lines, 1, take))
+    n = n + take
+  end
+  if take < given then
+    redis.call('RPUSH', key, marker)
+    n = n + 1
+  end
+  redis.call('PUBLISH', channel, n)
+  return n
+end
+`
 
 // heroFinish writes a hero job's final fields, answers on its reply list
 // and drops it from the worker's processing list.

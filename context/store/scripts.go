@@ -123,6 +123,16 @@ return 1
 // ARGV[4] reply TTL seconds, ARGV[5..] field, value pairs.
 var completeJob = redis.NewScript(luaMoves + luaCheck + luaComplete(5))
 
+// completeWithLogs is completeJob that, once the completion is taken
+// (luaCheck), first appends log lines to the job's log (luaAppendLines).
+// KEYS[1..4] as completeJob's, KEYS[5] logs:<job key>.
+// ARGV[1..4] as completeJob's, ARGV[5] the lines (a JSON list), ARGV[6]
+// the log's cap, ARGV[7] its channel, ARGV[8] the cap's marker line,
+// ARGV[9..] field, value pairs.
+var completeWithLogs = redis.NewScript(luaMoves + luaCheck + luaAppendLines + `
+appendLines(KEYS[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], cjson.decode(ARGV[5]))
+` + luaComplete(9))
+
 // luaComplete is the body of a completion, after luaCheck: status, fields
 // (ARGV[first..] field, value pairs) in one HSET, the reply push and the
 // jobs_done / remote_done pushes. KEYS[1..4] and ARGV[1..4] as for

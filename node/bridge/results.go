@@ -70,8 +70,14 @@ func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) erro
 	return b.launch(ctx, ctxID, mk, m, nil, o, resultOf(p, j, logs))
 }
 
-// resultLogLines is how many of its last log lines a result carries.
+// resultLogLines is how many of its last log lines a result carries; the
+// origin keeps them as its job's log.
 const resultLogLines = 50
+
+// lastLines is the last n of lines.
+func lastLines(lines []string, n int) []string {
+	return lines[max(len(lines)-n, 0):]
+}
 
 // resultPayload builds the payload of result message key from the job it
 // reports, read again from the store (a resend).
@@ -94,8 +100,9 @@ func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 	return &built{p, envelope.TypeResult, p.OriginCtx, p.Attempt}
 }
 
-// onResult writes a remote job's result onto the origin job (fenced on
-// the attempt it belongs to), settles the job message, then acknowledges:
+// onResult writes a remote job's result, and the log lines it brings, onto
+// the origin job (fenced on the attempt it belongs to), settles the job
+// message, then acknowledges:
 // a duplicate at once, a new result a little later (pendingAcks), so the
 // ack usually rides on the next message to that runner.
 func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
@@ -120,8 +127,9 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		res = map[string]string{}
 	}
 	fields := (&model.RunnerJob{Result: res}).ToHash()
-	err = b.st.CompleteJob(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
-		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": b.names.name(from)})
+	err = b.st.CompleteJobWithLogs(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
+		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": b.names.name(from)},
+		lastLines(p.Logs, resultLogLines), resultLogLines)
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate: answered at once

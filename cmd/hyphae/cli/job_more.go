@@ -88,7 +88,13 @@ func newJobLogs(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "logs CONTEXT JOB_KEY",
 		Short: "Print a job's output lines; -f follows until the job ends",
-		Args:  cobra.ExactArgs(2),
+		Long: `Print a job's output lines; -f follows until the job ends.
+
+A job sent to another agent (job run --to PEER_ID) shows nothing here while it
+runs there; its result brings the last 50 lines home, and they are shown
+once it has ended. The whole log stays on the agent that ran it.`,
+		Example: "  hyphae job logs 1 job:1:7 -f",
+		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseCtx(args[0])
 			if err != nil {
