@@ -1,0 +1,47 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCLIRemoteJob is the cross-tenant path as a user walks it with the
+// CLI: a job for another agent is refused, each time saying what the other
+// agent's operator must do (create the context, then grant a role), and
+// once let in it runs there: job run --wait prints where it ran and its
+// output, and job logs at home shows the lines it printed.
+func TestCLIRemoteJob(t *testing.T) {
+	b := startFlowAgent(t, "b", "")
+	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
+	a.waitPeerUp(t, b.peer, "sh")
+	run := func() (string, string, int) {
+		out, errOut, err := hyTry("job", "run", "--to", b.peer, "--context", "4", "--wait", "--data-dir", a.dir,
+			"--script", "echo hello from b")
+		return out, errOut, exitCode(err)
+	}
+
+	_, stderr, code := run()
+	if code != 1 || !strings.Contains(stderr, "context 4 does not exist there") ||
+		!strings.Contains(stderr, "hyphae context create --id 4") {
+		t.Fatalf("no context there: exit %d, stderr %q; want 1 and how to create it", code, stderr)
+	}
+	b.hy(t, "context", "create", "--id", "4")
+	grant := "hyphae context grant 4 --actor " + a.peer + " --role executor"
+	if _, stderr, code = run(); code != 1 || !strings.Contains(stderr, grant) {
+		t.Fatalf("no grant there: exit %d, stderr %q; want 1 and %q", code, stderr, grant)
+	}
+	b.hy(t, "context", "grant", "4", "--actor", a.peer, "--role", "executor")
+	if show := b.hy(t, "context", "show", "4"); !strings.Contains(show, "executors: 2 "+a.peer) {
+		t.Fatalf("context show after the grant:\n%s", show)
+	}
+
+	out, stderr, code := run()
+	if code != 0 || !strings.Contains(out, "ran on: "+b.peer) || !strings.Contains(out, "hello from b") {
+		t.Fatalf("let in: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	key := strings.Fields(out)[1] // "job <key> in context <n>: finished"
+	ctx := strings.TrimSuffix(strings.Fields(out)[4], ":")
+	if logs := a.hy(t, "job", "logs", ctx, key); !strings.Contains(logs, "hello from b") {
+		t.Fatalf("job logs at home = %q, want the line the job printed there", logs)
+	}
+}
