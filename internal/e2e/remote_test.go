@@ -45,3 +45,43 @@ func TestCLIRemoteJob(t *testing.T) {
 		t.Fatalf("job logs at home = %q, want the line the job printed there", logs)
 	}
 }
+
+// TestFlowJobByRunnerRecord: a runner record made with the CLI names an
+// agent in a context, and a flow job that says runner: runner:<id> runs
+// on that agent.
+func TestFlowJobByRunnerRecord(t *testing.T) {
+	s := startFlowAgent(t, "s", "")
+	r := startFlowAgent(t, "r", "", "--bootstrap", s.addr(t))
+	s.hy(t, "context", "create", "--id", "1")
+	r.hy(t, "context", "create", "--id", "1")
+	r.hy(t, "context", "grant", "1", "--actor", s.peer, "--role", "executor")
+	s.waitPeerUp(t, r.peer, "sh")
+
+	out := s.hy(t, "runner", "create", "1", "--peer", r.peer, "--type", "sh")
+	if !strings.HasPrefix(out, "runner:1 ") || !strings.Contains(out, r.peer) {
+		t.Fatalf("runner create printed %q, want runner:1 and the peer", out)
+	}
+	var listed []struct {
+		Ref    string `json:"ref"`
+		Pubkey string `json:"pubkey"`
+	}
+	decode(t, s.hy(t, "runner", "list", "1", "--json"), &listed)
+	if len(listed) != 1 || listed[0].Ref != "runner:1" || listed[0].Pubkey != r.peer {
+		t.Fatalf("runner list --json = %+v", listed)
+	}
+
+	flow := writeFlow(t, `
+name: by-record
+context: 1
+jobs:
+  there: {type: sh, runner: "runner:1", script: 'echo "home=$HOME" >> "$HYPHAE_RESULT"'}
+`)
+	var f flowOut
+	decode(t, s.hy(t, "flow", "run", flow, "--wait", "--json"), &f)
+	if f.Status != "finished" {
+		t.Fatalf("flow ended %s: %s\n%+v", f.Status, f.Error, f.Jobs)
+	}
+	if home := f.job(t, "there").Result["home"]; !strings.HasPrefix(home, r.dir) {
+		t.Errorf("the job ran in %q, want a job directory under r's data dir %s", home, r.dir)
+	}
+}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+func newRunner(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "runner",
+		Short: "Name the agents that run a context's jobs: runner:<id> records",
+		Long: `A runner record names an agent (by peer ID) in a context. A job or a flow
+job may then say runner: runner:<id> instead of the peer ID, so the agent
+behind it can change without editing every flow: update the record, not the
+flows. A job with no runner goes to any agent that serves its script type.`,
+	}
+	cmd.AddCommand(newRunnerCreate(g), newRunnerShow(g), newRunnerList(g))
+	return cmd
+}
+
+func newRunnerCreate(g *globals) *cobra.Command {
+	var peerID string
+	var types []string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "create CONTEXT --peer PEER_ID",
+		Short: "Record an agent as a runner of a context; prints its runner:<id>",
+		Example: `  hyphae runner create 1 --peer 12D3KooW... --type sh --type python
+  # then, in a flow file:  upload: {type: python, runner: "runner:1", script: ...}`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCtx(args[0])
+			if err != nil {
+				return err
+			}
+			var r node.RunnerView
+			p := map[string]any{"context": id, "pubkey": peerID, "script_types": types}
+			if err := g.call(cmd.Context(), "runner.create", p, &r); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), r)
+			}
+			printRunner(cmd.OutOrStdout(), &r)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&peerID, "peer", "", "peer ID of the agent (hyphae id on its machine prints it)")
+	cmd.Flags().StringArrayVar(&types, "type", nil, "a script type it runs, for your records (repeatable)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	_ = cmd.MarkFlagRequired("peer")
+	return cmd
+}
+
+func newRunnerShow(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "show CONTEXT ID",
+		Short:   "Show one runner record of a context",
+		Example: "  hyphae runner show 1 1",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctxID, err := parseCtx(args[0])
+			if err != nil {
+				return err
+			}
+			id, err := strconv.ParseUint(strings.TrimPrefix(args[1], "runner:"), 10, 64)
+			if err != nil {
+				return usage("runner id %q: want a number (or runner:<n>)", args[1])
+			}
+			var r node.RunnerView
+			if err := g.call(cmd.Context(), "runner.load", map[string]any{"context": ctxID, "id": id}, &r); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), r)
+			}
+			printRunner(cmd.OutOrStdout(), &r)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newRunnerList(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list CONTEXT",
+		Short: "List a context's runner records",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCtx(args[0])
+			if err != nil {
+				return err
+			}
+			var rs []node.RunnerView
+			if err := g.call(cmd.Context(), "runner.list", map[string]any{"context": id}, &rs); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), rs)
+			}
+			for i := range rs {
+				printRunner(cmd.OutOrStdout(), &rs[i])
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// printRunner prints one runner record on a line: its ref, the agent and
+// the script types noted for it.
+func printRunner(w io.Writer, r *node.RunnerView) {
+	types := "-"
+	if len(r.ScriptTypes) > 0 {
+		types = strings.Join(r.ScriptTypes, ",")
+	}
+	fmt.Fprintf(w, "%-10s %s  types=%s\n", r.Ref, r.Pubkey, types)
+}
