@@ -8,8 +8,8 @@ import (
 // TestCLIRemoteJob is the cross-tenant path as a user walks it with the
 // CLI: a job for another agent is refused, each time saying what the other
 // agent's operator must do (create the context, then grant a role), and
-// once let in it runs there: job run --wait prints where it ran and its
-// output, and job logs at home shows the lines it printed.
+// once let in it runs there: job run --wait prints the agent it went to
+// and its output, and job logs at home shows the lines it printed.
 func TestCLIRemoteJob(t *testing.T) {
 	b := startFlowAgent(t, "b", "")
 	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
@@ -36,7 +36,7 @@ func TestCLIRemoteJob(t *testing.T) {
 	}
 
 	out, stderr, code := run()
-	if code != 0 || !strings.Contains(out, "ran on: "+b.peer) || !strings.Contains(out, "hello from b") {
+	if code != 0 || !strings.Contains(out, "runner: "+b.peer) || !strings.Contains(out, "hello from b") {
 		t.Fatalf("let in: exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
 	key := strings.Fields(out)[1] // "job <key> in context <n>: finished"

@@ -147,9 +147,8 @@ func printJob(w io.Writer, j *node.JobView) {
 		fmt.Fprintf(w, " (attempt %d)", j.Attempt)
 	}
 	fmt.Fprintln(w)
-	if j.Runner != "" { // sent to another agent
-		verb := map[bool]string{true: "ran on", false: "runs on"}[j.Status == "finished" || j.Status == "error"]
-		fmt.Fprintf(w, "  %s: %s\n", verb, j.Runner)
+	if j.Runner != "" { // sent to another agent (it may have refused it: see error)
+		fmt.Fprintf(w, "  runner: %s\n", j.Runner)
 	}
 	if j.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", j.Error)
