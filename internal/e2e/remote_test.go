@@ -20,6 +20,17 @@ func TestCLIRemoteJob(t *testing.T) {
 		return out, errOut, exitCode(err)
 	}
 
+	// An agent this one has never seen: the job waits for it, and the user
+	// is told so rather than left with what looks like a hang.
+	var stranger struct {
+		PeerID string `json:"peer_id"`
+	}
+	decode(t, hy(t, "id", "--json", "--data-dir", newDataDir(t)), &stranger)
+	_, stderr, err := hyTry("job", "run", "--to", stranger.PeerID, "--context", "4", "--data-dir", a.dir, "--script", "true")
+	if err != nil || !strings.Contains(stderr, stranger.PeerID+" is not among the agents this one knows") {
+		t.Fatalf("a job for an unknown agent: %v, stderr %q; want a note that it waits", err, stderr)
+	}
+
 	_, stderr, code := run()
 	if code != 1 || !strings.Contains(stderr, "context 4 does not exist there") ||
 		!strings.Contains(stderr, "hyphae context create --id 4") {

@@ -41,7 +41,9 @@ func newJobRun(g *globals) *cobra.Command {
 		Long: `Submit a job into context N, to this agent (--to self) or to another agent
 (--to PEER_ID; that agent's context N must grant you executor). With --wait
 it prints status changes (stderr) and the result; the exit code is 0 when the
-job finished, 1 when it failed or was refused (the reason on stderr).`,
+job finished, 1 when it failed or was refused (the reason on stderr). A job
+for an agent that is not up waits in this agent's outbox until it is, up to
+bus.timeout (a note on stderr says so).`,
 		Example: `  hyphae job run --context 1 --type sh --script 'echo "n=42" >> "$HYPHAE_RESULT"' --wait
   hyphae job run --to 12D3KooW... --context 2 --type python --file job.py --wait --json`,
 		Args: cobra.NoArgs,
@@ -72,6 +74,9 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	if err := g.call(cmd.Context(), "job.run", p, &j); err != nil {
 		return err
 	}
+	if j.Runner != "" {
+		noteIfAway(cmd.Context(), g, j.Runner, cmd.ErrOrStderr())
+	}
 	if f.wait {
 		jw, err := waitJob(cmd.Context(), g, j.ContextID, j.Key, cmd.ErrOrStderr(), !f.asJSON)
 		if err != nil {
@@ -90,6 +95,30 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 		return failed("job %s %s: %s", j.Key, j.Status, j.Error)
 	}
 	return nil
+}
+
+// noteIfAway tells the user, on w, when the agent a job was sent to is not
+// up: the job then waits in the outbox for it (until bus.timeout), which
+// would otherwise look like a hang.
+func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
+	var ps []node.PeerView
+	if err := g.call(ctx, "peer.list", nil, &ps); err != nil {
+		return
+	}
+	why := "is not among the agents this one knows (hyphae peers)"
+	for _, p := range ps {
+		if p.PeerID != peerID {
+			continue
+		}
+		if p.State == "up" {
+			return
+		}
+		why = "is " + p.State
+		if p.LastSeen > 0 {
+			why += fmt.Sprintf(" (last seen %s ago)", time.Since(time.Unix(p.LastSeen, 0)).Round(time.Second))
+		}
+	}
+	fmt.Fprintf(w, "note: %s %s; the job waits in the outbox for it, up to bus.timeout (default 10m)\n", peerID, why)
 }
 
 func (f *jobRunFlags) params() (*node.JobRunParams, error) {
