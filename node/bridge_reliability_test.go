@@ -318,6 +318,43 @@ func TestBridgeStopTravels(t *testing.T) {
 	}
 }
 
+// TestBridgeStopBeforeDelivery: job.stop of a job whose agent has not
+// acknowledged it (here, an agent never seen) takes it back at once: the
+// job ends error saying so, and its message leaves the outbox, so it cannot
+// run when that agent appears.
+func TestBridgeStopBeforeDelivery(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	away := newIdentity(t).PeerID().String()
+	var j node.JobView
+	a.call(t, "job.run", map[string]any{"to": away, "context": 2, "type": "sh", "script": "true"}, &j)
+	var msg string
+	eventually(t, 30*time.Second, "the job message in the outbox", func() bool {
+		msgs, _ := a.redis.Client(t, int(j.ContextID)).ZRange(context.Background(), "outbox", 0, -1).Result()
+		if len(msgs) == 1 {
+			msg = msgs[0]
+		}
+		return msg != ""
+	})
+
+	var out map[string]string
+	a.call(t, "job.stop", map[string]any{"context": j.ContextID, "key": j.Key}, &out)
+	if out["withdrawn"] != "true" {
+		t.Errorf("job.stop answered %v, want the job withdrawn", out)
+	}
+	var got node.JobView
+	a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &got)
+	if got.Status != "error" || !strings.Contains(got.Error, "withdrawn before "+away+" acknowledged it") {
+		t.Fatalf("job after the stop = %+v, want error withdrawn", got)
+	}
+	db := a.redis.Client(t, int(j.ContextID))
+	if n, _ := db.ZScore(context.Background(), "outbox", msg).Result(); n != 0 {
+		t.Errorf("the job message %s is still in the outbox", msg)
+	}
+	if st, _ := db.HGet(context.Background(), msg, "status").Result(); st != "error" {
+		t.Errorf("job message status %q, want error", st)
+	}
+}
+
 // TestBridgeRawMessageGivesUp: a raw message (no created_at, as a plain
 // client writes it) to a peer that never answers ends with status error
 // and a reason after its timeout, and so does its local job.

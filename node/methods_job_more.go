@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -69,12 +70,18 @@ func (n *Node) stopJob(ctx context.Context, ctxID uint64, key, runner string) (m
 	if err != nil {
 		return nil, err
 	}
+	// Not acknowledged yet (the agent may be away): the job is taken back
+	// at once instead of waiting in the outbox to run when the agent returns.
+	withdrawn, err := n.bridge.WithdrawJob(ctx, ctxID, key, "stopped: withdrawn before "+dst.String()+" acknowledged it")
+	if err != nil {
+		return nil, err
+	}
 	m := &model.Message{CallerID: n.self.ID, ContextID: target, MessageType: model.MsgTypeStop,
 		Dst: dst.String(), Timeout: 300, Extra: model.Hash{"origin_job": key}}
 	if err := n.store.PushMessage(ctx, ctxID, m, store.MsgOutKey); err != nil {
 		return nil, err
 	}
-	return map[string]string{"stopped": key, "where": dst.String()}, nil
+	return map[string]string{"stopped": key, "where": dst.String(), "withdrawn": strconv.FormatBool(withdrawn)}, nil
 }
 
 // remoteContextOf finds the target context a job was sent to (from its

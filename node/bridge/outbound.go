@@ -360,6 +360,30 @@ func (b *Bridge) withdraw(ctx context.Context, ctxID uint64, key string, m *mode
 	return err
 }
 
+// WithdrawJob takes back the message of origin job jobKey if its recipient
+// has not acknowledged it yet (a stop before delivery): out of the outbox,
+// so it is not sent again, ended with status error and reason, and so is
+// the job. It reports false when the message was acknowledged or has left
+// the outbox already; the stop must travel then. Either way the caller
+// still sends the stop, which reaches a job that was delivered but whose
+// ack has not come back.
+func (b *Bridge) WithdrawJob(ctx context.Context, ctxID uint64, jobKey, reason string) (bool, error) {
+	_, msgKey, err := b.sentTo(ctx, ctxID, jobKey)
+	if err != nil || msgKey == "" {
+		return false, err
+	}
+	m, err := b.st.LoadMessageKey(ctx, ctxID, msgKey)
+	if err != nil || m.Status != model.MsgDispatched || m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
+		return false, err
+	}
+	if removed, err := b.st.OutboxRemove(ctx, ctxID, msgKey); err != nil || !removed {
+		return false, err // acknowledged (or given up) meanwhile
+	}
+	b.log.Info("bridge: job message withdrawn", "context", ctxID, "key", msgKey, "reason", reason)
+	_ = b.st.SetMessageStatus(ctx, ctxID, msgKey, model.MsgError, model.Hash{"error": reason})
+	return b.failSent(ctx, ctxID, m.Job[0], m.Job[0].Attempt, reason)
+}
+
 // giveUp ends a message that was never acknowledged in time.
 func (b *Bridge) giveUp(ctx context.Context, ctxID uint64, key string, m *model.Message, sends int) error {
 	_, _ = b.st.OutboxRemove(ctx, ctxID, key)

@@ -68,14 +68,24 @@ func newJobStop(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "stop CONTEXT JOB_KEY",
 		Short: "Stop a running or queued job (it ends error: stopped)",
-		Args:  cobra.ExactArgs(2),
+		Long: `Stop a running or queued job; it ends with status error, "stopped".
+
+A job sent to another agent is stopped there: the stop travels as the job
+did. If that agent has not acknowledged the job yet (it may be away), the
+job is also taken back at once, so it cannot start when the agent returns.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseCtx(args[0])
 			if err != nil {
 				return err
 			}
-			if err := g.call(cmd.Context(), "job.stop", map[string]any{"context": id, "key": args[1]}, nil); err != nil {
+			var out map[string]string
+			if err := g.call(cmd.Context(), "job.stop", map[string]any{"context": id, "key": args[1]}, &out); err != nil {
 				return err
+			}
+			if out["withdrawn"] == "true" {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s taken back: %s had not acknowledged it (a stop goes to it too)\n", args[1], out["where"])
+				return nil
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "stop requested for %s\n", args[1])
 			return nil
