@@ -70,9 +70,9 @@ func (n *Node) stopJob(ctx context.Context, ctxID uint64, key, runner string) (m
 	if err != nil {
 		return nil, err
 	}
-	// Not acknowledged yet (the agent may be away): the job is taken back
-	// at once instead of waiting in the outbox to run when the agent returns.
-	withdrawn, err := n.bridge.WithdrawJob(ctx, ctxID, key, "stopped: withdrawn before "+dst.String()+" acknowledged it")
+	// Not acknowledged yet (the agent may be away): the job ends here at
+	// once, and the outbox withdraws its message instead of sending it.
+	withdrawn, err := n.bridge.StopUndelivered(ctx, ctxID, key, "stopped before "+dst.String()+" acknowledged it")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -244,7 +245,7 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	if err != nil {
 		return err
 	}
-	if why := staleAttempt(m, job); why != "" {
+	if why := cmp.Or(staleAttempt(m, job), endedBeforeDelivery(job)); why != "" {
 		return b.withdraw(ctx, ctxID, key, m, why)
 	}
 	dst, err := b.record(ctx, ctxID, m, job, store.Outgoing{Message: key}, sends)
@@ -360,14 +361,16 @@ func (b *Bridge) withdraw(ctx context.Context, ctxID uint64, key string, m *mode
 	return err
 }
 
-// WithdrawJob takes back the message of origin job jobKey if its recipient
-// has not acknowledged it yet (a stop before delivery): out of the outbox,
-// so it is not sent again, ended with status error and reason, and so is
-// the job. It reports false when the message was acknowledged or has left
-// the outbox already; the stop must travel then. Either way the caller
-// still sends the stop, which reaches a job that was delivered but whose
-// ack has not come back.
-func (b *Bridge) WithdrawJob(ctx context.Context, ctxID uint64, jobKey, reason string) (bool, error) {
+// StopUndelivered ends origin job jobKey with status error and reason if
+// its recipient has not acknowledged its message yet (a stop before
+// delivery: the agent may be away). The outbox then withdraws the message
+// at its next try instead of sending it (endedBeforeDelivery), so the job
+// cannot start when the agent returns. It reports false when the message
+// was acknowledged, or the job was not sent from here; the stop must
+// travel then. Either way the caller still sends the stop: it reaches a
+// job that was delivered but whose ack has not come back, or a send that
+// was under way.
+func (b *Bridge) StopUndelivered(ctx context.Context, ctxID uint64, jobKey, reason string) (bool, error) {
 	_, msgKey, err := b.sentTo(ctx, ctxID, jobKey)
 	if err != nil || msgKey == "" {
 		return false, err
@@ -376,12 +379,16 @@ func (b *Bridge) WithdrawJob(ctx context.Context, ctxID uint64, jobKey, reason s
 	if err != nil || m.Status != model.MsgDispatched || m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
 		return false, err
 	}
-	if removed, err := b.st.OutboxRemove(ctx, ctxID, msgKey); err != nil || !removed {
-		return false, err // acknowledged (or given up) meanwhile
-	}
-	b.log.Info("bridge: job message withdrawn", "context", ctxID, "key", msgKey, "reason", reason)
-	_ = b.st.SetMessageStatus(ctx, ctxID, msgKey, model.MsgError, model.Hash{"error": reason})
 	return b.failSent(ctx, ctxID, m.Job[0], m.Job[0].Attempt, reason)
+}
+
+// endedBeforeDelivery says why a job message must not be (re)sent: its job
+// has ended meanwhile (stopped before its recipient acknowledged it).
+func endedBeforeDelivery(job *model.RunnerJob) string {
+	if job == nil || !job.Status.Terminal() {
+		return ""
+	}
+	return fmt.Sprintf("withdrawn: the job ended (%s) before delivery", job.Status)
 }
 
 // giveUp ends a message that was never acknowledged in time.

@@ -72,7 +72,8 @@ func newJobStop(g *globals) *cobra.Command {
 
 A job sent to another agent is stopped there: the stop travels as the job
 did. If that agent has not acknowledged the job yet (it may be away), the
-job is also taken back at once, so it cannot start when the agent returns.`,
+job also ends here at once, and its message is withdrawn instead of being
+sent again.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseCtx(args[0])
@@ -84,7 +85,7 @@ job is also taken back at once, so it cannot start when the agent returns.`,
 				return err
 			}
 			if out["withdrawn"] == "true" {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s taken back: %s had not acknowledged it (a stop goes to it too)\n", args[1], out["where"])
+				fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: %s had not acknowledged it, so it will not be sent again (a stop goes to it too)\n", args[1], out["where"])
 				return nil
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "stop requested for %s\n", args[1])
