@@ -66,15 +66,14 @@ func (n *Node) stopJob(ctx context.Context, ctxID uint64, key, runner string) (m
 	if err != nil {
 		return nil, api.Errorf(api.CodeConflict, "job %s runs on %q, which is not a peer ID", key, runner)
 	}
-	target, err := n.remoteContextOf(ctx, ctxID, key)
-	if err != nil {
-		return nil, err
-	}
-	// Not acknowledged yet (the agent may be away): the job ends here at
-	// once, and the outbox withdraws its message instead of sending it.
-	withdrawn, err := n.bridge.StopUndelivered(ctx, ctxID, key, "stopped before "+dst.String()+" acknowledged it")
-	if err != nil {
-		return nil, err
+	target, withdrawn := ctxID, false
+	if sent := n.sentMessage(ctx, ctxID, key); sent != nil {
+		target = sent.ContextID
+		// Not acknowledged yet (the agent may be away): the job ends here
+		// at once, and the outbox withdraws its message instead of sending it.
+		if withdrawn, err = n.bridge.StopUndelivered(ctx, ctxID, sent, "stopped before "+dst.String()+" acknowledged it"); err != nil {
+			return nil, err
+		}
 	}
 	m := &model.Message{CallerID: n.self.ID, ContextID: target, MessageType: model.MsgTypeStop,
 		Dst: dst.String(), Timeout: 300, Extra: model.Hash{"origin_job": key}}
@@ -84,16 +83,16 @@ func (n *Node) stopJob(ctx context.Context, ctxID uint64, key, runner string) (m
 	return map[string]string{"stopped": key, "where": dst.String(), "withdrawn": strconv.FormatBool(withdrawn)}, nil
 }
 
-// remoteContextOf finds the target context a job was sent to (from its
-// job message), defaulting to the same id.
-func (n *Node) remoteContextOf(ctx context.Context, ctxID uint64, key string) (uint64, error) {
+// sentMessage is the job message that sent job key away (its target
+// context, its status), or nil when it cannot be read.
+func (n *Node) sentMessage(ctx context.Context, ctxID uint64, key string) *model.Message {
 	f, err := n.store.Fields(ctx, ctxID, key, "message_key")
 	if err != nil || f[0] == "" {
-		return ctxID, nil
+		return nil
 	}
 	m, err := n.store.LoadMessageKey(ctx, ctxID, f[0])
 	if err != nil {
-		return ctxID, nil
+		return nil
 	}
-	return m.ContextID, nil
+	return m
 }

@@ -361,23 +361,18 @@ func (b *Bridge) withdraw(ctx context.Context, ctxID uint64, key string, m *mode
 	return err
 }
 
-// StopUndelivered ends origin job jobKey with status error and reason if
-// its recipient has not acknowledged its message yet (a stop before
-// delivery: the agent may be away). The outbox then withdraws the message
-// at its next try instead of sending it (endedBeforeDelivery), so the job
-// cannot start when the agent returns. It reports false when the message
-// was acknowledged, or the job was not sent from here; the stop must
-// travel then. Either way the caller still sends the stop: it reaches a
-// job that was delivered but whose ack has not come back, or a send that
-// was under way.
-func (b *Bridge) StopUndelivered(ctx context.Context, ctxID uint64, jobKey, reason string) (bool, error) {
-	_, msgKey, err := b.sentTo(ctx, ctxID, jobKey)
-	if err != nil || msgKey == "" {
-		return false, err
-	}
-	m, err := b.st.LoadMessageKey(ctx, ctxID, msgKey)
-	if err != nil || m.Status != model.MsgDispatched || m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
-		return false, err
+// StopUndelivered ends the job that message m (of context ctxID) sends
+// with status error and reason if m's recipient has not acknowledged it
+// yet (a stop before delivery: the agent may be away). The outbox then
+// withdraws the message at its next try instead of sending it
+// (endedBeforeDelivery), so the job cannot start when the agent returns.
+// It reports false when the message was acknowledged or is no job
+// message; the stop must travel then. Either way the caller still sends
+// the stop: it reaches a job that was delivered but whose ack has not
+// come back, or a send that was under way.
+func (b *Bridge) StopUndelivered(ctx context.Context, ctxID uint64, m *model.Message, reason string) (bool, error) {
+	if m.Status != model.MsgDispatched || m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
+		return false, nil
 	}
 	return b.failSent(ctx, ctxID, m.Job[0], m.Job[0].Attempt, reason)
 }
