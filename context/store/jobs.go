@@ -143,27 +143,16 @@ func (s *Store) SetJobStatus(ctx context.Context, ctxID uint64, key string, atte
 // remote_done when it came from another agent (the bridge) — atomically.
 func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash) error {
-	if !status.Terminal() {
-		return fmt.Errorf("store.CompleteJob: %q is not a final status", status)
-	}
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return fmt.Errorf("store.CompleteJob: %w", err)
-	}
-	keys, args := completeArgs(key, attempt, status, fields)
-	return scriptErr("store.CompleteJob", completeJob.Run(ctx, db, keys, args...).Err())
+	return s.CompleteJobWithLogs(ctx, ctxID, key, attempt, status, fields, nil, 0)
 }
 
 // CompleteJobWithLogs is CompleteJob that also appends lines to the job's
 // log (at most max, then one LogCapMarker line), in the same script: only
 // when the completion is taken, so a duplicate or a late result adds no
 // lines, and before the waiters wake, so whoever waits for the end (job
-// logs -f, too) finds them. Without lines it is CompleteJob.
+// logs -f, too) finds them.
 func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash, lines []string, max int) error {
-	if len(lines) == 0 {
-		return s.CompleteJob(ctx, ctxID, key, attempt, status, fields)
-	}
 	if !status.Terminal() {
 		return fmt.Errorf("store.CompleteJob: %q is not a final status", status)
 	}
@@ -171,14 +160,15 @@ func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key strin
 	if err != nil {
 		return fmt.Errorf("store.CompleteJob: %w", err)
 	}
-	list, err := json.Marshal(lines)
-	if err != nil {
-		return fmt.Errorf("store.CompleteJob: logs: %w", err)
-	}
 	keys, args := completeArgs(key, attempt, status, fields)
-	keys = append(keys, LogKey(key))
-	args = slices.Insert(args, 4, any(string(list)), any(max), any(LogChannel(ctxID, key)), any(LogCapMarker))
-	return scriptErr("store.CompleteJob", completeWithLogs.Run(ctx, db, keys, args...).Err())
+	script := completeJob
+	if len(lines) > 0 {
+		list, _ := json.Marshal(lines) // a list of strings always encodes
+		keys = append(keys, LogKey(key))
+		args = slices.Insert(args, 4, any(string(list)), any(max), any(LogChannel(ctxID, key)), any(LogCapMarker))
+		script = completeWithLogs
+	}
+	return scriptErr("store.CompleteJob", script.Run(ctx, db, keys, args...).Err())
 }
 
 // completeArgs builds the KEYS and ARGV of the completeJob script; every
