@@ -27,11 +27,7 @@ func newActor(g *globals) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), as)
 			}
 			for _, a := range as {
-				self := ""
-				if a.Self {
-					self = " (this agent)"
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%4d  %s%s\n", a.ID, a.Pubkey, self)
+				fmt.Fprintf(cmd.OutOrStdout(), "%4d  %s\n", a.ID, actorLabel(&a))
 			}
 			return nil
 		},
@@ -52,4 +48,12 @@ func newActor(g *globals) *cobra.Command {
 	}
 	cmd.AddCommand(list, add)
 	return cmd
+}
+
+// actorLabel names an actor: its peer ID, marked when it is this agent.
+func actorLabel(a *node.ActorView) string {
+	if a.Self {
+		return a.Pubkey + " (this agent)"
+	}
+	return a.Pubkey
 }

@@ -168,11 +168,8 @@ func actorNames(ctx context.Context, g *globals) map[uint64]string {
 		return nil
 	}
 	names := make(map[uint64]string, len(as))
-	for _, a := range as {
-		names[a.ID] = a.Pubkey
-		if a.Self {
-			names[a.ID] += " (this agent)"
-		}
+	for i := range as {
+		names[as[i].ID] = actorLabel(&as[i])
 	}
 	return names
 }

@@ -113,10 +113,7 @@ func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
 		if p.State == "up" {
 			return
 		}
-		why = "is " + p.State
-		if p.LastSeen > 0 {
-			why += fmt.Sprintf(" (last seen %s ago)", time.Since(time.Unix(p.LastSeen, 0)).Round(time.Second))
-		}
+		why = fmt.Sprintf("is %s (last seen %s)", p.State, seen(&p))
 	}
 	fmt.Fprintf(w, "note: %s %s; the job waits in the outbox for it, up to bus.timeout (default 10m)\n", peerID, why)
 }

@@ -32,16 +32,20 @@ func newPeers(g *globals) *cobra.Command {
 				fmt.Fprintln(w, "no peers yet (mDNS blocked? no --bootstrap? see README troubleshooting)")
 			}
 			for _, p := range ps {
-				ago := "never"
-				if p.LastSeen > 0 {
-					ago = time.Since(time.Unix(p.LastSeen, 0)).Round(time.Second).String() + " ago"
-				}
 				fmt.Fprintf(w, "%s  %-4s  roles=%s types=%s load=%d/%d  seen %s  via %s\n", p.PeerID, p.State,
-					strings.Join(p.Roles, ","), strings.Join(p.ScriptTypes, ","), p.Load, p.Capacity, ago, p.FoundVia)
+					strings.Join(p.Roles, ","), strings.Join(p.ScriptTypes, ","), p.Load, p.Capacity, seen(&p), p.FoundVia)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: a list of objects with peer_id and state")
 	return cmd
+}
+
+// seen says when peer p was last heard from: "12s ago", or "never".
+func seen(p *node.PeerView) string {
+	if p.LastSeen <= 0 {
+		return "never"
+	}
+	return time.Since(time.Unix(p.LastSeen, 0)).Round(time.Second).String() + " ago"
 }
