@@ -39,15 +39,7 @@ type floorAgent struct {
 func newFloorAgent(b *testing.B, ctx context.Context, self, other string) *floorAgent {
 	b.Helper()
 	id := newIdentity(b)
-	h, err := libp2p.New(libp2p.Identity(id.PrivKey()), libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = h.Close() })
-	ps, err := pubsub.NewGossipSub(ctx, h)
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, ps := overlaybench.Host(b, ctx, libp2p.Identity(id.PrivKey()))
 	a := &floorAgent{id: id, h: h, ver: &envelope.Verifier{Self: id}}
 	a.rdb = testredis.Start(b, testredis.Options{Socket: true}).Client(b, floorCtxDB)
 	a.in, a.out = overlaybench.Join(b, ps, "floor/"+self, "floor/"+other)

@@ -25,7 +25,16 @@ const RawSize = 1 << 10
 // topic sub and joined to topic pub. The host closes at tb's cleanup.
 func RawNode(tb testing.TB, ctx context.Context, sub, pub string) (host.Host, *pubsub.Topic, *pubsub.Subscription) {
 	tb.Helper()
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
+	h, ps := Host(tb, ctx)
+	in, out := Join(tb, ps, sub, pub)
+	return h, out, in
+}
+
+// Host is a bare host on 127.0.0.1 (with opts, an identity say) and
+// default gossipsub on it. The host closes at tb's cleanup.
+func Host(tb testing.TB, ctx context.Context, opts ...libp2p.Option) (host.Host, *pubsub.PubSub) {
+	tb.Helper()
+	h, err := libp2p.New(append(opts, libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -34,8 +43,7 @@ func RawNode(tb testing.TB, ctx context.Context, sub, pub string) (host.Host, *p
 	if err != nil {
 		tb.Fatal(err)
 	}
-	in, out := Join(tb, ps, sub, pub)
-	return h, out, in
+	return h, ps
 }
 
 // Join subscribes to topic sub and joins topic pub on ps.
