@@ -58,7 +58,7 @@ type flowAgent struct {
 
 // startFlowAgent starts an agent on a fresh data dir with extra run args
 // (and, when config is not empty, a config file with that text).
-func startFlowAgent(t *testing.T, name, config string, args ...string) *flowAgent {
+func startFlowAgent(t testing.TB, name, config string, args ...string) *flowAgent {
 	t.Helper()
 	dir := newDataDir(t)
 	a := &flowAgent{name: name, dir: dir, args: append(append([]string{}, localArgs()...), args...)}
@@ -97,7 +97,7 @@ func (a *flowAgent) restart(t *testing.T) {
 }
 
 // addr is the agent's overlay address with /p2p/.
-func (a *flowAgent) addr(t *testing.T) string {
+func (a *flowAgent) addr(t testing.TB) string {
 	t.Helper()
 	var id struct {
 		ListenAddrs []string `json:"listen_addrs"`
@@ -114,13 +114,13 @@ func (a *flowAgent) addr(t *testing.T) string {
 	return id.ListenAddrs[0]
 }
 
-func (a *flowAgent) hy(t *testing.T, args ...string) string {
+func (a *flowAgent) hy(t testing.TB, args ...string) string {
 	t.Helper()
 	return hy(t, append(args, "--data-dir", a.dir)...)
 }
 
 // waitPeerUp waits until a sees peer up and announcing script type typ.
-func (a *flowAgent) waitPeerUp(t *testing.T, peer, typ string) {
+func (a *flowAgent) waitPeerUp(t testing.TB, peer, typ string) {
 	t.Helper()
 	eventually(t, 30*time.Second, a.name+" seeing "+peer+" up with type "+typ, func() bool {
 		out, _, err := hyTry("peers", "--json", "--data-dir", a.dir)

@@ -18,6 +18,9 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rawEchoEnv) != "" { // BenchmarkCrossAgentProcesses's helper
+		os.Exit(rawEcho())
+	}
 	dir, err := os.MkdirTemp("", "hyphae-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -43,7 +46,7 @@ type proc struct {
 }
 
 // newDataDir runs `hyphae init` in a fresh short temp dir.
-func newDataDir(t *testing.T) string {
+func newDataDir(t testing.TB) string {
 	t.Helper()
 	d, err := os.MkdirTemp("", "hy")
 	if err != nil {
@@ -57,7 +60,7 @@ func newDataDir(t *testing.T) string {
 
 // startRun starts `hyphae run` (optionally under a prefix command such as
 // `ip netns exec X`) and waits until its API answers.
-func startRun(t *testing.T, dir string, prefix []string, args ...string) *proc {
+func startRun(t testing.TB, dir string, prefix []string, args ...string) *proc {
 	t.Helper()
 	argv := append(append([]string{}, prefix...), bin, "run", "--data-dir", dir)
 	argv = append(argv, args...)
@@ -96,7 +99,7 @@ func (p *proc) kill() {
 }
 
 // wait returns the exit error once the process ends (or fails the test).
-func (p *proc) wait(t *testing.T, d time.Duration) error {
+func (p *proc) wait(t testing.TB, d time.Duration) error {
 	t.Helper()
 	select {
 	case err := <-p.done:
@@ -109,7 +112,7 @@ func (p *proc) wait(t *testing.T, d time.Duration) error {
 }
 
 // hy runs a CLI command and fails the test on a non-zero exit.
-func hy(t *testing.T, args ...string) string {
+func hy(t testing.TB, args ...string) string {
 	t.Helper()
 	out, errOut, err := hyTry(args...)
 	if err != nil {
@@ -138,14 +141,14 @@ func exitCode(err error) int {
 	return -1
 }
 
-func decode(t *testing.T, s string, v any) {
+func decode(t testing.TB, s string, v any) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(s), v); err != nil {
 		t.Fatalf("decode %q: %v", s, err)
 	}
 }
 
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {

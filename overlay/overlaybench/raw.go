@@ -34,34 +34,55 @@ func RawNode(tb testing.TB, ctx context.Context, sub, pub string) (host.Host, *p
 // default gossipsub on it. The host closes at tb's cleanup.
 func Host(tb testing.TB, ctx context.Context, opts ...libp2p.Option) (host.Host, *pubsub.PubSub) {
 	tb.Helper()
-	h, err := libp2p.New(append(opts, libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))...)
+	h, ps, err := NewHost(ctx, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = h.Close() })
+	return h, ps
+}
+
+// NewHost is Host for a program without a testing.TB (a helper process):
+// the caller closes the host.
+func NewHost(ctx context.Context, opts ...libp2p.Option) (host.Host, *pubsub.PubSub, error) {
+	h, err := libp2p.New(append(opts, libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))...)
+	if err != nil {
+		return nil, nil, err
+	}
 	ps, err := pubsub.NewGossipSub(ctx, h)
 	if err != nil {
-		tb.Fatal(err)
+		_ = h.Close()
+		return nil, nil, err
 	}
-	return h, ps
+	return h, ps, nil
 }
 
 // Join subscribes to topic sub and joins topic pub on ps.
 func Join(tb testing.TB, ps *pubsub.PubSub, sub, pub string) (*pubsub.Subscription, *pubsub.Topic) {
 	tb.Helper()
-	ts, err := ps.Join(sub)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := ts.Subscribe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tp, err := ps.Join(pub)
+	s, tp, err := JoinTopics(ps, sub, pub)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return s, tp
+}
+
+// JoinTopics is Join for a program without a testing.TB.
+func JoinTopics(ps *pubsub.PubSub, sub, pub string) (*pubsub.Subscription, *pubsub.Topic, error) {
+	ts, err := ps.Join(sub)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := ts.Subscribe()
+	if err != nil {
+		return nil, nil, err
+	}
+	tp, err := ps.Join(pub)
+	if err != nil {
+		s.Cancel()
+		return nil, nil, err
+	}
+	return s, tp, nil
 }
 
 // Echo publishes every message from in on out, until ctx ends.

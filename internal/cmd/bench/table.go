@@ -176,6 +176,8 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
 	t.cmp("… submitted in process, p50 (vs raw gossipsub interleaved in the same loop)",
 		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripInProcess", "raw-p50-µs"), µs, "", nil)
+	t.cmp("… with each party its own OS process, as on two machines: two `hyphae run` agents, the client calling the API from a third; raw between two processes, interleaved: p50 (vs that raw p50)",
+		t.fig("BenchmarkCrossAgentProcesses", "p50-µs"), t.fig("BenchmarkCrossAgentProcesses", "raw-p50-µs"), µs, "", nil)
 	t.cmp("floor: a hand-written minimal cross-agent round trip (seal, check, open both ways; one Lua at the target, completion and origin writes; no API, runner, acks), p50 (vs raw gossipsub on the same hosts, interleaved)",
 		t.fig("BenchmarkCrossAgentFloor", "p50-µs"), t.fig("BenchmarkCrossAgentFloor", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… the floor's crypto (seal + check + open, both messages) and its two Redis calls on the critical path, p50 (vs the floor's p50)",
