@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hyphae-run/hyphae/context/model"
 )
 
 var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "continue_on_error"}
@@ -67,13 +69,11 @@ func (p *parser) job(e entry) *JobSpec {
 	return j
 }
 
-var typeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-
 func (p *parser) jobType(j *JobSpec, at *yaml.Node) {
 	switch {
 	case j.Type == "":
 		p.fail(at, j.Name, "missing type: say what runs the script (sh, bash, python, …)")
-	case !typeName.MatchString(j.Type):
+	case !model.ValidScriptType(j.Type):
 		p.fail(at, j.Name, "bad type %q: use letters, digits, '.', '_', '+' and '-'", j.Type)
 	}
 }

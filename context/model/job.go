@@ -1,5 +1,15 @@
 package model
 
+import "regexp"
+
+// ValidScriptType reports whether t may name a script type: letters,
+// digits and . _ + -, starting with a letter or digit. Flow files and the
+// runner's executors configuration both hold to it, so a type one can
+// configure is a type a flow can ask for.
+func ValidScriptType(t string) bool { return scriptTypeName.MatchString(t) }
+
+var scriptTypeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
+
 // RunnerJob is one script to run. Stored in its context's DB as
 // job:<caller_id>:<id>.
 type RunnerJob struct {

@@ -11,11 +11,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hyphae-run/hyphae/context/model"
 )
 
 // Config is everything `hyphae run` needs. Zero values mean "default".
@@ -231,16 +232,13 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// scriptTypeName is what a flow file accepts as a script type.
-var scriptTypeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-
 func (c *Config) validateMore() []error {
 	var errs []error
 	if c.Runner.Concurrency < 0 {
 		errs = append(errs, fmt.Errorf("runner.concurrency: %d must not be negative", c.Runner.Concurrency))
 	}
 	for t, argv := range c.Executors {
-		if !scriptTypeName.MatchString(t) {
+		if !model.ValidScriptType(t) {
 			errs = append(errs, fmt.Errorf("executors: script type %q: want letters, digits and . _ + - (a flow's type: must match it)", t))
 		}
 		if len(argv) == 0 {
