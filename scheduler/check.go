@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -13,18 +14,11 @@ func CheckTypes(f *File, known []string) []Warning {
 	if len(known) == 0 {
 		return nil
 	}
-	have := map[string]bool{}
-	for _, t := range known {
-		have[t] = true
-	}
-	list := append([]string(nil), known...)
-	sort.Strings(list)
+	jobs, list := outside(f, known)
 	var out []Warning
-	for _, j := range f.Jobs {
-		if !have[j.Type] {
-			out = append(out, Warning{File: f.Source, Line: j.Line, Job: j.Name,
-				Msg: "no known runner serves script type \"" + j.Type + "\" (known: " + strings.Join(list, ", ") + ")"})
-		}
+	for _, j := range jobs {
+		out = append(out, Warning{File: f.Source, Line: j.Line, Job: j.Name,
+			Msg: "no known runner serves script type \"" + j.Type + "\" (known: " + strings.Join(list, ", ") + ")"})
 	}
 	return out
 }
@@ -35,27 +29,32 @@ func CheckTypes(f *File, known []string) []Warning {
 // otherwise wait for a runner until the job timed out. It returns nil or
 // Errors, one per such job, with the known types.
 func UnknownTypes(f *File, known []string) error {
-	have := map[string]bool{}
-	for _, t := range known {
-		have[t] = true
-	}
-	list := make([]string, 0, len(have))
-	for t := range have {
-		list = append(list, t)
-	}
-	sort.Strings(list)
+	jobs, list := outside(f, known)
 	var errs Errors
-	for _, j := range f.Jobs {
-		if !have[j.Type] {
-			msg := "unknown script type \"" + j.Type + "\": not built in, and no agent this one knows serves it (known: " +
-				strings.Join(list, ", ") + suggestType(j.Type, list) + ")"
-			errs = append(errs, &FileError{File: f.Source, Line: j.Line, Job: j.Name, Msg: msg})
-		}
+	for _, j := range jobs {
+		msg := "unknown script type \"" + j.Type + "\": not built in, and no agent this one knows serves it (known: " +
+			strings.Join(list, ", ") + suggestType(j.Type, list) + ")"
+		errs = append(errs, &FileError{File: f.Source, Line: j.Line, Job: j.Name, Msg: msg})
 	}
 	if errs == nil {
 		return nil
 	}
 	return errs.sorted()
+}
+
+// outside returns f's jobs whose script type is not in known, and known
+// sorted without repeats, as the messages list it (and suggestions pick
+// from it, ties going to the first).
+func outside(f *File, known []string) ([]*JobSpec, []string) {
+	var jobs []*JobSpec
+	for _, j := range f.Jobs {
+		if !slices.Contains(known, j.Type) {
+			jobs = append(jobs, j)
+		}
+	}
+	list := slices.Clone(known)
+	sort.Strings(list)
+	return jobs, slices.Compact(list)
 }
 
 func suggestType(t string, known []string) string {
