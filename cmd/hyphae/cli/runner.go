@@ -39,16 +39,8 @@ func newRunnerCreate(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var r node.RunnerView
 			p := map[string]any{"context": id, "pubkey": peerID, "script_types": types}
-			if err := g.call(cmd.Context(), "runner.create", p, &r); err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), r)
-			}
-			printRunner(cmd.OutOrStdout(), &r)
-			return nil
+			return callRunners[node.RunnerView](cmd, g, "runner.create", p, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&peerID, "peer", "", "peer ID of the agent (hyphae id on its machine prints it)")
@@ -74,15 +66,7 @@ func newRunnerShow(g *globals) *cobra.Command {
 			if err != nil {
 				return usage("runner id %q: want a number (or runner:<n>)", args[1])
 			}
-			var r node.RunnerView
-			if err := g.call(cmd.Context(), "runner.load", map[string]any{"context": ctxID, "id": id}, &r); err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), r)
-			}
-			printRunner(cmd.OutOrStdout(), &r)
-			return nil
+			return callRunners[node.RunnerView](cmd, g, "runner.load", map[string]any{"context": ctxID, "id": id}, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -100,21 +84,33 @@ func newRunnerList(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var rs []node.RunnerView
-			if err := g.call(cmd.Context(), "runner.list", map[string]any{"context": id}, &rs); err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), rs)
-			}
-			for i := range rs {
-				printRunner(cmd.OutOrStdout(), &rs[i])
-			}
-			return nil
+			return callRunners[[]node.RunnerView](cmd, g, "runner.list", map[string]any{"context": id}, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// callRunners calls method and prints the runner record, or the list of
+// them, that it returns: as JSON, or a line per record (printRunner).
+func callRunners[T node.RunnerView | []node.RunnerView](cmd *cobra.Command, g *globals, method string,
+	params map[string]any, asJSON bool) error {
+	var out T
+	if err := g.call(cmd.Context(), method, params, &out); err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(cmd.OutOrStdout(), out)
+	}
+	switch v := any(out).(type) {
+	case node.RunnerView:
+		printRunner(cmd.OutOrStdout(), &v)
+	case []node.RunnerView:
+		for i := range v {
+			printRunner(cmd.OutOrStdout(), &v[i])
+		}
+	}
+	return nil
 }
 
 // printRunner prints one runner record on a line: its ref, the agent and
