@@ -2,11 +2,11 @@ package node_test
 
 import (
 	"context"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/overlay/overlaybench"
 )
 
 // BenchmarkCrossAgentRoundTrip: submit a no-op job from agent A into
@@ -20,29 +20,11 @@ func BenchmarkCrossAgentRoundTrip(b *testing.B) {
 }
 
 // interleaved runs ours b.N times, each followed by a raw gossipsub
-// request/response between two bare hosts (rawPubsub), and reports ours
-// (p50-µs, p99-µs, jobs/s) and raw's (raw-p50-µs, raw-p99-µs), and
-// ratio-p50, ours over raw.
+// request/response between two bare hosts (rawPubsub), and reports both
+// (overlaybench.Interleaved).
 func interleaved(b *testing.B, ours func() time.Duration) {
 	raw := newRawPubsub(b)
-	ours() // warm: connection, mesh, scripts loaded
-	lat := make([]time.Duration, 0, b.N)
-	rawLat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		lat = append(lat, ours())
-		rawLat = append(rawLat, raw.roundTrip(b))
-	}
-	b.StopTimer()
-	reportLatency(b, lat)
-	if len(rawLat) == 0 {
-		return
-	}
-	sort.Slice(rawLat, func(i, j int) bool { return rawLat[i] < rawLat[j] })
-	raw50 := float64(rawLat[len(rawLat)/2].Microseconds())
-	b.ReportMetric(raw50, "raw-p50-µs")
-	b.ReportMetric(float64(rawLat[len(rawLat)*99/100].Microseconds()), "raw-p99-µs")
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/raw50, "ratio-p50")
+	overlaybench.Interleaved(b, 1, ours, func() time.Duration { return raw.roundTrip(b) })
 }
 
 // benchPair starts bob, and alice bootstrapped from him, with alice an
@@ -65,20 +47,6 @@ func remoteNoop(b *testing.B, alice, bob *agent) time.Duration {
 		b.Fatalf("job %+v", got)
 	}
 	return time.Since(start)
-}
-
-func reportLatency(b *testing.B, lat []time.Duration) {
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	if len(lat) == 0 {
-		return
-	}
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-	var total time.Duration
-	for _, l := range lat {
-		total += l
-	}
-	b.ReportMetric(float64(len(lat))/total.Seconds(), "jobs/s")
 }
 
 // BenchmarkCrossAgentRoundTripInProcess is BenchmarkCrossAgentRoundTrip

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +29,8 @@ import (
 // in a helper process (this test binary, re-run with rawEchoEnv), which
 // publishes it back.
 //
-// Metrics: p50-µs, p99-µs and jobs/s (ours), raw-p50-µs and raw-p99-µs,
-// ratio-p50 (ours over raw).
+// Metrics as overlaybench.Interleaved reports them: p50-µs, p99-µs and
+// jobs/s (ours), raw-p50-µs and raw-p99-µs, ratio-p50 (ours over raw).
 func BenchmarkCrossAgentProcesses(b *testing.B) {
 	args := []string{"--presence-interval", "3s", "--log-level", "warn"}
 	bob := startFlowAgent(b, "bob", "", args...)
@@ -50,35 +48,7 @@ func BenchmarkCrossAgentProcesses(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	raw := rawAcrossProcesses(b)
-	for range 20 { // warm: connections, meshes, scripts loaded
-		ours()
-		raw()
-	}
-	lat, rawLat := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		lat = append(lat, ours())
-		rawLat = append(rawLat, raw())
-	}
-	b.StopTimer()
-	p50, p99, total := percentiles(lat)
-	raw50, raw99, _ := percentiles(rawLat)
-	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
-	b.ReportMetric(float64(len(lat))/total.Seconds(), "jobs/s")
-	b.ReportMetric(float64(raw50.Microseconds()), "raw-p50-µs")
-	b.ReportMetric(float64(raw99.Microseconds()), "raw-p99-µs")
-	b.ReportMetric(float64(p50)/float64(raw50), "ratio-p50")
-}
-
-// percentiles sorts lat and returns its p50, p99 and sum.
-func percentiles(lat []time.Duration) (p50, p99, total time.Duration) {
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	for _, l := range lat {
-		total += l
-	}
-	return lat[len(lat)/2], lat[len(lat)*99/100], total
+	overlaybench.Interleaved(b, 20, ours, rawAcrossProcesses(b))
 }
 
 // rawEchoEnv, when set, makes this test binary the raw baseline's echoing
@@ -92,12 +62,9 @@ func rawAcrossProcesses(b *testing.B) func() time.Duration {
 	echo := startRawEcho(b)
 	h, ps := overlaybench.Host(b, ctx)
 	in, out := overlaybench.Join(b, ps, "raw/a", "raw/b")
-	if err := h.Connect(ctx, echo); err != nil {
+	if err := overlaybench.ConnectTopic(ctx, h, echo, out); err != nil {
 		b.Fatal(err)
 	}
-	eventually(b, 10*time.Second, "the raw hosts to see each other on their topics", func() bool {
-		return slices.Contains(out.ListPeers(), echo.ID)
-	})
 	return func() time.Duration {
 		d, err := overlaybench.RoundTrip(ctx, out, in)
 		if err != nil {

@@ -121,18 +121,29 @@ func NewRawPair(tb testing.TB, ctx context.Context) *RawPair {
 	tb.Helper()
 	h1, out, in := RawNode(tb, ctx, "raw/a", "raw/b")
 	h2, echoOut, echoIn := RawNode(tb, ctx, "raw/b", "raw/a")
-	if err := h1.Connect(ctx, peer.AddrInfo{ID: h2.ID(), Addrs: h2.Addrs()}); err != nil {
+	if err := ConnectTopic(ctx, h1, *host.InfoFromHost(h2), out); err != nil {
 		tb.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(out.ListPeers(), h2.ID()) ||
-		!slices.Contains(echoOut.ListPeers(), h1.ID()); {
-		if time.Now().After(deadline) {
-			tb.Fatal("raw pair: the hosts did not see each other on their topics in 10 s")
-		}
-		time.Sleep(time.Millisecond)
+	if err := ConnectTopic(ctx, h2, *host.InfoFromHost(h1), echoOut); err != nil {
+		tb.Fatal(err)
 	}
 	go Echo(ctx, echoIn, echoOut)
 	return &RawPair{out: out, in: in}
+}
+
+// ConnectTopic connects h to p and waits (up to 10 s) until p is a topic
+// peer of out, so that what h publishes there reaches p.
+func ConnectTopic(ctx context.Context, h host.Host, p peer.AddrInfo, out *pubsub.Topic) error {
+	if err := h.Connect(ctx, p); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(10 * time.Second); !slices.Contains(out.ListPeers(), p.ID); {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("raw: %s did not become a peer on topic %s in 10 s", p.ID, out.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
 }
 
 // RoundTrip is one request/response of the pair.
