@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -32,7 +33,7 @@ func newMetrics(n *Node) *metrics {
 		}, []string{"type"}),
 	}
 	m.reg.MustRegister(m.jobs, m.duration, &collector{n: n},
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

@@ -27,9 +27,8 @@ func (s NodeState) Terminal() bool {
 func (s NodeState) InFlight() bool { return s == StateDispatched || s == StateRunning }
 
 var (
-	inFlight   = []string{string(StateDispatched), string(StateRunning)}
-	notStarted = []string{string(StatePending), string(StateReady)}
-	open       = []string{string(StatePending), string(StateReady), string(StateDispatched), string(StateRunning)}
+	inFlight = []string{string(StateDispatched), string(StateRunning)}
+	open     = []string{string(StatePending), string(StateReady), string(StateDispatched), string(StateRunning)}
 )
 
 // Extra fields of ours on the flow and job hashes (model.Extra).

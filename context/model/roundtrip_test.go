@@ -22,7 +22,7 @@ var bigScript = func() string {
 	return b.String()[:1<<20]
 }()
 
-const uni = "Grüße, 世界 🍄 — ‮rtl‬ \u0000 end"
+const uni = "Grüße, 世界 🍄 — \u202ertl\u202c \u0000 end"
 
 func fullActor() *model.Actor {
 	return &model.Actor{

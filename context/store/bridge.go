@@ -366,11 +366,18 @@ func (s *Store) Done(ctx context.Context, ctxID uint64, processing, key string) 
 
 // OutboxDue returns message keys due at now.
 func (s *Store) OutboxDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
+	return s.due(ctx, ctxID, OutboxKey, now, max)
+}
+
+// due returns up to max members of the sorted set key (scored in unix ms)
+// whose time has come at now, earliest first.
+func (s *Store) due(ctx context.Context, ctxID uint64, key string, now time.Time, max int64) ([]string, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return nil, err
 	}
-	return db.ZRangeByScore(ctx, OutboxKey, &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: max}).Result()
+	return db.ZRangeArgs(ctx, redis.ZRangeArgs{Key: key, ByScore: true, Start: "-inf",
+		Stop: strconv.FormatInt(now.UnixMilli(), 10), Count: max}).Result()
 }
 
 // OutboxRemove drops key from the outbox; it reports whether it was there.
@@ -431,11 +438,7 @@ func (s *Store) AwaitAdd(ctx context.Context, ctxID uint64, key string, t time.T
 
 // AwaitDue returns message keys whose result is overdue at now.
 func (s *Store) AwaitDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return nil, err
-	}
-	return db.ZRangeByScore(ctx, AwaitingKey, &redis.ZRangeBy{Min: "-inf", Max: strconv.FormatInt(now.UnixMilli(), 10), Count: max}).Result()
+	return s.due(ctx, ctxID, AwaitingKey, now, max)
 }
 
 // AwaitRemove forgets message key's pending result.
