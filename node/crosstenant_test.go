@@ -14,14 +14,14 @@ import (
 func waitJob(t testing.TB, a *agent, ctxID uint64, key string) node.JobView {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
+	var j node.JobView
 	for time.Now().Before(deadline) {
-		var j node.JobView
 		a.call(t, "job.wait", map[string]any{"context": ctxID, "key": key, "timeout": 2}, &j)
 		if j.Status == "finished" || j.Status == "error" {
 			return j
 		}
 	}
-	t.Fatalf("job %s did not end", key)
+	t.Fatalf("job %s did not end within a minute; it is %+v", key, j)
 	return node.JobView{}
 }
 

@@ -3,8 +3,6 @@ package node_test
 import (
 	"cmp"
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -65,14 +63,12 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond)}, Executors: o.executors,
 		Runner: config.Runner{DrainGrace: o.grace}}
 	cfg.Defaults()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
+	log, named := agentLogger(t)
 	n, err := node.New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	named(n.ID().PeerID().String())
 	if err := n.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
