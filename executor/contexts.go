@@ -28,9 +28,10 @@ func (r *Runner) refreshLoop(ctx context.Context) {
 	}
 }
 
-// refreshContexts starts a dequeue loop for each new context and stops the
-// loops of contexts no longer listed (their running jobs carry on).
-func (r *Runner) refreshContexts(ctx context.Context) error {
+// refreshOnce starts a dequeue loop for each new context and stops the
+// loops of contexts no longer listed (their running jobs carry on). Only
+// refreshContexts calls it, one call at a time.
+func (r *Runner) refreshOnce(ctx context.Context) error {
 	ids, err := r.cfg.Contexts(ctx)
 	if err != nil {
 		return fmt.Errorf("list contexts: %w", err)

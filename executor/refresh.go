@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -12,5 +13,42 @@ func (r *Runner) Refresh() {
 	defer cancel()
 	if err := r.refreshContexts(ctx); err != nil {
 		r.log.Debug("executor: refresh", "err", err)
+	}
+}
+
+// refreshes makes the contexts' refreshes take turns. A refresh lists the
+// contexts, then starts and stops loops to match; two at once (the
+// periodic one and one asked for because a context was just created)
+// could apply in the wrong order, the older listing last, and stop
+// serving the new context until the next period. So only one runs at a
+// time; a refresh asked for while one is under way is folded into it: the
+// running one lists again when it is done, and the caller returns at once.
+type refreshes struct {
+	mu      sync.Mutex
+	running bool // guarded by mu
+	again   bool // a refresh was asked for while one ran; guarded by mu
+}
+
+// refreshContexts runs refreshOnce, or has the refresh under way run it
+// once more; see refreshes.
+func (r *Runner) refreshContexts(ctx context.Context) error {
+	f := &r.refreshes
+	f.mu.Lock()
+	if f.running {
+		f.again = true
+		f.mu.Unlock()
+		return nil
+	}
+	f.running = true
+	f.mu.Unlock()
+	for {
+		err := r.refreshOnce(ctx)
+		f.mu.Lock()
+		again := f.again && ctx.Err() == nil
+		f.running, f.again = again, false
+		f.mu.Unlock()
+		if !again {
+			return err
+		}
 	}
 }

@@ -40,6 +40,8 @@ type Runner struct {
 	started     bool                             // guarded by mu
 	stopping    bool                             // guarded by mu
 
+	refreshes refreshes // one listing of the contexts applied at a time
+
 	intake      context.Context // ends when Shutdown begins: no new work
 	stopIntake  context.CancelFunc
 	service     context.Context // ends after the last job: heartbeat, stop events
