@@ -30,7 +30,9 @@ func (l *logTail) Write(p []byte) (int, error) {
 		if i := bytes.IndexByte(old, '\n'); i >= 0 {
 			old = old[i+1:]
 		}
-		l.buf = *bytes.NewBuffer(append([]byte("[…]\n"), old...))
+		kept := append([]byte("[…]\n"), old...)
+		l.buf.Reset()
+		l.buf.Write(kept)
 	}
 	return l.buf.Write(p)
 }
