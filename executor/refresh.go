@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// Refresh serves contexts that appeared since the last periodic refresh,
-// now (the node calls it when a context is created).
+// Refresh serves contexts that appeared since the last periodic refresh
+// (the node calls it when a context is created): now, or, when a refresh
+// is under way, by that refresh, which lists the contexts again before it
+// ends; then Refresh returns at once (see refreshes).
 func (r *Runner) Refresh() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
