@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/internal/testlog"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 )
 
@@ -137,23 +136,11 @@ func resultOf(t *testing.T, h map[string]string) map[string]string {
 	return m
 }
 
-// testLogger logs through t.Log until the test is over.
+// testLogger is the runners' log: printed if the test fails (testlog).
 func testLogger(t *testing.T) *slog.Logger {
-	w := &testWriter{t: t}
-	t.Cleanup(func() { w.done.Store(true) }) // first registered: runs last
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type testWriter struct {
-	t    *testing.T
-	done atomic.Bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	if !w.done.Load() && testing.Verbose() {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
+	log, named := testlog.New(t)
+	named("the runners")
+	return log
 }
 
 // jobDir is where the runner puts attempt n of job:<caller>:<id> of ctx.

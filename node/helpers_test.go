@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/testlog"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
@@ -63,12 +64,12 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond)}, Executors: o.executors,
 		Runner: config.Runner{DrainGrace: o.grace}}
 	cfg.Defaults()
-	log, named := agentLogger(t)
+	log, named := testlog.New(t, "pubsub") // gossipsub logs every RPC at debug level
 	n, err := node.New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	named(n.ID().PeerID().String())
+	named("agent " + n.ID().PeerID().String())
 	if err := n.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
