@@ -8,8 +8,9 @@ import (
 // TestCLIRemoteJob is the cross-tenant path as a user walks it with the
 // CLI: a job for another agent is refused, each time saying what the other
 // agent's operator must do (create the context, then grant a role), and
-// once let in it runs there: job run --wait prints the agent it went to
-// and its output, and job logs at home shows the lines it printed.
+// once let in it runs there: job run --wait prints the agent and context
+// it went to and its output, and job logs at home shows the lines it
+// printed.
 func TestCLIRemoteJob(t *testing.T) {
 	b := startFlowAgent(t, "b", "")
 	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
@@ -26,9 +27,12 @@ func TestCLIRemoteJob(t *testing.T) {
 		PeerID string `json:"peer_id"`
 	}
 	decode(t, hy(t, "id", "--json", "--data-dir", newDataDir(t)), &stranger)
-	_, stderr, err := hyTry("job", "run", "--to", stranger.PeerID, "--context", "4", "--data-dir", a.dir, "--script", "true")
+	out, stderr, err := hyTry("job", "run", "--to", stranger.PeerID, "--context", "4", "--data-dir", a.dir, "--script", "true")
 	if err != nil || !strings.Contains(stderr, stranger.PeerID+" is not among the agents this one knows") {
 		t.Fatalf("a job for an unknown agent: %v, stderr %q; want a note that it waits", err, stderr)
+	}
+	if !strings.Contains(out, "follow: hyphae job logs -f ") {
+		t.Fatalf("job run without --wait printed %q; want how to follow the job", out)
 	}
 
 	_, stderr, code := run()
@@ -46,8 +50,8 @@ func TestCLIRemoteJob(t *testing.T) {
 		t.Fatalf("context show after the grant:\n%s", show)
 	}
 
-	out, stderr, code := run()
-	if code != 0 || !strings.Contains(out, "runner: "+b.peer) || !strings.Contains(out, "hello from b") {
+	out, stderr, code = run()
+	if code != 0 || !strings.Contains(out, "runner: "+b.peer+" (its context 4)") || !strings.Contains(out, "hello from b") {
 		t.Fatalf("let in: exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
 	key := strings.Fields(out)[1] // "job <key> in context <n>: finished"

@@ -89,7 +89,10 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 			return err
 		}
 	} else {
-		printJob(cmd.OutOrStdout(), &j)
+		printJob(cmd.OutOrStdout(), &j, f.ctx)
+		if !f.wait {
+			fmt.Fprintf(cmd.OutOrStdout(), "  follow: hyphae job logs -f %d %s\n", j.ContextID, j.Key)
+		}
 	}
 	if f.wait && j.Status != "finished" {
 		return failed("job %s %s: %s", j.Key, j.Status, j.Error)
@@ -167,14 +170,23 @@ func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Wri
 	}
 }
 
-func printJob(w io.Writer, j *node.JobView) {
+// printJob prints a job for people. For a job sent to another agent (one
+// with a runner) remoteCtx, when known, is the context it went to there:
+// the key and context on the first line are this agent's own record of it
+// (what job status and job logs take), in a local context whose id may
+// differ.
+func printJob(w io.Writer, j *node.JobView, remoteCtx uint64) {
 	fmt.Fprintf(w, "job %s in context %d: %s", j.Key, j.ContextID, j.Status)
 	if j.Attempt > 1 {
 		fmt.Fprintf(w, " (attempt %d)", j.Attempt)
 	}
 	fmt.Fprintln(w)
 	if j.Runner != "" { // sent to another agent (it may have refused it: see error)
-		fmt.Fprintf(w, "  runner: %s\n", j.Runner)
+		fmt.Fprintf(w, "  runner: %s", j.Runner)
+		if remoteCtx != 0 {
+			fmt.Fprintf(w, " (its context %d)", remoteCtx)
+		}
+		fmt.Fprintln(w)
 	}
 	if j.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", j.Error)

@@ -28,7 +28,7 @@ func newJobStatus(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), j)
 			}
-			printJob(cmd.OutOrStdout(), &j)
+			printJob(cmd.OutOrStdout(), &j, 0)
 			return nil
 		},
 	}
