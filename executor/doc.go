@@ -28,8 +28,8 @@
 // trip (Offer: a free slot is reserved until the claim is handed over).
 //
 // A job on the queue of a type this agent does not serve is failed by a
-// sweeper within seconds with `no runner on this agent serves script type
-// "x"; it has: bash, noop, python, sh`. The sweeper learns of such queues
+// sweeper within seconds with `no runner on this agent (<runner id>) serves
+// script type "x"; it has: bash, noop, python, sh`. The sweeper learns of such queues
 // from the same notifications, and by scanning each context for queue:*
 // keys at start, every Sweep without notifications, and every 15 Sweeps
 // with them. A job hash that cannot be used (missing, unknown status,

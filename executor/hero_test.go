@@ -84,7 +84,7 @@ func TestHeroStopAndErrors(t *testing.T) {
 	c.LPush(ctx, "hero:stop_queue:w1", "long")
 	for id, want := range map[string]string{
 		"long":  "stopped",
-		"odd":   `no runner on this agent serves script type "cobol"; it has: bash, noop, python, sh`,
+		"odd":   `no runner on this agent (runner-a) serves script type "cobol"; it has: bash, noop, python, sh`,
 		"ghost": "hero job hero:job:ghost not found",
 	} {
 		res, err := c.BLPop(ctx, waitLimit, "hero:reply:"+id).Result()

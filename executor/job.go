@@ -157,7 +157,9 @@ func (r *Runner) releaseLease(ctx context.Context, ctxID uint64, l store.Lease) 
 	}
 }
 
-// unknownType is the error of a job of a type this agent lacks.
+// unknownType is the error of a job of a type this agent lacks. It names
+// the runner (an agent's peer ID), since the error may be read on the
+// agent that sent the job.
 func (r *Runner) unknownType(t string) string {
-	return fmt.Sprintf("no runner on this agent serves script type %q; it has: %s", t, joinTypes(r.served))
+	return fmt.Sprintf("no runner on this agent (%s) serves script type %q; it has: %s", r.cfg.RunnerID, t, joinTypes(r.served))
 }

@@ -17,7 +17,7 @@ func TestUnknownTypeFailsWithTypeList(t *testing.T) {
 	r := h.start(t, cfg)
 	c := h.client(t, 1)
 	got := waitEnd(t, c, submit(t, c, 1, 1, "cobol", `DISPLAY 'HI'.`))
-	want := `no runner on this agent serves script type "cobol"; it has: bash, noop, python, sh, shx`
+	want := `no runner on this agent (runner-a) serves script type "cobol"; it has: bash, noop, python, sh, shx`
 	if got["status"] != "error" || got["error"] != want {
 		t.Fatalf("status %q error %q", got["status"], got["error"])
 	}
