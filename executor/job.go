@@ -38,6 +38,9 @@ func (r *Runner) runClaimed(ctxID uint64, cl *store.Claim) {
 	}
 	a := r.register(ctxID, cl, job)
 	defer r.unregister(a)
+	if a.ctx.Err() == nil { // not stopped or drained before it began
+		r.callHooks(&r.starting, ctxID, job)
+	}
 	out := noopOutcome() // noop: no directory, no environment, no process
 	if !r.types[a.typ].noop {
 		out = r.execute(a)

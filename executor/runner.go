@@ -32,6 +32,7 @@ type Runner struct {
 	mu          sync.Mutex
 	running     map[runKey]*attempt              // guarded by mu
 	hooks       []func(uint64, *model.RunnerJob) // guarded by mu
+	starting    []func(uint64, *model.RunnerJob) // guarded by mu
 	ending      []EndingHook                     // guarded by mu
 	contexts    map[uint64]*servedContext        // guarded by mu
 	heroStopped map[string]struct{}              // guarded by mu
@@ -146,8 +147,24 @@ func (r *Runner) OnJobDone(fn func(ctxID uint64, job *model.RunnerJob)) {
 }
 
 func (r *Runner) jobDone(ctxID uint64, job *model.RunnerJob) {
+	r.callHooks(&r.hooks, ctxID, job)
+}
+
+// OnJobStarted registers fn to be called when an attempt of a job starts
+// here, just before its script runs (the job's status is started in the
+// store by then). fn runs on the job's goroutine, reads job only and must
+// not block: a component that reports the start elsewhere (the bridge
+// tells a remote job's origin) does so in the background.
+func (r *Runner) OnJobStarted(fn func(ctxID uint64, job *model.RunnerJob)) {
 	r.mu.Lock()
-	hooks := r.hooks[:len(r.hooks):len(r.hooks)] // appends after this copy do not touch it
+	defer r.mu.Unlock()
+	r.starting = append(r.starting, fn)
+}
+
+// callHooks calls the hooks in *list (guarded by mu) with ctxID and job.
+func (r *Runner) callHooks(list *[]func(uint64, *model.RunnerJob), ctxID uint64, job *model.RunnerJob) {
+	r.mu.Lock()
+	hooks := (*list)[:len(*list):len(*list)] // appends after this copy do not touch it
 	r.mu.Unlock()
 	for _, h := range hooks {
 		h(ctxID, job)

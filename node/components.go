@@ -94,7 +94,8 @@ func (n *Node) startBridge(ctx context.Context) error {
 		return err
 	}
 	if n.runner != nil {
-		n.runner.OnJobEnding(b.JobEnding) // remote jobs' results go home as they end
+		n.runner.OnJobEnding(b.JobEnding)   // remote jobs' results go home as they end
+		n.runner.OnJobStarted(b.JobStarted) // and their origins learn that they run
 	}
 	if err := b.Start(ctx); err != nil {
 		return err

@@ -33,6 +33,7 @@ type agentOpts struct {
 	ackAfter  time.Duration       // bus.timeout_ack (default 500ms)
 	grace     time.Duration       // runner.drain_grace (default 30s)
 	unixRedis bool                // reach redis over a unix socket, as the embedded store does
+	slots     int                 // runner.concurrency (default CPUs)
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
@@ -62,7 +63,7 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: o.bootstrap,
 			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond},
 		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond)}, Executors: o.executors,
-		Runner: config.Runner{DrainGrace: o.grace}}
+		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}}
 	cfg.Defaults()
 	log, named := testlog.New(t, "pubsub") // gossipsub logs every RPC at debug level
 	n, err := node.New(cfg, log)

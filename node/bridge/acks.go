@@ -19,15 +19,23 @@ import (
 // is lost (to a shutdown, or with the message that carried it) costs a
 // retransmission only: the sender resends, and the receiver, recognising
 // the message, acknowledges at once.
+//
+// An ack may also say that the job runs (started): the runner's start
+// hook turns the job's pending ack into one that says so, or, when the
+// ack is already gone, makes a new one. Such an ack rides on nothing: it
+// goes out on its own after the delay, unless the job's result goes
+// first. So a job that ends within the delay costs no message more, and
+// a longer one one ack, which tells the origin the job is running there.
 type pendingAcks struct {
 	mu sync.Mutex
 	m  map[string]map[string]*pendingAck // peer → ref → its ack; guarded by mu
 }
 
 type pendingAck struct {
-	ref   string
-	timer *time.Timer
-	send  func() // sends it on its own
+	ref     string
+	timer   *time.Timer
+	send    func() // sends it on its own
+	started bool   // send says the job runs; it does not ride on messages
 }
 
 // maxPiggyback bounds the acks one message carries.
@@ -38,35 +46,53 @@ const maxPiggyback = 64
 func (a *pendingAcks) later(peer, ref string, d time.Duration, send func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if _, ok := a.m[peer][ref]; ok {
+		return
+	}
+	a.add(peer, ref, d, &pendingAck{ref: ref, send: send})
+}
+
+// started makes the pending ack of ref from peer one that says the job
+// runs, sent by send; when none is pending (it went out already, or the
+// job's ack was never delayed), it adds one, sent after d unless the
+// job's result goes first (resultFor).
+func (a *pendingAcks) started(peer, ref string, d time.Duration, send func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if p, ok := a.m[peer][ref]; ok {
+		p.send, p.started = send, true
+		return
+	}
+	a.add(peer, ref, d, &pendingAck{ref: ref, send: send, started: true})
+}
+
+// add makes p pending for peer, sent on its own after d; a.mu is held.
+func (a *pendingAcks) add(peer, ref string, d time.Duration, p *pendingAck) {
 	if a.m == nil {
 		a.m = map[string]map[string]*pendingAck{}
 	}
-	pending := a.m[peer]
-	if pending == nil {
-		pending = map[string]*pendingAck{}
-		a.m[peer] = pending
+	if a.m[peer] == nil {
+		a.m[peer] = map[string]*pendingAck{}
 	}
-	if _, ok := pending[ref]; ok {
-		return
-	}
-	p := &pendingAck{ref: ref, send: send}
 	p.timer = time.AfterFunc(d, func() {
-		if a.take(peer, ref) {
-			send()
+		if p := a.take(peer, ref); p != nil {
+			p.send()
 		}
 	})
-	pending[ref] = p
+	a.m[peer][ref] = p
 }
 
-// take forgets a pending ack and reports whether it was still pending.
-func (a *pendingAcks) take(peer, ref string) bool {
+// take forgets a pending ack and returns it, or nil when it was not
+// pending.
+func (a *pendingAcks) take(peer, ref string) *pendingAck {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p, ok := a.m[peer][ref]
-	if ok {
-		a.drop(peer, p)
+	if !ok {
+		return nil
 	}
-	return ok
+	a.drop(peer, p)
+	return p
 }
 
 // drop stops p and removes it; a.mu is held.
@@ -83,13 +109,16 @@ func (a *pendingAcks) drop(peer string, p *pendingAck) {
 func (a *pendingAcks) resultFor(peer, ref string) { a.take(peer, ref) }
 
 // piggyback takes up to maxPiggyback pending acks for peer, to ride on a
-// message being sealed to it. If that message is not sent, the caller
-// sends each on its own (pendingAck.send).
+// message being sealed to it (not those that say a job runs). If that
+// message is not sent, the caller sends each on its own (pendingAck.send).
 func (a *pendingAcks) piggyback(peer string) []*pendingAck {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []*pendingAck
 	for _, p := range a.m[peer] {
+		if p.started {
+			continue
+		}
 		a.drop(peer, p)
 		if out = append(out, p); len(out) == maxPiggyback {
 			break
@@ -107,18 +136,22 @@ func refs(acks []*pendingAck) []string {
 	return out
 }
 
-// flush takes one pending ack per peer and returns their sends: the
-// peer's other acks ride on it. For a graceful shutdown, which
-// would otherwise drop them (and cost each sender a retransmission).
+// flush takes the pending acks that say a job runs and one other per
+// peer, and returns their sends: the peer's other acks ride on it. For a
+// graceful shutdown, which would otherwise drop them (and cost each
+// sender a retransmission).
 func (a *pendingAcks) flush() []func() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var sends []func()
 	for peer, pending := range a.m {
+		plain := false
 		for _, p := range pending {
-			a.drop(peer, p)
-			sends = append(sends, p.send)
-			break
+			if p.started || !plain {
+				plain = plain || !p.started
+				a.drop(peer, p)
+				sends = append(sends, p.send)
+			}
 		}
 	}
 	return sends

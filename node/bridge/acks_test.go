@@ -56,3 +56,45 @@ func TestPendingAcksFlush(t *testing.T) {
 		t.Fatalf("a second flush found %d", len(again))
 	}
 }
+
+// A job's start turns its pending ack into one that says the job runs:
+// that one rides on no message and goes out on its own (here: flushed),
+// and when no ack is pending any more a new one is made; the result
+// going first cancels it.
+func TestPendingAcksStarted(t *testing.T) {
+	var a pendingAcks
+	sent := make(chan string, 4)
+	a.later("A", "1/m:1", time.Hour, func() { sent <- "plain 1" })
+	a.started("A", "1/m:1", time.Hour, func() { sent <- "started 1" })
+	a.started("A", "1/m:2", time.Hour, func() { sent <- "started 2" })
+	a.later("A", "1/m:2", time.Hour, func() { sent <- "plain 2" }) // the start came first: kept
+	a.started("A", "1/m:3", time.Hour, func() { sent <- "started 3" })
+	a.resultFor("A", "1/m:3")
+	if got := a.piggyback("A"); len(got) != 0 {
+		t.Fatalf("acks that say a job runs rode on a message: %v", refs(got))
+	}
+	sends := a.flush()
+	for _, s := range sends {
+		s()
+	}
+	got := map[string]bool{}
+	for range sends {
+		got[<-sent] = true
+	}
+	if len(got) != 2 || !got["started 1"] || !got["started 2"] {
+		t.Fatalf("flush sent %v, want the two started acks (not the one whose result went first)", got)
+	}
+}
+
+// An ack that says its job runs goes out by itself once its delay passes.
+func TestPendingAckStartedGoesAlone(t *testing.T) {
+	var a pendingAcks
+	sent := make(chan string, 1)
+	a.started("A", "1/m:1", time.Millisecond, func() { sent <- "started" })
+	if got := <-sent; got != "started" {
+		t.Fatalf("sent %q", got)
+	}
+	if left := a.flush(); len(left) != 0 {
+		t.Fatalf("%d acks still pending after it went", len(left))
+	}
+}

@@ -16,7 +16,9 @@
 // too; the origin settles its message on either), and any pending ack rides
 // on the next message sealed to its peer instead, in the payload's acks
 // list — a result's ack usually travels with the origin's next job. So a
-// short job costs two sealed messages, not four.
+// short job costs two sealed messages, not four. A job still running when
+// its ack leaves (or that starts later) gets an ack that says so, which
+// moves the origin's record to started (see started.go).
 //
 // Each message costs a fixed few round trips: a job submitted through the
 // API is saved, put in the outbox and sent from memory (Submit: ids come

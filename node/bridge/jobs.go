@@ -184,7 +184,9 @@ func (b *Bridge) answered(ctx context.Context, from peer.ID, ref string) (uint64
 
 // onAck marks one of our messages delivered: one round trip
 // (store.AckMessage) for all but job messages, which also get their
-// status (acknowledged) and a result deadline.
+// status (acknowledged) and a result deadline. An ack that says its job
+// runs (sent or repeated by the target once the job started) moves the
+// origin job to started.
 func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 	ctxID, key, err := parseRef(p.AckOf)
 	if err != nil {
@@ -198,6 +200,8 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 	case out == store.AckStranger:
 		b.stats.add(b.stats.rejected, "ack_from_stranger")
 		return nil
+	case out == store.AckDuplicate && p.Status == statusStarted:
+		return b.sentJobStarted(ctx, ctxID, key, nil)
 	case out != store.AckJob:
 		return nil
 	}
@@ -207,7 +211,12 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 	}
 	_ = b.st.AwaitAdd(ctx, ctxID, key, time.Now().Add(b.resultWait(m)))
 	if m.Status.CanMoveTo(model.MsgAcknowledged) {
-		return b.st.SetMessageStatus(ctx, ctxID, key, model.MsgAcknowledged, nil)
+		if err := b.st.SetMessageStatus(ctx, ctxID, key, model.MsgAcknowledged, nil); err != nil {
+			return err
+		}
+	}
+	if p.Status == statusStarted {
+		return b.sentJobStarted(ctx, ctxID, key, m)
 	}
 	return nil
 }

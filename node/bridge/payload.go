@@ -18,7 +18,7 @@ type payload struct {
 	Attempt   int64             `json:"attempt,omitempty"`    // the origin job's attempt
 	Message   model.Hash        `json:"message,omitempty"`    // job, chat, mail: the message hash
 	Job       model.Hash        `json:"job,omitempty"`        // job: the job hash
-	Status    string            `json:"status,omitempty"`     // result: finished or error
+	Status    string            `json:"status,omitempty"`     // result: finished or error; ack: started when the job runs
 	Result    map[string]string `json:"result,omitempty"`
 	Error     string            `json:"error,omitempty"` // result and error: why
 	Logs      []string          `json:"logs,omitempty"`  // result: last output lines
