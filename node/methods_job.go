@@ -12,7 +12,7 @@ import (
 
 // JobRunParams submits a job.
 type JobRunParams struct {
-	To      string            `json:"to,omitempty"` // "self" (default) or a peer ID
+	To      string            `json:"to,omitempty"` // "self" (default), a peer ID, or "any" (see ToAny)
 	Context uint64            `json:"context"`
 	Type    string            `json:"type"`
 	Script  string            `json:"script"`
@@ -25,6 +25,12 @@ type JobRunParams struct {
 	// one call.
 	Wait int64 `json:"wait,omitempty"`
 }
+
+// ToAny, as JobRunParams.To, sends the job to the least loaded agent up
+// that runs its script type (by presence), preferring others to this one;
+// it waits in the outbox until one is up, as a job for an agent that is
+// down does.
+const ToAny = "any"
 
 // RunJob is the API's job.run, in process (for programs that embed an
 // agent): it submits a job to this agent's runner or to another agent and,
@@ -44,7 +50,7 @@ type JobRef struct {
 }
 
 func (n *Node) registerJobMethods() {
-	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self) or to another agent (to=peer ID); with wait=N, block up to N seconds for its end and return it.",
+	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it.",
 		n.RunJob)
 	api.Register(n.table, "job.create", "Store a job without running it.",
 		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, false) })

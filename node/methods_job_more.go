@@ -54,9 +54,19 @@ func (n *Node) registerJobMoreMethods() {
 }
 
 // stopJob stops a job on this agent's runner, or asks the agent it was
-// sent to.
+// sent to. A sent job that no agent took yet (sent to any, none up runs
+// its type) ends here and its message is withdrawn.
 func (n *Node) stopJob(ctx context.Context, ctxID uint64, key, runner string) (map[string]string, error) {
-	if runner == "" || runner == n.id.PeerID().String() {
+	sent := n.sentMessage(ctx, ctxID, key)
+	switch {
+	case sent != nil && sent.Dst != "":
+		runner = sent.Dst // where it went (a runner:<id> record pointed there)
+	case sent != nil:
+		if _, err := n.bridge.StopUndelivered(ctx, ctxID, sent, "stopped before any agent took it"); err != nil {
+			return nil, err
+		}
+		return map[string]string{"stopped": key, "where": "outbox", "withdrawn": "true"}, nil
+	case runner == "" || runner == n.id.PeerID().String():
 		if err := n.stopLocal(ctx, ctxID, key); err != nil {
 			return nil, err
 		}
@@ -66,11 +76,18 @@ func (n *Node) stopJob(ctx context.Context, ctxID uint64, key, runner string) (m
 	if err != nil {
 		return nil, api.Errorf(api.CodeConflict, "job %s runs on %q, which is not a peer ID", key, runner)
 	}
+	return n.stopSent(ctx, ctxID, key, dst, sent)
+}
+
+// stopSent asks dst, where job key was sent (by message sent, when
+// known), to stop it.
+func (n *Node) stopSent(ctx context.Context, ctxID uint64, key string, dst peer.ID, sent *model.Message) (map[string]string, error) {
 	target, withdrawn := ctxID, false
-	if sent := n.sentMessage(ctx, ctxID, key); sent != nil {
+	if sent != nil {
 		target = sent.ContextID
 		// Not acknowledged yet (the agent may be away): the job ends here
 		// at once, and the outbox withdraws its message instead of sending it.
+		var err error
 		if withdrawn, err = n.bridge.StopUndelivered(ctx, ctxID, sent, "stopped before "+dst.String()+" acknowledged it"); err != nil {
 			return nil, err
 		}

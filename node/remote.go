@@ -11,16 +11,21 @@ import (
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
-// submitRemote sends a job to another agent: the bridge records the job
-// and a job message in a local context (the origin) and sends it at once
-// (Bridge.Submit). The remote context is p.Context; the
-// local record lives in the local context of the same id when there is
-// one, else in the lowest local context (one is created when there is
-// none).
+// submitRemote sends a job to another agent (p.To a peer ID, or ToAny:
+// the bridge picks one by type and records it as the job's runner): the
+// bridge records the job and a job message in a local context (the
+// origin) and sends it at once (Bridge.Submit). The remote context is
+// p.Context; the local record lives in the local context of the same id
+// when there is one, else in the lowest local context (one is created
+// when there is none).
 func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, error) {
-	dst, err := peer.Decode(p.To)
-	if err != nil {
-		return nil, api.InvalidParams("to", "%q is neither self nor a peer ID: %v", p.To, err)
+	dst := "" // to any: the bridge routes it by type
+	if p.To != ToAny {
+		id, err := peer.Decode(p.To)
+		if err != nil {
+			return nil, api.InvalidParams("to", "%q is neither self, any nor a peer ID: %v", p.To, err)
+		}
+		dst = id.String()
 	}
 	if n.draining.Load() {
 		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not sending new jobs")
@@ -31,8 +36,8 @@ func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, erro
 	}
 	j := &model.RunnerJob{CallerID: n.self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env,
-		Status: model.JobDispatched, Attempt: 1, Runner: dst.String()}
-	if err := n.bridge.Submit(ctx, origin, p.Context, dst.String(), j, n.cfg.Bus.Timeout); err != nil {
+		Status: model.JobDispatched, Attempt: 1, Runner: dst}
+	if err := n.bridge.Submit(ctx, origin, p.Context, dst, j, n.cfg.Bus.Timeout); err != nil {
 		return nil, err
 	}
 	return jobView(j), nil

@@ -38,8 +38,10 @@ func newJobRun(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run --context N --type T (--script S | --file F)",
 		Short: "Submit a job; with --wait, follow it and print its result",
-		Long: `Submit a job into context N, to this agent (--to self) or to another agent
-(--to PEER_ID; that agent's context N must grant you executor). With --wait
+		Long: `Submit a job into context N, to this agent (--to self), to another agent
+(--to PEER_ID; that agent's context N must grant you executor) or to whichever
+agent up runs the script type, least loaded first (--to any; this agent only
+when no other runs it). With --wait
 it prints status changes (stderr) and the result; the exit code is 0 when the
 job finished, 1 when it failed or was refused (the reason on stderr). A job
 for an agent that is not up waits in this agent's outbox until it is, up to
@@ -50,7 +52,7 @@ bus.timeout (a note on stderr says so).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return jobRun(cmd, g, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.to, "to", "self", "where to run: self or a peer ID")
+	fl.StringVar(&f.to, "to", "self", "where to run: self, a peer ID, or any (an agent up that runs the type)")
 	fl.Uint64Var(&f.ctx, "context", 0, "context id (required)")
 	fl.StringVar(&f.typ, "type", "sh", "script type: sh, bash, python, or one the runner configures")
 	fl.StringVar(&f.script, "script", "", "the script text")
@@ -74,8 +76,11 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	if err := g.call(cmd.Context(), "job.run", p, &j); err != nil {
 		return err
 	}
-	if j.Runner != "" {
+	switch {
+	case j.Runner != "":
 		noteIfAway(cmd.Context(), g, j.Runner, cmd.ErrOrStderr())
+	case f.to == node.ToAny:
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: no agent up runs type %q; the job waits in the outbox for one, up to bus.timeout (default 10m)\n", f.typ)
 	}
 	if f.wait {
 		jw, err := waitJob(cmd.Context(), g, j.ContextID, j.Key, cmd.ErrOrStderr(), !f.asJSON)
@@ -109,6 +114,10 @@ func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
 		return
 	}
 	why := "is not among the agents this one knows (hyphae peers)"
+	var self node.InfoView
+	if err := g.call(ctx, "node.info", nil, &self); err == nil && self.PeerID == peerID {
+		return // sent to any, and no other agent runs the type: it runs here
+	}
 	for _, p := range ps {
 		if p.PeerID != peerID {
 			continue

@@ -84,6 +84,10 @@ sent again.`,
 			if err := g.call(cmd.Context(), "job.stop", map[string]any{"context": id, "key": args[1]}, &out); err != nil {
 				return err
 			}
+			if out["where"] == "outbox" {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: no agent had taken it yet, so it will not be sent\n", args[1])
+				return nil
+			}
 			if out["withdrawn"] == "true" {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: %s had not acknowledged it, so it will not be sent again (a stop goes to it too)\n", args[1], out["where"])
 				return nil

@@ -1,0 +1,56 @@
+package node_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hyphae-run/hyphae/node"
+)
+
+// job.run to any: the job goes to the agent up that runs its script type
+// and runs there, and the origin's record names that agent. A job of a
+// type no agent runs waits unsent; a stop ends it at home and withdraws
+// its message.
+func TestJobRunToAny(t *testing.T) {
+	b := startAgent(t, agentOpts{})
+	c := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)},
+		executors: map[string][]string{"special": {"sh", "{file}"}}})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	grantExecutor(t, b, 4, a.peerID())
+	grantExecutor(t, c, 4, a.peerID())
+
+	var j node.JobView
+	a.call(t, "job.run", map[string]any{"to": node.ToAny, "context": 4, "type": "special",
+		"script": `echo "who=special" >> "$HYPHAE_RESULT"`}, &j)
+	got := waitJob(t, a, j.ContextID, j.Key)
+	if got.Status != "finished" || got.Result["who"] != "special" || got.Runner != c.peerID() {
+		t.Fatalf("origin job = %+v; want it finished by c %s", got, c.peerID())
+	}
+	if jobs := endedJobs(t, c, 4, 1); jobs[0].Status != "finished" {
+		t.Errorf("c's context 4 jobs = %+v, want one finished", jobs)
+	}
+	if jobs := remoteJobs(t, b, 4); len(jobs) != 0 {
+		t.Errorf("b, which does not run the type, got %d jobs", len(jobs))
+	}
+
+	var lost node.JobView
+	a.call(t, "job.run", map[string]any{"to": node.ToAny, "context": 4, "type": "nobody-runs-this", "script": "true"}, &lost)
+	if lost.Status != "dispatched" || lost.Runner != "" {
+		t.Fatalf("job of a type no agent runs = %+v; want it dispatched to nobody yet", lost)
+	}
+	var out map[string]string
+	a.call(t, "job.stop", map[string]any{"context": lost.ContextID, "key": lost.Key}, &out)
+	if out["where"] != "outbox" {
+		t.Fatalf("job.stop = %v; want it stopped in the outbox", out)
+	}
+	if got := waitJob(t, a, lost.ContextID, lost.Key); got.Status != "error" || !strings.Contains(got.Error, "before any agent took it") {
+		t.Fatalf("stopped job = %+v", got)
+	}
+	rdb := a.redis.Client(t, int(lost.ContextID))
+	eventually(t, 30*time.Second, "the outbox to withdraw the message", func() bool {
+		n, err := rdb.ZCard(context.Background(), "outbox").Result()
+		return err == nil && n == 0
+	})
+}
