@@ -54,3 +54,26 @@ func TestJobRunToAny(t *testing.T) {
 		return err == nil && n == 0
 	})
 }
+
+// job.run to any on an agent alone: it runs the job itself, through the
+// bus as for any agent; the record shows it started, and job.stop reaches
+// it there.
+func TestJobRunToAnyAlone(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	var j node.JobView
+	a.call(t, "job.run", map[string]any{"to": node.ToAny, "context": 1, "type": "sh", "script": "sleep 60"}, &j)
+	eventually(t, 30*time.Second, "the job to show started", func() bool {
+		var got node.JobView
+		a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &got)
+		return got.Status == "started"
+	})
+	var out map[string]string
+	a.call(t, "job.stop", map[string]any{"context": j.ContextID, "key": j.Key}, &out)
+	if out["where"] != a.peerID() {
+		t.Fatalf("job.stop = %v; want the stop sent to the agent the job went to (itself)", out)
+	}
+	if got := waitJob(t, a, j.ContextID, j.Key); got.Status != "error" || got.Error != "stopped" || got.Runner != a.peerID() {
+		t.Fatalf("stopped job = %+v", got)
+	}
+}

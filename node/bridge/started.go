@@ -32,7 +32,7 @@ func (b *Bridge) JobStarted(ctxID uint64, job *model.RunnerJob) {
 		return // not a remote job
 	}
 	dst, err := b.names.decode(origin)
-	if err != nil || dst == b.self {
+	if err != nil {
 		return
 	}
 	b.acks.started(b.names.name(dst), ref, b.cfg.ackDelay(), func() {
