@@ -69,7 +69,9 @@
 // attempt changes nothing. Final writes go through store.CompleteLeased,
 // which is store.CompleteJob's effects (reply:<key> for waiters, jobs_done
 // for the scheduler, remote_done for the bridge) plus the lease release, in
-// one script. OnJobEnding hooks run just before that write, with the job
+// one script. OnJobStarted hooks run as an attempt starts (the bridge
+// tells a remote job's origin that it runs). OnJobEnding hooks run just
+// before that write, with the job
 // as it will be written and the last lines of its log (the bridge sends a
 // remote job's result home while the write is under way); OnJobDone hooks
 // run after it. When a job finishes while its context's loop waits for a
