@@ -51,7 +51,8 @@ func (b *Bridge) ackStarted(ctx context.Context, to peer.ID, target uint64, ref 
 
 // sentJobStarted moves the origin job of job message key (m, or loaded
 // when nil) from dispatched to started, as its recipient said. A job that
-// has ended already (a result that overtook the notice) keeps its end.
+// has ended already (a result that overtook the notice), or moved on to
+// another attempt, keeps its state.
 func (b *Bridge) sentJobStarted(ctx context.Context, ctxID uint64, key string, m *model.Message) error {
 	if m == nil {
 		var err error
@@ -62,8 +63,10 @@ func (b *Bridge) sentJobStarted(ctx context.Context, ctxID uint64, key string, m
 	if m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
 		return nil
 	}
+	// Fenced on the attempt the message sent (0, any, for a raw client's):
+	// a late notice from a runner given up on does not touch a new attempt.
 	j := m.Job[0]
-	err := b.st.SetJobStatus(ctx, ctxID, store.JobKey(j.CallerID, j.ID), 0, model.JobStarted, nil)
+	err := b.st.SetJobStatus(ctx, ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt, model.JobStarted, nil)
 	if errors.Is(err, model.ErrBadTransition) || errors.Is(err, store.ErrFenced) {
 		return nil
 	}
