@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -58,6 +60,22 @@ func TestCLIRemoteJob(t *testing.T) {
 	ctx := strings.TrimSuffix(strings.Fields(out)[4], ":")
 	if logs := a.hy(t, "job", "logs", ctx, key); !strings.Contains(logs, "hello from b") {
 		t.Fatalf("job logs at home = %q, want the line the job printed there", logs)
+	}
+
+	// While a job runs there, job logs at home says why it shows nothing.
+	gate := filepath.Join(t.TempDir(), "gate")
+	out = a.hy(t, "job", "run", "--to", b.peer, "--context", "4",
+		"--script", "echo waiting; while [ ! -e "+gate+" ]; do sleep 0.05; done")
+	key = strings.Fields(out)[1]
+	_, stderr, err = hyTry("job", "logs", ctx, key, "--data-dir", a.dir)
+	if err != nil || !strings.Contains(stderr, key+" runs on "+b.peer) {
+		t.Fatalf("job logs of a job running elsewhere: %v, stderr %q; want a note saying where it runs", err, stderr)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if logs := a.hy(t, "job", "logs", "-f", ctx, key); !strings.Contains(logs, "waiting") {
+		t.Fatalf("job logs -f = %q, want the job's line once it ended", logs)
 	}
 }
 

@@ -126,7 +126,7 @@ func (b *Bridge) sendEarly(ctxID uint64, dst peer.ID, job *model.RunnerJob, logs
 	if w == nil {
 		return
 	}
-	logs = lastLines(logs, resultLogLines)
+	logs = lastLines(logs, ResultLogLines)
 	e.ok, e.msgKey, e.msg, e.w = true, mk, m, w
 	ready() // the record may be written while the result is sent
 	// The result acknowledges the job.

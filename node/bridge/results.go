@@ -52,7 +52,7 @@ func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) erro
 	}
 	var logs []string
 	done := make(chan struct{})
-	go func() { defer close(done); logs, _ = b.st.ReadLogs(ctx, ctxID, key, -resultLogLines) }()
+	go func() { defer close(done); logs, _ = b.st.ReadLogs(ctx, ctxID, key, -ResultLogLines) }()
 	ids, idErr := b.st.NextIDs(ctx, ctxID, "message")
 	j, err := b.st.LoadJobKey(ctx, ctxID, key)
 	<-done
@@ -70,9 +70,9 @@ func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) erro
 	return b.launch(ctx, ctxID, mk, m, nil, o, resultOf(p, j, logs))
 }
 
-// resultLogLines is how many of its last log lines a result carries; the
+// ResultLogLines is how many of its last log lines a result carries; the
 // origin keeps them as its job's log.
-const resultLogLines = 50
+const ResultLogLines = 50
 
 // lastLines is the last n of lines.
 func lastLines(lines []string, n int) []string {
@@ -86,7 +86,7 @@ func (b *Bridge) resultPayload(ctx context.Context, ctxID uint64, key string, m 
 	if err != nil {
 		return nil, err
 	}
-	logs, _ := b.st.ReadLogs(ctx, ctxID, store.JobKey(j.CallerID, j.ID), -resultLogLines)
+	logs, _ := b.st.ReadLogs(ctx, ctxID, store.JobKey(j.CallerID, j.ID), -ResultLogLines)
 	return resultOf(&payload{Ref: makeRef(ctxID, key)}, j, logs), nil
 }
 
@@ -129,7 +129,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	fields := (&model.RunnerJob{Result: res}).ToHash()
 	err = b.st.CompleteJobWithLogs(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
 		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": b.names.name(from)},
-		lastLines(p.Logs, resultLogLines), resultLogLines)
+		lastLines(p.Logs, ResultLogLines), ResultLogLines)
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate: answered at once

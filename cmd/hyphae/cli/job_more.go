@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/bridge"
 )
 
 func newJobStatus(g *globals) *cobra.Command {
@@ -115,6 +116,7 @@ once it has ended. The whole log stays on the agent that ran it.`,
 			if err != nil {
 				return err
 			}
+			noteIfSent(cmd, g, id, args[1])
 			var from int64
 			for {
 				var lv node.LogsView
@@ -139,4 +141,17 @@ once it has ended. The whole log stays on the agent that ran it.`,
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines until the job ends")
 	return cmd
+}
+
+// noteIfSent tells the user, on stderr, when the job runs on another
+// agent: its lines come only with its result, so that no lines (or a wait,
+// with -f) are not taken for a fault.
+func noteIfSent(cmd *cobra.Command, g *globals, ctxID uint64, key string) {
+	var j node.JobView
+	err := g.call(cmd.Context(), "job.load", map[string]any{"context": ctxID, "key": key}, &j)
+	if err != nil || j.Runner == "" || j.Status == "finished" || j.Status == "error" {
+		return
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "note: %s runs on %s; its last %d lines come home with its result\n",
+		key, j.Runner, bridge.ResultLogLines)
 }
