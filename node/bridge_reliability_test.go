@@ -280,16 +280,24 @@ func TestBridgeRawRedisPath(t *testing.T) {
 	}
 }
 
+// specialTrio starts b, c and a (both bootstrapped from b): only c runs
+// script type "special", and both b and c let a execute in their context
+// 4, so either would accept a job of a's there.
+func specialTrio(t *testing.T) (a, b, c *agent) {
+	t.Helper()
+	b = startAgent(t, agentOpts{})
+	c = startAgent(t, agentOpts{bootstrap: []string{b.addr(t)},
+		executors: map[string][]string{"special": {"sh", "{file}"}}})
+	a = startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	grantExecutor(t, b, 4, a.peerID())
+	grantExecutor(t, c, 4, a.peerID())
+	return a, b, c
+}
+
 // TestBridgeRoutesByScriptType: a job message with neither dst nor runner
 // goes to the only agent whose runner serves the job's script type.
 func TestBridgeRoutesByScriptType(t *testing.T) {
-	b := startAgent(t, agentOpts{})
-	c := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)},
-		executors: map[string][]string{"special": {"sh", "{file}"}}})
-	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
-	// Both b and c would accept the job; only c can run it.
-	grantExecutor(t, b, 4, a.peerID())
-	grantExecutor(t, c, 4, a.peerID())
+	a, b, c := specialTrio(t)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 
 	_, jobKey := rawJobMessage(t, a, 1, 3, 1, 1, 4, "", "special", `echo "who=special" >> "$HYPHAE_RESULT"`)

@@ -14,12 +14,7 @@ import (
 // type no agent runs waits unsent; a stop ends it at home and withdraws
 // its message.
 func TestJobRunToAny(t *testing.T) {
-	b := startAgent(t, agentOpts{})
-	c := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)},
-		executors: map[string][]string{"special": {"sh", "{file}"}}})
-	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
-	grantExecutor(t, b, 4, a.peerID())
-	grantExecutor(t, c, 4, a.peerID())
+	a, b, c := specialTrio(t)
 
 	var j node.JobView
 	a.call(t, "job.run", map[string]any{"to": node.ToAny, "context": 4, "type": "special",
