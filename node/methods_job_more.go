@@ -16,10 +16,11 @@ type LogsView struct {
 	Lines  []string `json:"lines"`
 	Next   int64    `json:"next"`
 	Status string   `json:"status"`
+	Runner string   `json:"runner,omitempty"` // the agent a job sent away went to
 }
 
 func (n *Node) registerJobMoreMethods() {
-	api.Register(n.table, "job.logs", "A job's output lines from index `from` on, and its status.",
+	api.Register(n.table, "job.logs", "A job's output lines from index `from` on, its status, and the agent it was sent to (runner).",
 		func(ctx context.Context, p struct {
 			JobRef
 			From int64 `json:"from,omitempty"`
@@ -38,7 +39,7 @@ func (n *Node) registerJobMoreMethods() {
 			if lines == nil {
 				lines = []string{}
 			}
-			return &LogsView{Lines: lines, Next: p.From + int64(len(lines)), Status: j.Status}, nil
+			return &LogsView{Lines: lines, Next: p.From + int64(len(lines)), Status: j.Status, Runner: j.Runner}, nil
 		})
 	api.Register(n.table, "job.stop", "Stop a running or queued job, here or on the agent running it.",
 		func(ctx context.Context, p JobRef) (map[string]string, error) {

@@ -113,11 +113,7 @@ func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
 	if err := g.call(ctx, "peer.list", nil, &ps); err != nil {
 		return
 	}
-	why := "is not among the agents this one knows (hyphae peers)"
-	var self node.InfoView
-	if err := g.call(ctx, "node.info", nil, &self); err == nil && self.PeerID == peerID {
-		return // sent to any, and no other agent runs the type: it runs here
-	}
+	why := ""
 	for _, p := range ps {
 		if p.PeerID != peerID {
 			continue
@@ -126,6 +122,13 @@ func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
 			return
 		}
 		why = fmt.Sprintf("is %s (last seen %s)", p.State, seen(&p))
+	}
+	if why == "" { // not a peer: this agent itself (sent to any, no other runs the type), or unknown
+		var self node.InfoView
+		if err := g.call(ctx, "node.info", nil, &self); err == nil && self.PeerID == peerID {
+			return
+		}
+		why = "is not among the agents this one knows (hyphae peers)"
 	}
 	fmt.Fprintf(w, "note: %s %s; the job waits in the outbox for it, up to bus.timeout (default 10m)\n", peerID, why)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -116,13 +117,15 @@ once it has ended. The whole log stays on the agent that ran it.`,
 			if err != nil {
 				return err
 			}
-			noteIfSent(cmd, g, id, args[1])
 			var from int64
-			for {
+			for first := true; ; first = false {
 				var lv node.LogsView
 				p := map[string]any{"context": id, "key": args[1], "from": from}
 				if err := g.call(cmd.Context(), "job.logs", p, &lv); err != nil {
 					return err
+				}
+				if first {
+					noteIfSent(cmd.ErrOrStderr(), args[1], &lv)
 				}
 				for _, l := range lv.Lines {
 					fmt.Fprintln(cmd.OutOrStdout(), l)
@@ -143,15 +146,13 @@ once it has ended. The whole log stays on the agent that ran it.`,
 	return cmd
 }
 
-// noteIfSent tells the user, on stderr, when the job runs on another
-// agent: its lines come only with its result, so that no lines (or a wait,
-// with -f) are not taken for a fault.
-func noteIfSent(cmd *cobra.Command, g *globals, ctxID uint64, key string) {
-	var j node.JobView
-	err := g.call(cmd.Context(), "job.load", map[string]any{"context": ctxID, "key": key}, &j)
-	if err != nil || j.Runner == "" || j.Status == "finished" || j.Status == "error" {
+// noteIfSent tells the user, on w, when the job runs on another agent:
+// its lines come only with its result, so that no lines (or a wait, with
+// -f) are not taken for a fault.
+func noteIfSent(w io.Writer, key string, lv *node.LogsView) {
+	if lv.Runner == "" || lv.Status == "finished" || lv.Status == "error" {
 		return
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "note: %s runs on %s; its last %d lines come home with its result\n",
-		key, j.Runner, bridge.ResultLogLines)
+	fmt.Fprintf(w, "note: %s runs on %s; its last %d lines come home with its result\n",
+		key, lv.Runner, bridge.ResultLogLines)
 }
