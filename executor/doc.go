@@ -28,11 +28,11 @@
 // trip (Offer: a free slot is reserved until the claim is handed over).
 //
 // A job on the queue of a type this agent does not serve is failed by a
-// sweeper within seconds with `no runner on this agent (<runner id>) serves
-// script type "x"; it has: bash, noop, python, sh`. The sweeper learns of such queues
-// from the same notifications, and by scanning each context for queue:*
-// keys at start, every Sweep without notifications, and every 15 Sweeps
-// with them. A job hash that cannot be used (missing, unknown status,
+// sweeper within seconds with `no runner on this agent (<runner id>)
+// serves script type "x"; it has: bash, noop, python, sh`. The sweeper
+// learns of such queues from the same notifications, and by scanning each
+// context for queue:* keys at start, every Sweep without notifications,
+// and every 15 Sweeps with them. A job hash that cannot be used (missing, unknown status,
 // undecodable fields, already ended) goes to the context's dead_letter
 // list with the reason (JSON: key, queue, reason, runner, at); a
 // decodable-enough one also ends status error with that reason.
@@ -71,10 +71,9 @@
 // for the scheduler, remote_done for the bridge) plus the lease release, in
 // one script. OnJobStarted hooks run as an attempt starts (the bridge
 // tells a remote job's origin that it runs). OnJobEnding hooks run just
-// before that write, with the job
-// as it will be written and the last lines of its log (the bridge sends a
-// remote job's result home while the write is under way); OnJobDone hooks
-// run after it. When a job finishes while its context's loop waits for a
+// before that write, with the job as it will be written and the last
+// lines of its log (the bridge sends a remote job's result home while the
+// write is under way); OnJobDone hooks run after it. When a job finishes while its context's loop waits for a
 // slot (more jobs are queued) and no other context's loop does, the
 // completion and the claim of the context's next job go out in one round
 // trip (store.CompleteAndClaim) and the slot passes to that job.

@@ -145,13 +145,14 @@ func (a *pendingAcks) flush() []func() {
 	defer a.mu.Unlock()
 	var sends []func()
 	for peer, pending := range a.m {
-		plain := false
+		carrier := false // a plain ack taken: the peer's other plain ones ride on it
 		for _, p := range pending {
-			if p.started || !plain {
-				plain = plain || !p.started
-				a.drop(peer, p)
-				sends = append(sends, p.send)
+			if !p.started && carrier {
+				continue
 			}
+			carrier = carrier || !p.started
+			a.drop(peer, p)
+			sends = append(sends, p.send)
 		}
 	}
 	return sends

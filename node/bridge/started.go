@@ -35,7 +35,8 @@ func (b *Bridge) JobStarted(ctxID uint64, job *model.RunnerJob) {
 	if err != nil {
 		return
 	}
-	b.acks.started(b.names.name(dst), ref, b.cfg.ackDelay(), func() {
+	// origin_peer is the sender's name, as onJob keys the job's ack.
+	b.acks.started(origin, ref, b.cfg.ackDelay(), func() {
 		b.running(func() { b.ackStarted(b.ctx, dst, ctxID, ref) })
 	})
 }
