@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -94,9 +93,9 @@ func measure(b *testing.B, f func()) {
 		d = append(d, time.Since(t0))
 	}
 	b.StopTimer()
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), "p99-µs")
+	p50, p99, _ := overlaybench.Percentiles(d)
+	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
 }
 
 // BenchmarkPresenceTraffic measures presence traffic per agent per minute
@@ -174,8 +173,8 @@ func firstPeer(b *testing.B, st *store.Store, cfg overlay.Config, target peer.ID
 		d = append(d, time.Since(t0))
 		_ = o.Shutdown(context.Background())
 	}
-	slices.Sort(d)
-	b.ReportMetric(float64(d[len(d)/2].Milliseconds()), "p50-ms")
+	p50, _, _ := overlaybench.Percentiles(d)
+	b.ReportMetric(float64(p50.Milliseconds()), "p50-ms")
 }
 
 // multicastIP is the IPv4 address of an up multicast non-loopback interface.

@@ -26,8 +26,8 @@ func Interleaved(b *testing.B, warm int, ours, raw func() time.Duration) {
 	if b.N == 0 {
 		return
 	}
-	p50, p99, total := percentiles(lat)
-	raw50, raw99, _ := percentiles(rawLat)
+	p50, p99, total := Percentiles(lat)
+	raw50, raw99, _ := Percentiles(rawLat)
 	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
 	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
 	b.ReportMetric(float64(len(lat))/total.Seconds(), "jobs/s")
@@ -36,8 +36,8 @@ func Interleaved(b *testing.B, warm int, ours, raw func() time.Duration) {
 	b.ReportMetric(float64(p50)/float64(raw50), "ratio-p50")
 }
 
-// percentiles sorts lat (not empty) and returns its p50, p99 and sum.
-func percentiles(lat []time.Duration) (p50, p99, total time.Duration) {
+// Percentiles sorts lat (not empty) and returns its p50, p99 and sum.
+func Percentiles(lat []time.Duration) (p50, p99, total time.Duration) {
 	slices.Sort(lat)
 	for _, l := range lat {
 		total += l
