@@ -2,7 +2,6 @@ package node_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,31 +87,6 @@ func TestCrossTenantJobToMissingContextIsRefused(t *testing.T) {
 	if n, _ := b.redis.Client(t, 4).DBSize(context.Background()).Result(); n != 0 {
 		keys, _ := b.redis.Client(t, 4).Keys(context.Background(), "*").Result()
 		t.Fatalf("the refused job wrote %d keys in DB 4: %v", n, keys)
-	}
-}
-
-// A remote job's output comes home with its result: job.logs at the origin
-// has the last lines (as many as a result carries) as soon as job.run
-// --wait has returned.
-func TestRemoteJobLogsReachTheOrigin(t *testing.T) {
-	b := startAgent(t, agentOpts{})
-	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
-	grantExecutor(t, b, 3, a.peerID())
-
-	var j node.JobView
-	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 3, "type": "sh", "wait": 60,
-		"script": "i=1; while [ $i -le 80 ]; do echo line $i; i=$((i+1)); done; exit 4"}, &j)
-	if j.Status != "error" {
-		t.Fatalf("job = %+v, want it to end in error (exit 4)", j)
-	}
-	var home node.LogsView
-	a.call(t, "job.logs", map[string]any{"context": j.ContextID, "key": j.Key}, &home)
-	ran := endedJobs(t, b, 3, 1) // its end, logs included, is written as the result leaves
-	var there node.LogsView
-	b.call(t, "job.logs", map[string]any{"context": 3, "key": ran[0].Key}, &there)
-	want := there.Lines[max(len(there.Lines)-50, 0):]
-	if len(there.Lines) < 80 || !slices.Equal(home.Lines, want) || home.Lines[0] != "line 32" {
-		t.Fatalf("origin's log = %q,\nwant the runner's last 50 lines %q", home.Lines, want)
 	}
 }
 

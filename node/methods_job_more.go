@@ -2,6 +2,8 @@ package node
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -9,6 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/bridge"
 )
 
 // LogsView answers job.logs.
@@ -17,29 +20,36 @@ type LogsView struct {
 	Next   int64    `json:"next"`
 	Status string   `json:"status"`
 	Runner string   `json:"runner,omitempty"` // the agent a job sent away went to
+	// Source says where the lines of a job sent away come from: "runner"
+	// (its runner's agent, which holds the whole log: indexes are its) or
+	// "result" (the last lines its result brought home; see Note).
+	Source string `json:"source,omitempty"`
+	More   bool   `json:"more,omitempty"` // more lines wait after Next: ask again at once
+	Note   string `json:"note,omitempty"` // why the runner's agent was not read
 }
 
 func (n *Node) registerJobMoreMethods() {
-	api.Register(n.table, "job.logs", "A job's output lines from index `from` on, its status, and the agent it was sent to (runner).",
+	api.Register(n.table, "job.logs", "A job's output lines from index `from` on and its status. "+
+		"A job sent to another agent is read there (source runner) while that agent answers, "+
+		"else from the last lines its result brought home (source result, with a note why).",
 		func(ctx context.Context, p struct {
 			JobRef
 			From int64 `json:"from,omitempty"`
 		}) (*LogsView, error) {
-			j, err := n.jobLoad(ctx, p.JobRef)
-			if err != nil {
-				return nil, err
+			if _, _, err := store.ParseJobKey(p.Key); err != nil {
+				return nil, api.InvalidParams("key", "%v", err)
 			}
 			if p.From < 0 {
 				return nil, api.InvalidParams("from", "must not be negative")
 			}
-			lines, err := n.store.ReadLogs(ctx, p.Context, p.Key, p.From)
+			j, err := n.store.LoadJobKey(ctx, p.Context, p.Key)
 			if err != nil {
 				return nil, err
 			}
-			if lines == nil {
-				lines = []string{}
+			if j.Extra["message_key"] != "" { // sent to another agent
+				return n.sentJobLogs(ctx, p.JobRef, j, p.From)
 			}
-			return &LogsView{Lines: lines, Next: p.From + int64(len(lines)), Status: j.Status, Runner: j.Runner}, nil
+			return n.localLogs(ctx, p.JobRef, j, p.From)
 		})
 	api.Register(n.table, "job.stop", "Stop a running or queued job, here or on the agent running it.",
 		func(ctx context.Context, p JobRef) (map[string]string, error) {
@@ -52,6 +62,55 @@ func (n *Node) registerJobMoreMethods() {
 			}
 			return n.stopJob(ctx, p.Context, p.Key, j.Runner)
 		})
+}
+
+// localLogs reads job j's lines from this agent's store.
+func (n *Node) localLogs(ctx context.Context, p JobRef, j *model.RunnerJob, from int64) (*LogsView, error) {
+	lines, err := n.store.ReadLogs(ctx, p.Context, p.Key, from)
+	if err != nil {
+		return nil, err
+	}
+	if lines == nil {
+		lines = []string{}
+	}
+	return &LogsView{Lines: lines, Next: from + int64(len(lines)), Status: string(j.Status), Runner: j.Runner}, nil
+}
+
+// sentJobLogs reads the lines of job j, sent to another agent, from that
+// agent (Bridge.RemoteLogs); when it cannot be read, from the copy the
+// job's result brought home, with a note saying why.
+func (n *Node) sentJobLogs(ctx context.Context, p JobRef, j *model.RunnerJob, from int64) (*LogsView, error) {
+	r, err := n.bridge.RemoteLogs(ctx, p.Context, p.Key, from)
+	if err == nil {
+		if r.Lines == nil {
+			r.Lines = []string{}
+		}
+		return &LogsView{Lines: r.Lines, Next: r.Next, Status: r.Status, Runner: r.Runner, Source: "runner", More: r.More}, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	v, lerr := n.localLogs(ctx, p, j, from)
+	if lerr != nil {
+		return nil, lerr
+	}
+	v.Source, v.Note = "result", logsNote(err, j.Runner)
+	return v, nil
+}
+
+// logsNote says why a sent job's runner was not read.
+func logsNote(err error, runner string) string {
+	switch {
+	case errors.Is(err, bridge.ErrNotRouted):
+		return "no agent has taken it yet"
+	case errors.Is(err, bridge.ErrUnreachable):
+		return runner + " is not connected"
+	case errors.Is(err, bridge.ErrNoAnswer):
+		return fmt.Sprintf("%s did not answer within %v", runner, bridge.LogsWait)
+	case errors.Is(err, bridge.ErrNotSent):
+		return "its message is gone"
+	}
+	return err.Error() // the runner's agent refused, or the store failed
 }
 
 // stopJob stops a job on this agent's runner, or asks the agent it was

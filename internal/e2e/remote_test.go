@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCLIRemoteJob is the cross-tenant path as a user walks it with the
@@ -12,7 +13,8 @@ import (
 // agent's operator must do (create the context, then grant a role), and
 // once let in it runs there: job run --wait prints the agent and context
 // it went to and its output, and job logs at home shows the lines it
-// printed.
+// printed, read from there while it runs, from its result once that
+// agent is gone.
 func TestCLIRemoteJob(t *testing.T) {
 	b := startFlowAgent(t, "b", "")
 	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
@@ -62,21 +64,31 @@ func TestCLIRemoteJob(t *testing.T) {
 		t.Fatalf("job logs at home = %q, want the line the job printed there", logs)
 	}
 
-	// While a job runs there, job logs at home says why it shows nothing.
+	// While a job runs there, job logs at home reads its lines from there,
+	// and -f follows them to the end.
 	gate := filepath.Join(t.TempDir(), "gate")
 	out = a.hy(t, "job", "run", "--to", b.peer, "--context", "4",
-		"--script", "echo waiting; while [ ! -e "+gate+" ]; do sleep 0.05; done")
+		"--script", "echo waiting; while [ ! -e "+gate+" ]; do sleep 0.05; done; echo through")
 	key = strings.Fields(out)[1]
-	_, stderr, err = hyTry("job", "logs", ctx, key, "--data-dir", a.dir)
-	if err != nil || !strings.Contains(stderr, key+" runs on "+b.peer) {
-		t.Fatalf("job logs of a job running elsewhere: %v, stderr %q; want a note saying where it runs", err, stderr)
-	}
+	eventually(t, 30*time.Second, "job logs at home to show the running job's line", func() bool {
+		logs, stderr, err := hyTry("job", "logs", ctx, key, "--data-dir", a.dir)
+		return err == nil && logs == "waiting\n" && stderr == ""
+	})
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if logs := a.hy(t, "job", "logs", "-f", ctx, key); !strings.Contains(logs, "waiting") {
-		t.Fatalf("job logs -f = %q, want the job's line once it ended", logs)
+	if logs := a.hy(t, "job", "logs", "-f", ctx, key); logs != "waiting\nthrough\n" {
+		t.Fatalf("job logs -f = %q, want both lines the job printed there", logs)
 	}
+
+	// With that agent gone, the lines its result brought home are shown,
+	// with a note that says why.
+	b.proc.kill9()
+	eventually(t, 30*time.Second, "job logs to fall back to the result's lines", func() bool {
+		logs, stderr, err := hyTry("job", "logs", ctx, key, "--data-dir", a.dir)
+		return err == nil && strings.Contains(logs, "through") &&
+			strings.Contains(stderr, key+" ran on "+b.peer+", which cannot be read now ("+b.peer+" is not connected)")
+	})
 }
 
 // TestFlowJobByRunnerRecord: a runner record made with the CLI names an

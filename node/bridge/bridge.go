@@ -86,6 +86,7 @@ type Bridge struct {
 	early  *earlyResults // results sent ahead of their records
 	actors actorIDs      // local actor ids of senders
 	names  peerNames     // peer IDs' text forms
+	logs   *logWaiters   // RemoteLogs requests awaiting answers
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -108,7 +109,7 @@ func New(cfg Config, st *store.Store, tr Transport, log *slog.Logger) (*Bridge, 
 		sem: make(chan struct{}, 64), loops: map[uint64]context.CancelFunc{}, inflight: map[string]bool{}}
 	b.ver = &envelope.Verifier{Self: cfg.Self, Skew: cfg.Skew, MaxSize: cfg.MaxSize}
 	b.replay = newReplays(cfg.Skew, b.replayTTL())
-	b.sent, b.early, b.names = newSentJobs(), newEarlyResults(), newPeerNames()
+	b.sent, b.early, b.names, b.logs = newSentJobs(), newEarlyResults(), newPeerNames(), newLogWaiters()
 	return b, nil
 }
 

@@ -46,6 +46,9 @@
 // lease, still holds the job, so a crash loses nothing: the result is
 // built again from Redis and resent, and the origin takes it once.
 //
+// Status messages read a sent job's log at the agent running it, on
+// request, without an outbox (see logs.go).
+//
 // Redis keys of ours, per context DB: outbox (ZSET message key → next send,
 // unix ms), awaiting_result (ZSET acknowledged job message → deadline for
 // its result, after which the origin job fails), msg_out:processing, remote_done / remote_done:processing (ended

@@ -121,6 +121,8 @@ func (b *Bridge) handle(ctx context.Context, from peer.ID, typ envelope.Type, ta
 		err = b.onStop(ctx, from, target, p)
 	case envelope.TypeChat, envelope.TypeMail:
 		err = b.onMail(ctx, from, target, typ, p)
+	case envelope.TypeStatus:
+		err = b.onStatus(ctx, from, target, p)
 	default:
 		b.stats.reject(b.log, b.names.name(from), "unhandled_type", nil)
 		return

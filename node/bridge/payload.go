@@ -18,11 +18,14 @@ type payload struct {
 	Attempt   int64             `json:"attempt,omitempty"`    // the origin job's attempt
 	Message   model.Hash        `json:"message,omitempty"`    // job, chat, mail: the message hash
 	Job       model.Hash        `json:"job,omitempty"`        // job: the job hash
-	Status    string            `json:"status,omitempty"`     // result: finished or error; ack: started when the job runs
+	Status    string            `json:"status,omitempty"`     // result: finished or error; ack: started when the job runs; status answer: the job's
 	Result    map[string]string `json:"result,omitempty"`
-	Error     string            `json:"error,omitempty"` // result and error: why
-	Logs      []string          `json:"logs,omitempty"`  // result: last output lines
-	Acks      []string          `json:"acks,omitempty"`  // any type: refs of the recipient's messages acknowledged too
+	Error     string            `json:"error,omitempty"`    // result and error: why
+	Logs      []string          `json:"logs,omitempty"`     // result: last output lines; status answer: lines from log_from
+	Acks      []string          `json:"acks,omitempty"`     // any type: refs of the recipient's messages acknowledged too
+	LogFrom   int64             `json:"log_from,omitempty"` // status request: the first log line wanted
+	Next      int64             `json:"next,omitempty"`     // status answer: the index after its last line
+	More      bool              `json:"more,omitempty"`     // status answer: lines remain after Next
 }
 
 func (p *payload) encode() []byte {

@@ -2,13 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hyphae-run/hyphae/node"
-	"github.com/hyphae-run/hyphae/node/bridge"
 )
 
 func newJobStatus(g *globals) *cobra.Command {
@@ -98,61 +95,4 @@ sent again.`,
 			return nil
 		},
 	}
-}
-
-func newJobLogs(g *globals) *cobra.Command {
-	var follow bool
-	cmd := &cobra.Command{
-		Use:   "logs CONTEXT JOB_KEY",
-		Short: "Print a job's output lines; -f follows until the job ends",
-		Long: `Print a job's output lines; -f follows until the job ends.
-
-A job sent to another agent (job run --to PEER_ID) shows nothing here while it
-runs there; its result brings the last 50 lines home, and they are shown
-once it has ended. The whole log stays on the agent that ran it.`,
-		Example: "  hyphae job logs 1 job:1:7 -f",
-		Args:    cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
-			if err != nil {
-				return err
-			}
-			var from int64
-			for first := true; ; first = false {
-				var lv node.LogsView
-				p := map[string]any{"context": id, "key": args[1], "from": from}
-				if err := g.call(cmd.Context(), "job.logs", p, &lv); err != nil {
-					return err
-				}
-				if first {
-					noteIfSent(cmd.ErrOrStderr(), args[1], &lv)
-				}
-				for _, l := range lv.Lines {
-					fmt.Fprintln(cmd.OutOrStdout(), l)
-				}
-				from = lv.Next
-				if !follow || lv.Status == "finished" || lv.Status == "error" {
-					return nil
-				}
-				select {
-				case <-cmd.Context().Done():
-					return nil
-				case <-time.After(200 * time.Millisecond):
-				}
-			}
-		},
-	}
-	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines until the job ends")
-	return cmd
-}
-
-// noteIfSent tells the user, on w, when the job runs on another agent:
-// its lines come only with its result, so that no lines (or a wait, with
-// -f) are not taken for a fault.
-func noteIfSent(w io.Writer, key string, lv *node.LogsView) {
-	if lv.Runner == "" || lv.Status == "finished" || lv.Status == "error" {
-		return
-	}
-	fmt.Fprintf(w, "note: %s runs on %s; its last %d lines come home with its result\n",
-		key, lv.Runner, bridge.ResultLogLines)
 }

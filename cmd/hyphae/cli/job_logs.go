@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/bridge"
+)
+
+func newJobLogs(g *globals) *cobra.Command {
+	var follow bool
+	cmd := &cobra.Command{
+		Use:   "logs CONTEXT JOB_KEY",
+		Short: "Print a job's output lines; -f follows until the job ends",
+		Long: `Print a job's output lines; -f follows until the job ends.
+
+A job sent to another agent (job run --to PEER_ID|any) is read from that agent,
+which keeps its whole log, while it runs and after. When that agent cannot be
+asked (not connected, no answer, the job gone there), the lines come from the
+job's record here: the last 50, which its result brought home. A note on
+stderr says so, and why.`,
+		Example: "  hyphae job logs 1 job:1:7 -f",
+		Args:    cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseCtx(args[0])
+			if err != nil {
+				return err
+			}
+			f := &logFollower{g: g, ctxID: id, key: args[1], out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+			return f.run(cmd.Context(), follow)
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines until the job ends")
+	return cmd
+}
+
+// logFollower prints a job's log lines, following them with job.logs
+// calls until the job ends.
+type logFollower struct {
+	g         *globals
+	ctxID     uint64
+	key       string
+	out, errw io.Writer
+	from      int64
+	source    string // where the last lines came from (LogsView.Source)
+	note      string // the last note printed
+}
+
+func (f *logFollower) run(ctx context.Context, follow bool) error {
+	for {
+		var lv node.LogsView
+		p := map[string]any{"context": f.ctxID, "key": f.key, "from": f.from}
+		if err := f.g.call(ctx, "job.logs", p, &lv); err != nil {
+			return err
+		}
+		if f.source == "runner" && lv.Source == "result" && f.from > 0 {
+			// The runner's agent stopped answering: its indexes are not
+			// the local copy's. Start that copy from its first line.
+			f.from, f.source = 0, lv.Source
+			fmt.Fprintf(f.errw, "note: %s no longer answers (%s); showing the last lines its result brought home, some may repeat\n", lv.Runner, lv.Note)
+			f.note = lv.Note
+			continue
+		}
+		f.noteOnce(&lv)
+		f.source = lv.Source
+		for _, l := range lv.Lines {
+			fmt.Fprintln(f.out, l)
+		}
+		f.from = lv.Next
+		switch {
+		case lv.More:
+			continue
+		case !follow || lv.Status == "finished" || lv.Status == "error":
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(f.pause()):
+		}
+	}
+}
+
+// pause is how long to wait before asking again: longer when each call
+// asks another agent over the bus.
+func (f *logFollower) pause() time.Duration {
+	if f.source == "runner" {
+		return 500 * time.Millisecond
+	}
+	return 200 * time.Millisecond
+}
+
+// noteOnce tells the user, on stderr, why a job sent away is not read
+// from the agent running it (once per reason): its lines come only with
+// its result, so that no lines (or a wait, with -f) are not taken for a
+// fault.
+func (f *logFollower) noteOnce(lv *node.LogsView) {
+	if lv.Note == "" || lv.Note == f.note {
+		return
+	}
+	f.note = lv.Note
+	if lv.Status == "finished" || lv.Status == "error" {
+		fmt.Fprintf(f.errw, "note: %s ran on %s, which cannot be read now (%s); these are the last %d lines its result brought home\n",
+			f.key, orNone(lv.Runner), lv.Note, bridge.ResultLogLines)
+		return
+	}
+	fmt.Fprintf(f.errw, "note: %s runs on %s, which cannot be read now (%s); its last %d lines come home with its result\n",
+		f.key, orNone(lv.Runner), lv.Note, bridge.ResultLogLines)
+}
+
+// orNone is s, or "no agent yet" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "no agent yet"
+	}
+	return s
+}
