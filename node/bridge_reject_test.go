@@ -30,8 +30,9 @@ import (
 // inbox validator): it can publish any bytes on another agent's inbox
 // topic, as their pubsub author.
 type attacker struct {
-	id *identity.Identity
-	o  *overlay.Overlay
+	id       *identity.Identity
+	o        *overlay.Overlay
+	statuses chan map[string]any // status envelopes' payloads received
 }
 
 // memPeers is an in-memory overlay.PeerTable.
@@ -100,7 +101,7 @@ func newAttacker(t *testing.T, addr string) *attacker {
 	if err := o.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	x := &attacker{id: id, o: o}
+	x := &attacker{id: id, o: o, statuses: make(chan map[string]any, 16)}
 	done := make(chan struct{})
 	go func() { defer close(done); x.ackResults() }()
 	t.Cleanup(func() {
@@ -114,16 +115,27 @@ func newAttacker(t *testing.T, addr string) *attacker {
 
 // ackResults acknowledges every result envelope that arrives, as a real
 // origin would, so the victim's outbox empties (and its shutdown need not
-// wait out the drain grace). It ends when the overlay shuts down.
+// wait out the drain grace), and hands status envelopes' payloads to
+// x.statuses. It ends when the overlay shuts down.
 func (x *attacker) ackResults() {
 	v := &envelope.Verifier{Self: x.id}
 	for r := range x.o.Inbox() {
 		env, err := v.Check(r.Data, r.From)
-		if err != nil || env.Type != envelope.TypeResult {
+		if err != nil || (env.Type != envelope.TypeResult && env.Type != envelope.TypeStatus) {
 			continue
 		}
 		plain, err := v.Open(env)
 		if err != nil {
+			continue
+		}
+		if env.Type == envelope.TypeStatus {
+			var p map[string]any
+			if json.Unmarshal(plain, &p) == nil {
+				select {
+				case x.statuses <- p:
+				default:
+				}
+			}
 			continue
 		}
 		var p struct {

@@ -1,6 +1,8 @@
 package node_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/node"
 )
 
@@ -119,4 +122,75 @@ func TestRemoteJobLogsFallBackToTheResult(t *testing.T) {
 		return strings.Contains(readLogs(t, a, j.ContextID, j.Key, 0).Note, "is not connected")
 	})
 	fallsBack(b.peerID() + " is not connected")
+}
+
+// statusAnswer sends a status request for the log of origin job job (of
+// the sender's context 1) to b's context target, as x, and returns b's
+// answer.
+func (x *attacker) statusAnswer(t *testing.T, b *agent, target uint64, job, ref string) map[string]any {
+	t.Helper()
+	plain, _ := json.Marshal(map[string]any{"ref": ref, "origin_ctx": 1, "origin_job": job})
+	env, err := envelope.Seal(x.id, b.ID().PeerID(), envelope.TypeStatus, target, 0, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.send(t, b.ID().PeerID(), env.Marshal())
+	for {
+		select {
+		case p := <-x.statuses:
+			if p["ack_of"] == ref {
+				return p
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no answer to status request %s", ref)
+			return nil
+		}
+	}
+}
+
+// An agent reads only the logs of jobs it sent itself: asking for another
+// agent's job gets a refusal that gives nothing away, its own job's lines
+// come back, and an answer nobody asked for is counted and dropped.
+func TestRemoteLogsOnlyForTheirSender(t *testing.T) {
+	b := startAgent(t, agentOpts{tcpAPI: true})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	const target = 2
+	grantExecutor(t, b, target, a.peerID())
+	x := newAttacker(t, b.addr(t))
+	b.call(t, "context.grant", map[string]any{"id": target, "actor": x.id.PeerID().String(), "role": "executor"}, nil)
+
+	var theirs node.JobView
+	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": target, "type": "sh", "wait": 60,
+		"script": "echo secret"}, &theirs)
+	if theirs.Status != "finished" {
+		t.Fatalf("a's job = %+v", theirs)
+	}
+	// x names a's job exactly as a would (a's origin context is 1 here).
+	if theirs.ContextID != 1 {
+		t.Fatalf("a's job is in its context %d; the request below names context 1", theirs.ContextID)
+	}
+	got := x.statusAnswer(t, b, target, theirs.Key, "1/logs:x:1")
+	if got["logs"] != nil || !strings.Contains(fmt.Sprint(got["error"]), "no job "+theirs.Key+" from this agent here") {
+		t.Fatalf("x asking for a's job's log got %v; want a refusal without lines", got)
+	}
+
+	x.send(t, b.ID().PeerID(), seal(t, x.id, b.ID().PeerID(), target, jobPayload("1/message:1:1", target, "echo mine")).Marshal())
+	eventually(t, 30*time.Second, "x's own job's lines", func() bool {
+		got = x.statusAnswer(t, b, target, "job:1:1", fmt.Sprintf("1/logs:x:%d", time.Now().UnixNano()))
+		return got["status"] == "finished"
+	})
+	if lines, _ := got["logs"].([]any); len(lines) != 1 || lines[0] != "mine" || got["error"] != nil {
+		t.Fatalf("x asking for its own job's log got %v; want its one line", got)
+	}
+
+	n0 := rejected(t, b, "status_unasked")
+	plain, _ := json.Marshal(map[string]any{"ack_of": "2/logs:never:1", "logs": []string{"forged"}})
+	env, err := envelope.Seal(x.id, b.ID().PeerID(), envelope.TypeStatus, target, 0, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.send(t, b.ID().PeerID(), env.Marshal())
+	eventually(t, 30*time.Second, "the unasked answer to be counted", func() bool {
+		return rejected(t, b, "status_unasked") == n0+1
+	})
 }

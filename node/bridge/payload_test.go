@@ -17,6 +17,8 @@ func FuzzPayload(f *testing.F) {
 			`"result":{"exit_code":"0","stdout":""},"logs":["hello"],"acks":["1/message:1:5"]}`,
 		`{"ack_of":"1/message:1:6","acks":["2/message:2:1","2/message:2:2"]}`,
 		`{"ack_of":"1/message:1:6","error":"refused: lacks role executor"}`,
+		`{"ref":"1/logs:m1x:3","origin_ctx":1,"origin_job":"job:1:6","log_from":120}`,
+		`{"ack_of":"1/logs:m1x:3","logs":["a","b"],"next":122,"status":"started","more":true}`,
 		`{"ref":"007/k","acks":["/x","1/","x/y","18446744073709551616/k",""]}`,
 		`{"acks":null,"result":{"a":null}}`,
 		`{"ref":1}`, `[]`, `{`, ``,
