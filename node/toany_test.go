@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,11 +58,16 @@ func TestJobRunToAnyAlone(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	var j node.JobView
-	a.call(t, "job.run", map[string]any{"to": node.ToAny, "context": 1, "type": "sh", "script": "sleep 60"}, &j)
+	a.call(t, "job.run", map[string]any{"to": node.ToAny, "context": 1, "type": "sh", "script": "echo here; sleep 60"}, &j)
 	eventually(t, 30*time.Second, "the job to show started", func() bool {
 		var got node.JobView
 		a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &got)
 		return got.Status == "started"
+	})
+	// Its log is read where it runs, here, through the same bridge path.
+	eventually(t, 30*time.Second, "the running job's line", func() bool {
+		lv := readLogs(t, a, j.ContextID, j.Key, 0)
+		return lv.Source == "runner" && slices.Equal(lv.Lines, []string{"here"})
 	})
 	var out map[string]string
 	a.call(t, "job.stop", map[string]any{"context": j.ContextID, "key": j.Key}, &out)
