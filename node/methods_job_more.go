@@ -94,23 +94,26 @@ func (n *Node) sentJobLogs(ctx context.Context, p JobRef, j *model.RunnerJob, fr
 	if lerr != nil {
 		return nil, lerr
 	}
-	v.Source, v.Note = "result", logsNote(err, j.Runner)
+	v.Source, v.Note = "result", logsNote(err)
 	return v, nil
 }
 
 // logsNote says why a sent job's runner was not read.
-func logsNote(err error, runner string) string {
+func logsNote(err error) string {
+	var refused *bridge.RefusedError
 	switch {
 	case errors.Is(err, bridge.ErrNotRouted):
 		return "no agent has taken it yet"
 	case errors.Is(err, bridge.ErrUnreachable):
-		return runner + " is not connected"
+		return "not connected"
 	case errors.Is(err, bridge.ErrNoAnswer):
-		return fmt.Sprintf("%s did not answer within %v", runner, bridge.LogsWait)
+		return fmt.Sprintf("no answer within %v", bridge.LogsWait)
 	case errors.Is(err, bridge.ErrNotSent):
 		return "its message is gone"
+	case errors.As(err, &refused):
+		return refused.Reason
 	}
-	return err.Error() // the runner's agent refused, or the store failed
+	return err.Error() // the store failed
 }
 
 // stopJob stops a job on this agent's runner, or asks the agent it was

@@ -87,7 +87,7 @@ func TestCLIRemoteJob(t *testing.T) {
 	eventually(t, 30*time.Second, "job logs to fall back to the result's lines", func() bool {
 		logs, stderr, err := hyTry("job", "logs", ctx, key, "--data-dir", a.dir)
 		return err == nil && strings.Contains(logs, "through") &&
-			strings.Contains(stderr, key+" ran on "+b.peer+", which cannot be read now ("+b.peer+" is not connected)")
+			strings.Contains(stderr, key+" ran on "+b.peer+", which cannot be read now (not connected)")
 	})
 }
 

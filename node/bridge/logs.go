@@ -38,6 +38,14 @@ var (
 	ErrNoAnswer = errors.New("the agent running the job did not answer")
 )
 
+// RefusedError is another agent's refusal to answer RemoteLogs.
+type RefusedError struct {
+	Peer   string // the agent that refused
+	Reason string // its words
+}
+
+func (e *RefusedError) Error() string { return e.Peer + ": " + e.Reason }
+
 const (
 	// LogsWait is how long RemoteLogs waits for an answer.
 	LogsWait = 3 * time.Second
@@ -105,7 +113,7 @@ func (w *logWaiters) answer(from peer.ID, p *payload) bool {
 // RemoteLogs asks the agent that job jobKey of context ctxID was sent to
 // for the job's log lines from index from on. It fails with ErrNotSent,
 // ErrNotRouted, ErrUnreachable or ErrNoAnswer (wrapped), or with the
-// other agent's refusal.
+// other agent's refusal (*RefusedError).
 func (b *Bridge) RemoteLogs(ctx context.Context, ctxID uint64, jobKey string, from int64) (*RemoteLog, error) {
 	_, msgKey, err := b.sentTo(ctx, ctxID, jobKey)
 	if err != nil || msgKey == "" {
@@ -136,7 +144,7 @@ func (b *Bridge) RemoteLogs(ctx context.Context, ctxID uint64, jobKey string, fr
 	select {
 	case a := <-lw.ch:
 		if a.Error != "" {
-			return nil, fmt.Errorf("%s: %s", m.Dst, a.Error)
+			return nil, &RefusedError{Peer: m.Dst, Reason: a.Error}
 		}
 		return &RemoteLog{Lines: a.Logs, Next: a.Next, Status: a.Status, More: a.More, Runner: m.Dst}, nil
 	case <-t.C:

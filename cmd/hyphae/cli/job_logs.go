@@ -62,7 +62,8 @@ func (f *logFollower) run(ctx context.Context, follow bool) error {
 			// The runner's agent stopped answering: its indexes are not
 			// the local copy's. Start that copy from its first line.
 			f.from, f.source = 0, lv.Source
-			fmt.Fprintf(f.errw, "note: %s no longer answers (%s); showing the last lines its result brought home, some may repeat\n", lv.Runner, lv.Note)
+			fmt.Fprintf(f.errw, "note: %s no longer answers (%s); the last lines %s's result brought home follow, some may repeat\n",
+				lv.Runner, lv.Note, f.key)
 			f.note = lv.Note
 			continue
 		}
