@@ -1,8 +1,10 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -78,20 +80,45 @@ func (n *Node) registerJobMethods() {
 		}) (*JobView, error) {
 			return n.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, false)
 		})
-	api.Register(n.table, "job.list", "List a context's jobs.",
-		func(ctx context.Context, p struct {
-			Context uint64 `json:"context"`
-		}) ([]*JobView, error) {
-			js, err := n.store.ListJobs(ctx, p.Context)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]*JobView, 0, len(js))
-			for _, j := range js {
-				out = append(out, jobView(j))
-			}
-			return out, nil
+	api.Register(n.table, "job.list", "List a context's jobs, newest first: all of them, "+
+		"or those with `status` (dispatched, waiting_for_prerequisites, started, error, finished), at most `limit` (0: all).",
+		func(ctx context.Context, p JobListParams) ([]*JobView, error) {
+			return n.jobList(ctx, p)
 		})
+}
+
+// JobListParams are job.list's parameters.
+type JobListParams struct {
+	Context uint64 `json:"context"`
+	Status  string `json:"status,omitempty"` // only jobs in this status
+	Limit   int    `json:"limit,omitempty"`  // at most this many, newest first (0: all)
+}
+
+// jobList lists a context's jobs, newest first (created_at, then id).
+func (n *Node) jobList(ctx context.Context, p JobListParams) ([]*JobView, error) {
+	if p.Status != "" && !model.JobStatus(p.Status).Valid() {
+		return nil, api.InvalidParams("status", "%q is not a job status (dispatched, waiting_for_prerequisites, started, error, finished)", p.Status)
+	}
+	if p.Limit < 0 {
+		return nil, api.InvalidParams("limit", "must not be negative")
+	}
+	js, err := n.store.ListJobs(ctx, p.Context)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*JobView, 0, len(js))
+	for _, j := range js {
+		if p.Status == "" || string(j.Status) == p.Status {
+			out = append(out, jobView(j))
+		}
+	}
+	slices.SortFunc(out, func(a, b *JobView) int {
+		return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.ID, a.ID), cmp.Compare(b.CallerID, a.CallerID))
+	})
+	if p.Limit > 0 && len(out) > p.Limit {
+		out = out[:p.Limit]
+	}
+	return out, nil
 }
 
 func (n *Node) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, error) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,9 +66,32 @@ func TestCLIGoldenPath(t *testing.T) {
 	if exitCode(err) != 1 || !strings.Contains(stderr, "exit status 7") {
 		t.Fatalf("failing job: exit %d\nstdout %s\nstderr %s", exitCode(err), out, stderr)
 	}
+	// job list: newest first under a header, filtered by status, limited.
+	if out := hy(t, "job", "list", "1", "--data-dir", dir); !regexp.MustCompile(
+		`^KEY +TYPE +STATUS +RUNNER +CREATED +ERROR\n\S+ +sh +error .*exit status 7.*\n` + j.Key + ` +sh +finished `).MatchString(out) {
+		t.Fatalf("job list:\n%s\nwant a header, then the failed job (the newest), then %s", out, j.Key)
+	}
+	var listed []jobOut
+	decode(t, hy(t, "job", "list", "1", "--status", "finished", "--json", "--data-dir", dir), &listed)
+	if len(listed) != 1 || listed[0].Key != j.Key {
+		t.Fatalf("job list --status finished: %+v, want %s alone", listed, j.Key)
+	}
+	out, stderr, err = hyTry("job", "list", "1", "--limit", "1", "--json", "--data-dir", dir)
+	decode(t, out, &listed)
+	if err != nil || len(listed) != 1 || listed[0].Status != "error" || !strings.Contains(stderr, "showing the newest 1") {
+		t.Fatalf("job list --limit 1: %v, %+v, stderr %q; want the newest job and a note that there are more", err, listed, stderr)
+	}
+	if _, stderr, err := hyTry("job", "list", "1", "--status", "started", "--data-dir", dir); err != nil ||
+		stderr != "no jobs in context 1 with status started\n" {
+		t.Fatalf("job list with none started: %v, stderr %q", err, stderr)
+	}
 	// Bad flags: usage error, exit 2.
 	if _, _, err := hyTry("job", "run", "--context", "x", "--data-dir", dir); exitCode(err) != 2 {
 		t.Fatalf("bad flag: exit %d, want 2", exitCode(err))
+	}
+	if _, stderr, err := hyTry("job", "list", "1", "--status", "done", "--data-dir", dir); exitCode(err) != 2 ||
+		!strings.Contains(stderr, "finished") {
+		t.Fatalf("job list --status done: exit %d, stderr %q; want 2 and the statuses there are", exitCode(err), stderr)
 	}
 	if out := hy(t, "peers", "--json", "--data-dir", dir); !strings.HasPrefix(strings.TrimSpace(out), "[") {
 		t.Fatalf("peers --json = %q", out)

@@ -146,7 +146,7 @@ func (a *flowAgent) waitPeerUp(t testing.TB, peer, typ string) {
 func (a *flowAgent) jobsIn(t *testing.T, ctx string) []jobListOut {
 	t.Helper()
 	var js []jobListOut
-	decode(t, a.hy(t, "job", "list", ctx, "--json"), &js)
+	decode(t, a.hy(t, "job", "list", ctx, "--json", "--limit", "0"), &js)
 	return js
 }
 

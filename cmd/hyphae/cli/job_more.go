@@ -2,9 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node"
 )
 
@@ -37,30 +42,90 @@ func newJobStatus(g *globals) *cobra.Command {
 
 func newJobList(g *globals) *cobra.Command {
 	var asJSON bool
+	var status string
+	var limit int
 	cmd := &cobra.Command{
 		Use:   "list CONTEXT",
-		Short: "List a context's jobs",
-		Args:  cobra.ExactArgs(1),
+		Short: "List a context's jobs, newest first",
+		Long: `List a context's jobs, newest first: the newest 50 unless --limit says
+otherwise (0: all), only those in one status with --status. RUNNER is the
+agent a job went to (shortened; --json has it whole), "-" for one run here.`,
+		Example: "  hyphae job list 1\n  hyphae job list 1 --status error --limit 0",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseCtx(args[0])
 			if err != nil {
 				return err
 			}
+			if limit < 0 {
+				return usage("--limit must be 0 (all) or more")
+			}
+			if status != "" && !model.JobStatus(status).Valid() {
+				return usage("--status %q is not a job status: dispatched, waiting_for_prerequisites, started, error or finished", status)
+			}
 			var js []node.JobView
-			if err := g.call(cmd.Context(), "job.list", map[string]any{"context": id}, &js); err != nil {
+			p := map[string]any{"context": id, "status": status, "limit": limit + min(limit, 1)} // one more: are there more?
+			if err := g.call(cmd.Context(), "job.list", p, &js); err != nil {
 				return err
+			}
+			more := limit > 0 && len(js) > limit
+			if more {
+				js = js[:limit]
+			}
+			if more {
+				defer fmt.Fprintf(cmd.ErrOrStderr(), "showing the newest %d; --limit 0 shows all\n", limit)
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), js)
 			}
-			for _, j := range js {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-16s %-8s %-10s %s\n", j.Key, j.Type, j.Status, j.Error)
+			if len(js) == 0 {
+				with := ""
+				if status != "" {
+					with = " with status " + status
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "no jobs in context %d%s\n", id, with)
+				return nil
 			}
+			printJobTable(cmd.OutOrStdout(), js)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&status, "status", "", "only jobs in this status: dispatched, waiting_for_prerequisites, started, error, finished")
+	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many jobs, newest first (0: all)")
 	return cmd
+}
+
+// printJobTable prints jobs a line each, under a header.
+func printJobTable(w io.Writer, js []node.JobView) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tTYPE\tSTATUS\tRUNNER\tCREATED\tERROR")
+	for _, j := range js {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.Key, j.Type, j.Status, shortRunner(j.Runner),
+			time.Unix(j.CreatedAt, 0).Format("2006-01-02 15:04:05"), oneLine(j.Error, 80))
+	}
+	tw.Flush()
+}
+
+// shortRunner shortens a peer ID to its head and tail, as Nomad shortens
+// node IDs; "-" for none.
+func shortRunner(r string) string {
+	switch {
+	case r == "":
+		return "-"
+	case len(r) > 20 && strings.HasPrefix(r, "12D3KooW"):
+		return r[:12] + "…" + r[len(r)-6:]
+	}
+	return r
+}
+
+// oneLine is s on one line, cut to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func newJobStop(g *globals) *cobra.Command {
