@@ -114,7 +114,7 @@ func (s *Store) DeleteActor(ctx context.Context, id uint64) error {
 	return scriptErr("store.DeleteActor", err)
 }
 
-// loadAll loads and decodes each key, in key order of the scan.
+// loadAll loads and decodes each key, in the order of keys (scan sorts them: compareKeys).
 func loadAll[T any](ctx context.Context, c *redis.Client, keys []string,
 	dec func(string, model.Hash) (*T, error)) ([]*T, error) {
 	cmds, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {

@@ -1,11 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -173,7 +176,31 @@ func scan(ctx context.Context, c *redis.Client, pattern string) ([]string, error
 	if err := it.Err(); err != nil {
 		return nil, fmt.Errorf("scan %s: %w", pattern, err)
 	}
+	slices.SortFunc(out, compareKeys)
 	return out, nil
+}
+
+// compareKeys orders keys as a person would list them: segment by
+// segment (split on ':'), numbers by value, so job:1:2 comes before
+// job:1:10 and context:2 before context:10.
+func compareKeys(a, b string) int {
+	for a != "" || b != "" {
+		var x, y string
+		x, a, _ = strings.Cut(a, ":")
+		y, b, _ = strings.Cut(b, ":")
+		nx, errx := strconv.ParseUint(x, 10, 64)
+		ny, erry := strconv.ParseUint(y, 10, 64)
+		c := 0
+		if errx == nil && erry == nil {
+			c = cmp.Compare(nx, ny)
+		} else {
+			c = strings.Compare(x, y)
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // del deletes key; ErrNotFound when it did not exist.

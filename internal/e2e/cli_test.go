@@ -37,7 +37,12 @@ func TestCLIGoldenPath(t *testing.T) {
 		t.Fatalf("no agent: exit %d, %q", exitCode(err), stderr)
 	}
 	p := startRun(t, dir, nil, localArgs()...)
-	hy(t, "context", "create", "--id", "1", "--data-dir", dir)
+	for _, id := range []string{"10", "1", "2"} {
+		hy(t, "context", "create", "--id", id, "--data-dir", dir)
+	}
+	if out := hy(t, "context", "list", "--data-dir", dir); !regexp.MustCompile(`(?s)^context 1\n.*context 2\n.*context 10\n`).MatchString(out) {
+		t.Fatalf("context list, want contexts 1, 2, 10 in that order:\n%s", out)
+	}
 	// Grants name actors by peer ID, and context show says who is who.
 	var other struct {
 		PeerID string `json:"peer_id"`
