@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -14,7 +15,9 @@ import (
 
 // JobRunParams submits a job.
 type JobRunParams struct {
-	To      string            `json:"to,omitempty"` // "self" (default), a peer ID, or "any" (see ToAny)
+	// To is "self" (default), a peer ID, "any" (see ToAny) or runner:<id>:
+	// the agent a runner record of context Context here names.
+	To      string            `json:"to,omitempty"`
 	Context uint64            `json:"context"`
 	Type    string            `json:"type"`
 	Script  string            `json:"script"`
@@ -52,7 +55,7 @@ type JobRef struct {
 }
 
 func (n *Node) registerJobMethods() {
-	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it.",
+	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it.",
 		n.RunJob)
 	api.Register(n.table, "job.create", "Store a job without running it.",
 		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, false) })
@@ -127,6 +130,13 @@ func (n *Node) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, 
 	}
 	if p.Wait != 0 && !run {
 		return nil, api.InvalidParams("wait", "job.create does not run the job: nothing to wait for")
+	}
+	if strings.HasPrefix(p.To, "runner:") {
+		to, err := n.runnerPeer(ctx, p.Context, p.To)
+		if err != nil {
+			return nil, err
+		}
+		p.To = to
 	}
 	if p.To != "" && p.To != "self" && p.To != n.id.PeerID().String() {
 		if !run {

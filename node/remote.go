@@ -3,6 +3,8 @@ package node
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -63,4 +65,32 @@ func (n *Node) originContext(ctx context.Context, want uint64) (uint64, error) {
 	}
 	n.contextsChanged()
 	return c.ID, nil
+}
+
+// runnerPeer resolves to, runner:<id>, to the peer ID its record in local
+// context ctxID names ("self" when that is this agent), once, at
+// submission: the job then goes there as if sent to that peer ID.
+func (n *Node) runnerPeer(ctx context.Context, ctxID uint64, to string) (string, error) {
+	id, err := strconv.ParseUint(strings.TrimPrefix(to, "runner:"), 10, 64)
+	if err != nil || id == 0 {
+		return "", api.InvalidParams("to", "%q: want runner:<id>, the id a positive number", to)
+	}
+	if _, err := n.store.LoadContext(ctx, ctxID); err != nil {
+		return "", api.InvalidParams("to", "%s names a runner record of context %d here, and this agent has no context %d", to, ctxID, ctxID)
+	}
+	r, err := n.store.LoadRunner(ctx, ctxID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", api.InvalidParams("to", "context %d has no %s (hyphae runner list %d)", ctxID, to, ctxID)
+	}
+	if err != nil {
+		return "", err
+	}
+	p, err := peer.Decode(r.Pubkey)
+	if err != nil {
+		return "", api.InvalidParams("to", "%s names %q, which is not a peer ID", to, r.Pubkey)
+	}
+	if p == n.id.PeerID() {
+		return "self", nil
+	}
+	return p.String(), nil
 }

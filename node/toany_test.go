@@ -78,3 +78,42 @@ func TestJobRunToAnyAlone(t *testing.T) {
 		t.Fatalf("stopped job = %+v", got)
 	}
 }
+
+// job.run to runner:<id> sends the job to the agent that runner record of
+// the context names (here, b; the record of this agent itself runs it
+// here), and a record or context that does not exist is a clear error.
+func TestJobRunToRunnerRecord(t *testing.T) {
+	b := startAgent(t, agentOpts{})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	grantExecutor(t, b, 2, a.peerID())
+	a.call(t, "context.create", map[string]any{"id": 2}, nil)
+	var there, here node.RunnerView
+	a.call(t, "runner.create", map[string]any{"context": 2, "pubkey": b.peerID()}, &there)
+	a.call(t, "runner.create", map[string]any{"context": 2, "pubkey": a.peerID()}, &here)
+
+	for _, c := range []struct {
+		ref    string
+		runner string
+	}{{there.Ref, b.peerID()}, {here.Ref, ""}} {
+		var j node.JobView
+		a.call(t, "job.run", map[string]any{"to": c.ref, "context": 2, "type": "sh", "wait": 60,
+			"script": "true"}, &j)
+		if j.Status != "finished" || j.Runner != c.runner {
+			t.Fatalf("job to %s = %+v; want it finished, runner %q", c.ref, j, c.runner)
+		}
+	}
+	for to, want := range map[string]string{
+		"runner:9": "context 2 has no runner:9 (hyphae runner list 2)",
+		"runner:x": `"runner:x": want runner:<id>`,
+	} {
+		var j node.JobView
+		err := a.client.Call(context.Background(), "job.run", map[string]any{"to": to, "context": 2, "type": "sh", "script": "true"}, &j)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("job.run to %s: %v, want an error containing %q", to, err, want)
+		}
+	}
+	err := a.client.Call(context.Background(), "job.run", map[string]any{"to": "runner:1", "context": 5, "type": "sh", "script": "true"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "this agent has no context 5") {
+		t.Fatalf("job.run to runner:1 of a context this agent lacks: %v", err)
+	}
+}

@@ -295,6 +295,9 @@ func newFlowList(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), fs)
 			}
+			if len(fs) == 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "no flows in context %d (hyphae flow run FILE)\n", ctxID)
+			}
 			for _, f := range fs {
 				fmt.Fprintf(cmd.OutOrStdout(), "%-5d %-20s %-10s %4d/%-4d %s  %s\n", f.ID, f.Name, f.Status,
 					f.Progress.Done, f.Progress.Total, time.Unix(f.CreatedAt, 0).Format("2006-01-02 15:04"), f.Error)

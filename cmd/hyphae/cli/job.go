@@ -39,20 +39,22 @@ func newJobRun(g *globals) *cobra.Command {
 		Use:   "run --context N --type T (--script S | --file F)",
 		Short: "Submit a job; with --wait, follow it and print its result",
 		Long: `Submit a job into context N, to this agent (--to self), to another agent
-(--to PEER_ID; that agent's context N must grant you executor) or to whichever
-agent up runs the script type, least loaded first (--to any; this agent only
-when no other runs it). With --wait
+(--to PEER_ID; that agent's context N must grant you executor; or --to
+runner:<id>, the agent a runner record of context N here names: see hyphae
+runner create) or to whichever agent up runs the script type, least loaded
+first (--to any; this agent only when no other runs it). With --wait
 it prints status changes (stderr) and the result; the exit code is 0 when the
 job finished, 1 when it failed or was refused (the reason on stderr). A job
 for an agent that is not up waits in this agent's outbox until it is, up to
 bus.timeout (a note on stderr says so).`,
 		Example: `  hyphae job run --context 1 --type sh --script 'echo "n=42" >> "$HYPHAE_RESULT"' --wait
-  hyphae job run --to 12D3KooW... --context 2 --type python --file job.py --wait --json`,
+  hyphae job run --to 12D3KooW... --context 2 --type python --file job.py --wait --json
+  hyphae job run --to runner:1 --context 2 --script 'uname -a' --wait`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return jobRun(cmd, g, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.to, "to", "self", "where to run: self, a peer ID, or any (an agent up that runs the type)")
+	fl.StringVar(&f.to, "to", "self", "where to run: self, a peer ID, runner:<id> (a runner record of --context here), or any (an agent up that runs the type)")
 	fl.Uint64Var(&f.ctx, "context", 0, "context id (required)")
 	fl.StringVar(&f.typ, "type", "sh", "script type: sh, bash, python, or one the runner configures")
 	fl.StringVar(&f.script, "script", "", "the script text")

@@ -106,6 +106,9 @@ func callRunners[T node.RunnerView | []node.RunnerView](cmd *cobra.Command, g *g
 	case node.RunnerView:
 		printRunner(cmd.OutOrStdout(), &v)
 	case []node.RunnerView:
+		if len(v) == 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "no runner records in context %v (hyphae runner create)\n", params["context"])
+		}
 		for i := range v {
 			printRunner(cmd.OutOrStdout(), &v[i])
 		}
