@@ -86,6 +86,12 @@ func TestCLIGoldenPath(t *testing.T) {
 	if err != nil || len(listed) != 1 || listed[0].Status != "error" || !strings.Contains(stderr, "showing the newest 1") {
 		t.Fatalf("job list --limit 1: %v, %+v, stderr %q; want the newest job and a note that there are more", err, listed, stderr)
 	}
+	for _, c := range [][]string{{"runner", "list", "1"}, {"flow", "list", "--context", "1"}} {
+		out, stderr, err := hyTry(append(c, "--data-dir", dir)...)
+		if err != nil || out != "" || !strings.HasPrefix(stderr, "no ") || !strings.Contains(stderr, "in context 1 (hyphae ") {
+			t.Fatalf("%v with none: %v, stdout %q, stderr %q; want a note saying there are none and how to make one", c, err, out, stderr)
+		}
+	}
 	if _, stderr, err := hyTry("job", "list", "1", "--status", "started", "--data-dir", dir); err != nil ||
 		stderr != "no jobs in context 1 with status started\n" {
 		t.Fatalf("job list with none started: %v, stderr %q", err, stderr)
