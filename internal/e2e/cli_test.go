@@ -100,6 +100,11 @@ func TestCLIGoldenPath(t *testing.T) {
 	if _, _, err := hyTry("job", "run", "--context", "x", "--data-dir", dir); exitCode(err) != 2 {
 		t.Fatalf("bad flag: exit %d, want 2", exitCode(err))
 	}
+	// An argument only the agent can judge bad is bad usage too, exit 2.
+	if _, stderr, err := hyTry("job", "run", "--to", "runner:7", "--context", "1", "--script", "true", "--data-dir", dir); exitCode(err) != 2 ||
+		!strings.Contains(stderr, "context 1 has no runner:7 (hyphae runner list 1)") {
+		t.Fatalf("job run --to a runner record that does not exist: exit %d, stderr %q; want 2 and why", exitCode(err), stderr)
+	}
 	if _, stderr, err := hyTry("job", "list", "1", "--status", "done", "--data-dir", dir); exitCode(err) != 2 ||
 		!strings.Contains(stderr, "finished") {
 		t.Fatalf("job list --status done: exit %d, stderr %q; want 2 and the statuses there are", exitCode(err), stderr)

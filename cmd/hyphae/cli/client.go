@@ -21,7 +21,11 @@ func (g *globals) call(ctx context.Context, method string, params, out any) erro
 	}
 	var rpcErr *api.Error
 	if errors.As(err, &rpcErr) {
-		return &exitError{ExitFailed, errors.New(rpcErr.Message)}
+		code := ExitFailed
+		if rpcErr.Code == api.CodeInvalidParams { // the agent found an argument bad
+			code = ExitUsage
+		}
+		return &exitError{code, errors.New(rpcErr.Message)}
 	}
 	return err
 }
