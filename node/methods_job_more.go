@@ -95,6 +95,10 @@ func (n *Node) sentJobLogs(ctx context.Context, p JobRef, j *model.RunnerJob, fr
 		return nil, lerr
 	}
 	v.Source, v.Note = "result", logsNote(err)
+	var refused *bridge.RefusedError
+	if j.Status == model.JobDispatched && errors.As(err, &refused) {
+		v.Note = "not delivered there yet" // it does not know the job: our message is still on its way
+	}
 	return v, nil
 }
 
