@@ -441,6 +441,12 @@ func (s *Store) AwaitDue(ctx context.Context, ctxID uint64, now time.Time, max i
 	return s.due(ctx, ctxID, AwaitingKey, now, max)
 }
 
+// AwaitList returns up to max message keys awaiting a result, soonest
+// deadline first.
+func (s *Store) AwaitList(ctx context.Context, ctxID uint64, max int64) ([]string, error) {
+	return s.due(ctx, ctxID, AwaitingKey, time.Unix(1<<40, 0), max)
+}
+
 // AwaitRemove forgets message key's pending result.
 func (s *Store) AwaitRemove(ctx context.Context, ctxID uint64, key string) error {
 	db, err := s.DB(ctxID)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +129,43 @@ jobs:
 	}
 	if home := f.job(t, "there").Result["home"]; !strings.HasPrefix(home, r.dir) {
 		t.Errorf("the job ran in %q, want a job directory under r's data dir %s", home, r.dir)
+	}
+}
+
+// TestCLIRemoteJobLostRunner: a job sent to another agent that then dies
+// for good does not wait for its result deadline (an hour and ten minutes
+// by default): once that agent has been down for supervisor.runner_grace,
+// the job ends in error saying its runner was lost, and job run --wait
+// returns.
+func TestCLIRemoteJobLostRunner(t *testing.T) {
+	b := startFlowAgent(t, "b", "")
+	a := startFlowAgent(t, "a", "supervisor:\n  runner_grace: 2s\n", "--bootstrap", b.addr(t))
+	b.hy(t, "context", "create", "--id", "4")
+	b.hy(t, "context", "grant", "4", "--actor", a.peer, "--role", "executor")
+	a.waitPeerUp(t, b.peer, "sh")
+
+	type ran struct {
+		stdout, stderr string
+		code           int
+	}
+	done := make(chan ran, 1)
+	go func() {
+		out, stderr, err := hyTry("job", "run", "--to", b.peer, "--context", "4", "--script", "sleep 600", "--wait", "--data-dir", a.dir)
+		done <- ran{out, stderr, exitCode(err)}
+	}()
+	eventually(t, 30*time.Second, "the job to run there", func() bool {
+		out, _, err := hyTry("job", "list", "1", "--status", "started", "--json", "--data-dir", a.dir)
+		var js []jobOut
+		return err == nil && json.Unmarshal([]byte(out), &js) == nil && len(js) == 1
+	})
+	b.proc.kill9()
+	select {
+	case r := <-done:
+		want := "runner " + b.peer + " lost: down for more than 2s"
+		if r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Fatalf("job run --wait after its runner died: exit %d\nstdout %s\nstderr %s\nwant 1 and %q", r.code, r.stdout, r.stderr, want)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("job run --wait still waits two minutes after its runner died")
 	}
 }

@@ -1,8 +1,13 @@
 package bridge
 
 import (
+	"context"
 	"fmt"
+	"maps"
+	"sync"
 	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
 )
@@ -30,19 +35,106 @@ func (b *Bridge) overdue(ctxID uint64) {
 		return
 	}
 	for _, k := range keys {
-		_ = b.st.AwaitRemove(b.ctx, ctxID, k)
 		m, err := b.st.LoadMessageKey(b.ctx, ctxID, k)
 		if err != nil || len(m.Job) != 1 {
+			_ = b.st.AwaitRemove(b.ctx, ctxID, k)
 			continue
 		}
-		reason := fmt.Sprintf("no result from %s within %v of its ack", m.Dst, b.resultWait(m))
-		ended, err := b.failSent(b.ctx, ctxID, m.Job[0], m.Job[0].Attempt, reason)
-		switch {
-		case err != nil:
-			b.log.Warn("bridge: failing overdue job", "context", ctxID, "message", k, "err", err)
-		case ended:
-			b.log.Warn("bridge: result overdue", "context", ctxID, "message", k, "reason", reason)
-			_ = b.st.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
+		b.noResult(ctxID, k, m, fmt.Sprintf("no result from %s within %v of its ack", m.Dst, b.resultWait(m)))
+	}
+}
+
+// noResult ends the sent job of message k (m) with reason, as its result
+// will not come, and the message with it.
+func (b *Bridge) noResult(ctxID uint64, k string, m *model.Message, reason string) {
+	_ = b.st.AwaitRemove(b.ctx, ctxID, k)
+	ended, err := b.failSent(b.ctx, ctxID, m.Job[0], m.Job[0].Attempt, reason)
+	switch {
+	case err != nil:
+		b.log.Warn("bridge: failing a job whose result will not come", "context", ctxID, "message", k, "err", err)
+	case ended:
+		b.log.Warn("bridge: no result", "context", ctxID, "message", k, "reason", reason)
+		_ = b.st.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
+	}
+}
+
+// lostRunners fails the sent jobs of context ctxID (flows' jobs aside: the
+// scheduler re-dispatches those) whose runner's agent has been down for
+// longer than Config.RunnerGrace, as Nomad marks a down node's
+// allocations lost: without it a job whose agent never returns waits for
+// its result deadline, its timeout plus bus.timeout (an hour and ten
+// minutes by default). A result that comes later is dropped (the job has
+// ended). It reads the awaiting messages only while a peer is down.
+func (b *Bridge) lostRunners(ctxID uint64, down map[peer.ID]time.Time) {
+	if b.cfg.RunnerGrace <= 0 || len(down) == 0 {
+		return
+	}
+	keys, err := b.st.AwaitList(b.ctx, ctxID, 1000)
+	if err != nil {
+		return
+	}
+	for _, k := range keys {
+		m, err := b.st.LoadMessageKey(b.ctx, ctxID, k)
+		if err != nil || len(m.Job) != 1 || m.Job[0].FlowID != 0 {
+			continue
+		}
+		dst, err := b.names.decode(m.Dst)
+		since, isDown := down[dst]
+		if err != nil || !isDown || time.Since(since) < b.cfg.RunnerGrace {
+			continue
+		}
+		b.noResult(ctxID, k, m, fmt.Sprintf("runner %s lost: down for more than %v (supervisor.runner_grace)", m.Dst, b.cfg.RunnerGrace))
+	}
+}
+
+// downPeers remembers since when each peer seen down has been so,
+// from the overlay's peer changes (seeded at start from the peer table,
+// whose peers a restart restores down).
+type downPeers struct {
+	mu    sync.Mutex
+	since map[peer.ID]time.Time // guarded by mu
+}
+
+// changed notes a peer's new state (an overlay.OnPeerChange hook).
+func (d *downPeers) changed(id peer.ID, up bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.since == nil {
+		d.since = map[peer.ID]time.Time{}
+	}
+	_, known := d.since[id]
+	switch {
+	case up:
+		delete(d.since, id)
+	case !known:
+		d.since[id] = time.Now()
+	}
+}
+
+// snapshot copies the map (nil when no peer is down).
+func (d *downPeers) snapshot() map[peer.ID]time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.since) == 0 {
+		return nil
+	}
+	return maps.Clone(d.since)
+}
+
+// watchPeers keeps b.down current.
+func (b *Bridge) watchPeers(ctx context.Context) {
+	b.tr.OnPeerChange(func(p *model.Peer) {
+		if id, err := b.names.decode(p.PeerID); err == nil {
+			b.down.changed(id, p.State == model.PeerUp)
+		}
+	})
+	peers, err := b.tr.Peers(ctx)
+	if err != nil {
+		return
+	}
+	for _, p := range peers {
+		if id, err := b.names.decode(p.PeerID); err == nil && p.State != model.PeerUp && !b.tr.Up(id) {
+			b.down.changed(id, false)
 		}
 	}
 }

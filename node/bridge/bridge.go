@@ -27,6 +27,7 @@ type Transport interface {
 	Peers(ctx context.Context) ([]*model.Peer, error)
 	Up(peer.ID) bool
 	Connected(peer.ID) bool
+	OnPeerChange(func(*model.Peer))
 }
 
 // Config wires the bridge to its node.
@@ -46,8 +47,12 @@ type Config struct {
 	AckDelay time.Duration
 	Timeout  time.Duration // give up after this; default 10m
 	Skew     time.Duration // accepted clock skew; default 2m
-	MaxSize  int           // max envelope bytes; default 1 MiB
-	Workers  int           // inbound handlers; default 4
+	// RunnerGrace: a sent job (not a flow's) whose runner's agent has been
+	// down this long is failed as lost (0: never; it waits for its result
+	// deadline).
+	RunnerGrace time.Duration
+	MaxSize     int // max envelope bytes; default 1 MiB
+	Workers     int // inbound handlers; default 4
 }
 
 func (c *Config) defaults() {
@@ -87,6 +92,7 @@ type Bridge struct {
 	actors actorIDs      // local actor ids of senders
 	names  peerNames     // peer IDs' text forms
 	logs   *logWaiters   // RemoteLogs requests awaiting answers
+	down   downPeers     // peers down, since when (lost runners)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -122,6 +128,7 @@ func (b *Bridge) Start(ctx context.Context) error {
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	b.mu.Unlock()
 	b.tr.SetInboxValidator(b.validate)
+	b.watchPeers(ctx)
 	for i := 0; i < b.cfg.Workers; i++ {
 		b.spawn(b.receiveLoop)
 	}

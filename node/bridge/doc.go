@@ -46,6 +46,10 @@
 // lease, still holds the job, so a crash loses nothing: the result is
 // built again from Redis and resent, and the origin takes it once.
 //
+// A sent job whose result never comes ends in error at its origin: at its
+// result deadline, or sooner when its runner's agent has been down for
+// Config.RunnerGrace (lost; see await.go).
+//
 // Status messages read a sent job's log at the agent running it, on
 // request, without an outbox (see logs.go).
 //

@@ -147,8 +147,9 @@ func (b *Bridge) outboxLoop() {
 		// Result deadlines are minutes away: look for overdue ones every
 		// few seconds, not on every tick.
 		checkOverdue := time.Since(lastOverdue) >= overdueEvery
+		var down map[peer.ID]time.Time // peers down, since when
 		if checkOverdue {
-			lastOverdue = time.Now()
+			lastOverdue, down = time.Now(), b.down.snapshot()
 		}
 		for _, id := range b.contextIDs() {
 			keys, err := b.st.OutboxDue(b.ctx, id, time.Now(), 256)
@@ -160,6 +161,7 @@ func (b *Bridge) outboxLoop() {
 			}
 			if checkOverdue {
 				b.overdue(id)
+				b.lostRunners(id, down)
 			}
 		}
 	}

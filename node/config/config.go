@@ -39,7 +39,8 @@ type Config struct {
 // Supervisor tunes the flow scheduler.
 type Supervisor struct {
 	// RunnerGrace: a remote runner silent this long has its flow jobs
-	// dispatched again elsewhere (new attempt, when retries allow); default 30s.
+	// dispatched again elsewhere (new attempt, when retries allow), and the
+	// other jobs sent to it failed as lost; default 30s.
 	RunnerGrace time.Duration `yaml:"runner_grace"`
 }
 

@@ -51,7 +51,7 @@ executors: {}
 #  rust: [rust-script, "{file}"]
 
 supervisor:
-  runner_grace: 30s        # a runner silent this long gets its flow jobs re-dispatched
+  runner_grace: 30s        # a runner silent this long gets its flow jobs re-dispatched, other jobs sent to it fail as lost
 
 bus:
   timeout_ack: 3s          # resend a message not acknowledged by then
