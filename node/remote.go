@@ -68,8 +68,9 @@ func (n *Node) originContext(ctx context.Context, want uint64) (uint64, error) {
 }
 
 // runnerPeer resolves to, runner:<id>, to the peer ID its record in local
-// context ctxID names ("self" when that is this agent), once, at
-// submission: the job then goes there as if sent to that peer ID.
+// context ctxID names ("self" when it names this agent, as the scheduler
+// reads a flow job's runner:<id>), once, at submission: the job then goes
+// there as if sent to that peer ID.
 func (n *Node) runnerPeer(ctx context.Context, ctxID uint64, to string) (string, error) {
 	id, err := strconv.ParseUint(strings.TrimPrefix(to, "runner:"), 10, 64)
 	if err != nil || id == 0 {
@@ -85,12 +86,12 @@ func (n *Node) runnerPeer(ctx context.Context, ctxID uint64, to string) (string,
 	if err != nil {
 		return "", err
 	}
+	if r.RunsHere(n.id.PeerID().String()) {
+		return "self", nil
+	}
 	p, err := peer.Decode(r.Pubkey)
 	if err != nil {
 		return "", api.InvalidParams("to", "%s names %q, which is not a peer ID", to, r.Pubkey)
-	}
-	if p == n.id.PeerID() {
-		return "self", nil
 	}
 	return p.String(), nil
 }

@@ -80,21 +80,23 @@ func TestJobRunToAnyAlone(t *testing.T) {
 }
 
 // job.run to runner:<id> sends the job to the agent that runner record of
-// the context names (here, b; the record of this agent itself runs it
-// here), and a record or context that does not exist is a clear error.
+// the context names (here, b; a record of this agent itself, or one
+// marked local, runs it here, as a flow job naming it would), and a
+// record or context that does not exist is a clear error.
 func TestJobRunToRunnerRecord(t *testing.T) {
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
 	a.call(t, "context.create", map[string]any{"id": 2}, nil)
-	var there, here node.RunnerView
+	var there, here, local node.RunnerView
 	a.call(t, "runner.create", map[string]any{"context": 2, "pubkey": b.peerID()}, &there)
 	a.call(t, "runner.create", map[string]any{"context": 2, "pubkey": a.peerID()}, &here)
+	a.call(t, "runner.create", map[string]any{"context": 2, "pubkey": b.peerID(), "local": true}, &local)
 
 	for _, c := range []struct {
 		ref    string
 		runner string
-	}{{there.Ref, b.peerID()}, {here.Ref, ""}} {
+	}{{there.Ref, b.peerID()}, {here.Ref, ""}, {local.Ref, ""}} {
 		var j node.JobView
 		a.call(t, "job.run", map[string]any{"to": c.ref, "context": 2, "type": "sh", "wait": 60,
 			"script": "true"}, &j)

@@ -63,7 +63,7 @@ func (s *Scheduler) runnerRoute(ctx context.Context, r *flowRun, pin string) rou
 	switch {
 	case err != nil || rn.Pubkey == "" && !rn.Local:
 		return route{runner: pin}
-	case rn.Local || rn.Pubkey == s.cfg.Self:
+	case rn.RunsHere(s.cfg.Self):
 		return s.localRoute()
 	}
 	return route{dst: rn.Pubkey, runner: rn.Pubkey}

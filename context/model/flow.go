@@ -73,6 +73,10 @@ type Runner struct {
 	Extra       Hash
 }
 
+// RunsHere reports whether the record names the agent whose peer ID is
+// self: a local runner, or one whose pubkey is self.
+func (rn *Runner) RunsHere(self string) bool { return rn.Local || rn.Pubkey == self }
+
 // ToHash encodes r as a Redis hash.
 func (rn *Runner) ToHash() Hash {
 	w := newWriter(rn.Extra)
