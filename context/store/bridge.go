@@ -444,7 +444,11 @@ func (s *Store) AwaitDue(ctx context.Context, ctxID uint64, now time.Time, max i
 // AwaitList returns up to max message keys awaiting a result, soonest
 // deadline first.
 func (s *Store) AwaitList(ctx context.Context, ctxID uint64, max int64) ([]string, error) {
-	return s.due(ctx, ctxID, AwaitingKey, time.Unix(1<<40, 0), max)
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, err
+	}
+	return db.ZRange(ctx, AwaitingKey, 0, max-1).Result()
 }
 
 // AwaitRemove forgets message key's pending result.

@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"maps"
 	"sync"
 	"time"
 
@@ -59,14 +58,14 @@ func (b *Bridge) noResult(ctxID uint64, k string, m *model.Message, reason strin
 }
 
 // lostRunners fails the sent jobs of context ctxID (flows' jobs aside: the
-// scheduler re-dispatches those) whose runner's agent has been down for
-// longer than Config.RunnerGrace, as Nomad marks a down node's
+// scheduler re-dispatches those) whose runner's agent is among lost (down
+// for longer than Config.RunnerGrace), as Nomad marks a down node's
 // allocations lost: without it a job whose agent never returns waits for
 // its result deadline, its timeout plus bus.timeout (an hour and ten
 // minutes by default). A result that comes later is dropped (the job has
-// ended). It reads the awaiting messages only while a peer is down.
-func (b *Bridge) lostRunners(ctxID uint64, down map[peer.ID]time.Time) {
-	if b.cfg.RunnerGrace <= 0 || len(down) == 0 {
+// ended).
+func (b *Bridge) lostRunners(ctxID uint64, lost map[peer.ID]bool) {
+	if len(lost) == 0 {
 		return
 	}
 	keys, err := b.st.AwaitList(b.ctx, ctxID, 1000)
@@ -78,21 +77,21 @@ func (b *Bridge) lostRunners(ctxID uint64, down map[peer.ID]time.Time) {
 		if err != nil || len(m.Job) != 1 || m.Job[0].FlowID != 0 {
 			continue
 		}
-		dst, err := b.names.decode(m.Dst)
-		since, isDown := down[dst]
-		if err != nil || !isDown || time.Since(since) < b.cfg.RunnerGrace {
-			continue
+		if dst, err := b.names.decode(m.Dst); err == nil && lost[dst] {
+			b.noResult(ctxID, k, m, fmt.Sprintf("runner %s lost: down for more than %v (supervisor.runner_grace)", m.Dst, b.cfg.RunnerGrace))
 		}
-		b.noResult(ctxID, k, m, fmt.Sprintf("runner %s lost: down for more than %v (supervisor.runner_grace)", m.Dst, b.cfg.RunnerGrace))
 	}
 }
 
-// downPeers remembers since when each peer seen down has been so,
-// from the overlay's peer changes (seeded at start from the peer table,
-// whose peers a restart restores down).
+// downPeers remembers since when each peer seen down has been so, from
+// the overlay's peer changes (seeded at start from the peer table, whose
+// peers a restart restores down), and which of them lostRunners has
+// dealt with: once per time down, since only an agent that is up
+// acknowledges the jobs it is sent, so a lost one gains no new ones.
 type downPeers struct {
 	mu    sync.Mutex
 	since map[peer.ID]time.Time // guarded by mu
+	swept map[peer.ID]bool      // lost peers already dealt with; guarded by mu
 }
 
 // changed notes a peer's new state (an overlay.OnPeerChange hook).
@@ -100,25 +99,33 @@ func (d *downPeers) changed(id peer.ID, up bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.since == nil {
-		d.since = map[peer.ID]time.Time{}
+		d.since, d.swept = map[peer.ID]time.Time{}, map[peer.ID]bool{}
 	}
 	_, known := d.since[id]
 	switch {
 	case up:
 		delete(d.since, id)
+		delete(d.swept, id)
 	case !known:
 		d.since[id] = time.Now()
 	}
 }
 
-// snapshot copies the map (nil when no peer is down).
-func (d *downPeers) snapshot() map[peer.ID]time.Time {
+// lost returns the peers down for grace or longer that it has not
+// returned before (nil for none, or when grace is 0: never).
+func (d *downPeers) lost(grace time.Duration) map[peer.ID]bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.since) == 0 {
-		return nil
+	var out map[peer.ID]bool
+	for id, since := range d.since {
+		if grace > 0 && !d.swept[id] && time.Since(since) >= grace {
+			if out == nil {
+				out = map[peer.ID]bool{}
+			}
+			out[id], d.swept[id] = true, true
+		}
 	}
-	return maps.Clone(d.since)
+	return out
 }
 
 // watchPeers keeps b.down current.

@@ -147,9 +147,9 @@ func (b *Bridge) outboxLoop() {
 		// Result deadlines are minutes away: look for overdue ones every
 		// few seconds, not on every tick.
 		checkOverdue := time.Since(lastOverdue) >= overdueEvery
-		var down map[peer.ID]time.Time // peers down, since when
+		var lost map[peer.ID]bool // runners' agents down too long, new this time
 		if checkOverdue {
-			lastOverdue, down = time.Now(), b.down.snapshot()
+			lastOverdue, lost = time.Now(), b.down.lost(b.cfg.RunnerGrace)
 		}
 		for _, id := range b.contextIDs() {
 			keys, err := b.st.OutboxDue(b.ctx, id, time.Now(), 256)
@@ -161,7 +161,7 @@ func (b *Bridge) outboxLoop() {
 			}
 			if checkOverdue {
 				b.overdue(id)
-				b.lostRunners(id, down)
+				b.lostRunners(id, lost)
 			}
 		}
 	}
