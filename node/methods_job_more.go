@@ -80,7 +80,7 @@ func (n *Node) localLogs(ctx context.Context, p JobRef, j *model.RunnerJob, from
 // agent (Bridge.RemoteLogs); when it cannot be read, from the copy the
 // job's result brought home, with a note saying why.
 func (n *Node) sentJobLogs(ctx context.Context, p JobRef, j *model.RunnerJob, from int64) (*LogsView, error) {
-	r, err := n.bridge.RemoteLogs(ctx, p.Context, p.Key, from)
+	r, err := n.bridge.RemoteLogs(ctx, p.Context, p.Key, j.Extra["message_key"], from)
 	if err == nil {
 		if r.Lines == nil {
 			r.Lines = []string{}
@@ -94,18 +94,16 @@ func (n *Node) sentJobLogs(ctx context.Context, p JobRef, j *model.RunnerJob, fr
 	if lerr != nil {
 		return nil, lerr
 	}
-	v.Source, v.Note = "result", logsNote(err)
-	var refused *bridge.RefusedError
-	if j.Status == model.JobDispatched && errors.As(err, &refused) {
-		v.Note = "not delivered there yet" // it does not know the job: our message is still on its way
-	}
+	v.Source, v.Note = "result", logsNote(err, j.Status)
 	return v, nil
 }
 
-// logsNote says why a sent job's runner was not read.
-func logsNote(err error) string {
+// logsNote says why a sent job (in status) was not read at its runner.
+func logsNote(err error, status model.JobStatus) string {
 	var refused *bridge.RefusedError
 	switch {
+	case status == model.JobDispatched && errors.As(err, &refused):
+		return "not delivered there yet" // it does not know the job: our message is still on its way
 	case errors.Is(err, bridge.ErrNotRouted):
 		return "no agent has taken it yet"
 	case errors.Is(err, bridge.ErrUnreachable):

@@ -110,16 +110,18 @@ func (w *logWaiters) answer(from peer.ID, p *payload) bool {
 	return true
 }
 
-// RemoteLogs asks the agent that job jobKey of context ctxID was sent to
-// for the job's log lines from index from on. It fails with ErrNotSent,
-// ErrNotRouted, ErrUnreachable or ErrNoAnswer (wrapped), or with the
-// other agent's refusal (*RefusedError).
-func (b *Bridge) RemoteLogs(ctx context.Context, ctxID uint64, jobKey string, from int64) (*RemoteLog, error) {
-	_, msgKey, err := b.sentTo(ctx, ctxID, jobKey)
-	if err != nil || msgKey == "" {
+// RemoteLogs asks the agent that job jobKey of context ctxID was sent to,
+// by job message msgKey, for the job's log lines from index from on. It
+// fails with ErrNotSent, ErrNotRouted, ErrUnreachable or ErrNoAnswer
+// (wrapped), or with the other agent's refusal (*RefusedError).
+func (b *Bridge) RemoteLogs(ctx context.Context, ctxID uint64, jobKey, msgKey string, from int64) (*RemoteLog, error) {
+	if msgKey == "" {
 		return nil, fmt.Errorf("bridge.RemoteLogs %s: %w", jobKey, ErrNotSent)
 	}
 	m, err := b.st.LoadMessageKey(ctx, ctxID, msgKey)
+	if errors.Is(err, store.ErrNotFound) {
+		err = ErrNotSent
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bridge.RemoteLogs %s: %w", jobKey, err)
 	}
