@@ -105,13 +105,12 @@ func (f *logFollower) noteOnce(lv *node.LogsView) {
 		return
 	}
 	f.note = lv.Note
+	verb, lines := "runs", "its last %d lines come home with its result"
 	if lv.Status == "finished" || lv.Status == "error" {
-		fmt.Fprintf(f.errw, "note: %s ran on %s, which cannot be read now (%s); these are the last %d lines its result brought home\n",
-			f.key, orNone(lv.Runner), lv.Note, bridge.ResultLogLines)
-		return
+		verb, lines = "ran", "these are the last %d lines its result brought home"
 	}
-	fmt.Fprintf(f.errw, "note: %s runs on %s, which cannot be read now (%s); its last %d lines come home with its result\n",
-		f.key, orNone(lv.Runner), lv.Note, bridge.ResultLogLines)
+	fmt.Fprintf(f.errw, "note: %s %s on %s, which cannot be read now (%s); "+lines+"\n",
+		f.key, verb, orNone(lv.Runner), lv.Note, bridge.ResultLogLines)
 }
 
 // orNone is s, or "no agent yet" when empty.

@@ -68,11 +68,8 @@ agent a job went to (shortened; --json has it whole), "-" for one run here.`,
 			if err := g.call(cmd.Context(), "job.list", p, &js); err != nil {
 				return err
 			}
-			more := limit > 0 && len(js) > limit
-			if more {
+			if limit > 0 && len(js) > limit {
 				js = js[:limit]
-			}
-			if more {
 				defer fmt.Fprintf(cmd.ErrOrStderr(), "showing the newest %d; --limit 0 shows all\n", limit)
 			}
 			if asJSON {
