@@ -65,3 +65,14 @@ func BenchmarkCrossAgentRoundTripInProcess(b *testing.B) {
 		return time.Since(start)
 	})
 }
+
+// BenchmarkCrossAgentRoundTripPubsubOnly is BenchmarkCrossAgentRoundTrip
+// with overlay.direct off on both agents: every message goes through
+// gossipsub, as before direct streams (the way agents not connected to each
+// other still talk).
+func BenchmarkCrossAgentRoundTripPubsubOnly(b *testing.B) {
+	bob := startAgent(b, agentOpts{unixRedis: true, noDirect: true})
+	alice := startAgent(b, agentOpts{unixRedis: true, noDirect: true, bootstrap: []string{bob.addr(b)}})
+	grantExecutor(b, bob, 2, alice.peerID())
+	interleaved(b, func() time.Duration { return remoteNoop(b, alice, bob) })
+}

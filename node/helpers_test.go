@@ -34,6 +34,7 @@ type agentOpts struct {
 	grace     time.Duration       // runner.drain_grace (default 30s)
 	unixRedis bool                // reach redis over a unix socket, as the embedded store does
 	slots     int                 // runner.concurrency (default CPUs)
+	noDirect  bool                // overlay.direct: false (every message through gossipsub)
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
@@ -61,7 +62,7 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 	cfg := &config.Config{DataDir: o.dir, Roles: o.roles, Redis: config.Redis{URL: redisURL},
 		API: config.API{Listen: map[bool]string{true: "127.0.0.1:0", false: "off"}[o.tcpAPI]},
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: o.bootstrap,
-			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond},
+			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond, Direct: ptr(!o.noDirect)},
 		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond)}, Executors: o.executors,
 		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}}
 	cfg.Defaults()
@@ -117,3 +118,6 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	}
 	t.Fatalf("timed out after %v waiting for %s", d, what)
 }
+
+// ptr returns a pointer to v (config fields whose nil means a default).
+func ptr[T any](v T) *T { return &v }

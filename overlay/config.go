@@ -55,6 +55,11 @@ type Config struct {
 	// a direct topic peer before it falls back to the relay topic (it also
 	// never waits more than half of the caller's remaining deadline).
 	SendDirectWait time.Duration
+	// NoDirect sends every point-to-point frame through gossipsub (inbox
+	// or relay topic) and refuses direct streams. By default a frame for a
+	// peer this agent is connected to goes on a direct stream
+	// (DirectProtocol), gossipsub being the fallback.
+	NoDirect bool
 	// ConnLow and ConnHigh are the connection manager's water marks
 	// (default 100 and 400).
 	ConnLow, ConnHigh int

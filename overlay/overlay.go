@@ -54,6 +54,8 @@ type Overlay struct {
 	validator              atomic.Pointer[InboxValidator]
 	announce               chan struct{} // capacity 1: a pending announcement
 	table                  *liveTable
+	direct                 *directState
+	stats                  busCounters
 
 	ctx    context.Context // cancelled by Shutdown; parent of every loop
 	cancel context.CancelFunc
@@ -84,6 +86,7 @@ func New(ctx context.Context, cfg Config, priv crypto.PrivKey, peers PeerTable, 
 		received:  make(chan Received, 256),
 		announce:  make(chan struct{}, 1),
 		table:     newLiveTable(),
+		direct:    newDirectState(),
 		outTopics: make(map[peer.ID]*pubsub.Topic),
 		scores:    make(map[peer.ID]float64),
 	}
@@ -105,6 +108,9 @@ func (o *Overlay) build(priv crypto.PrivKey) error {
 	o.host, o.kad, o.cm, o.id = h, kad, cm, h.ID()
 	if o.ps, err = newPubSub(o.ctx, h, o.cfg, InboxTopic(o.id), o.setScores, o.log); err != nil {
 		return err
+	}
+	if !o.cfg.NoDirect {
+		h.SetStreamHandler(DirectProtocol, o.handleDirect)
 	}
 	return o.joinTopics()
 }

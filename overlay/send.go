@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,16 +13,19 @@ import (
 // routePoll is how often Send re-checks the topic peers while it waits.
 const routePoll = 10 * time.Millisecond
 
-// Send publishes data for peer to. It publishes on to's inbox topic once
-// to is a known subscriber there (dialling it when its addresses are known
-// or the DHT finds it), waiting up to SendDirectWait (and never more than
-// half of ctx's remaining time). If to cannot become a direct topic peer,
-// it publishes on the relay topic, which every agent forwards, as soon as
-// that topic has a peer. It waits at most until ctx is done (ErrNoRoute).
+// Send delivers data to peer to. When this agent is connected to to, the
+// frame goes on a direct stream (see the package doc); otherwise, or when
+// that fails, it publishes on to's inbox topic once to is a known subscriber
+// there (dialling it when its addresses are known or the DHT finds it, and
+// going direct as soon as that connects), waiting up to SendDirectWait (and
+// never more than half of ctx's remaining time). If to cannot be reached
+// directly, it publishes on the relay topic, which every agent forwards, as
+// soon as that topic has a peer. It waits at most until ctx is done
+// (ErrNoRoute).
 //
-// A nil error means the frame was handed to a topic peer, not that it was
-// delivered: acknowledgements are the caller's. Send to the agent itself
-// returns ErrSelfSend; the caller delivers locally.
+// A nil error means the frame was handed to a stream or a topic peer, not
+// that it was delivered: acknowledgements are the caller's. Send to the
+// agent itself returns ErrSelfSend; the caller delivers locally.
 func (o *Overlay) Send(ctx context.Context, to peer.ID, data []byte) error {
 	if to == o.id {
 		return ErrSelfSend
@@ -32,28 +36,45 @@ func (o *Overlay) Send(ctx context.Context, to peer.ID, data []byte) error {
 	if err := to.Validate(); err != nil {
 		return fmt.Errorf("overlay.Send: recipient: %w", err)
 	}
-	topic, err := o.outTopic(to)
-	if err != nil {
-		return fmt.Errorf("overlay.Send to %s: %w", to, err)
-	}
-	route, err := o.awaitRoute(ctx, to, topic)
-	if err != nil {
-		return fmt.Errorf("overlay.Send to %s: %w", to, err)
-	}
 	frame, err := encodeFrame(to, data) // a fresh slice per publish (pitfall 2)
 	if err != nil {
 		return fmt.Errorf("overlay.Send to %s: %w", to, err)
 	}
-	if err := route.Publish(ctx, frame); err != nil {
-		return fmt.Errorf("overlay.Send to %s on %s: %w", to, route.String(), err)
+	topic, err := o.outTopic(to)
+	if err != nil {
+		return fmt.Errorf("overlay.Send to %s: %w", to, err)
 	}
-	return nil
+	for {
+		if o.canDirect(to) {
+			err := o.sendDirect(ctx, to, frame)
+			if err == nil || errors.Is(err, ErrClosed) {
+				return err
+			}
+			o.stats.fallbacks.Add(1)
+			o.log.Debug("overlay: direct send failed; using gossipsub", "peer", to, "err", err)
+		}
+		route, err := o.awaitRoute(ctx, to, topic)
+		if err != nil {
+			return fmt.Errorf("overlay.Send to %s: %w", to, err)
+		}
+		if route == nil {
+			continue // connected meanwhile: direct
+		}
+		if err := route.Publish(ctx, frame); err != nil {
+			return fmt.Errorf("overlay.Send to %s on %s: %w", to, route.String(), err)
+		}
+		o.stats.published.Add(1)
+		return nil
+	}
 }
 
-// awaitRoute returns the inbox topic once to subscribes there, or the relay
-// topic once the direct attempt has failed or timed out and the relay
-// topic has a peer.
+// awaitRoute returns the inbox topic once to subscribes there, nil once a
+// direct stream may be tried, or the relay topic once the direct attempt
+// has failed or timed out and the relay topic has a peer.
 func (o *Overlay) awaitRoute(ctx context.Context, to peer.ID, inbox *pubsub.Topic) (*pubsub.Topic, error) {
+	if o.canDirect(to) {
+		return nil, nil
+	}
 	if isTopicPeer(inbox, to) {
 		return inbox, nil
 	}
@@ -65,6 +86,9 @@ func (o *Overlay) awaitRoute(ctx context.Context, to peer.ID, inbox *pubsub.Topi
 	tick := time.NewTicker(routePoll)
 	defer tick.Stop()
 	for {
+		if o.canDirect(to) {
+			return nil, nil
+		}
 		if isTopicPeer(inbox, to) {
 			return inbox, nil
 		}

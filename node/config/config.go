@@ -73,6 +73,7 @@ type Overlay struct {
 	RelayService     bool          `yaml:"relay_service"`
 	Relays           []string      `yaml:"relays"`
 	NATPortMap       *bool         `yaml:"nat_port_map"` // default true
+	Direct           *bool         `yaml:"direct"`       // default true: frames to a connected agent on a direct stream
 	PresenceInterval time.Duration `yaml:"presence_interval"`
 }
 
@@ -188,6 +189,9 @@ func (o *Overlay) defaults() {
 	}
 	if o.NATPortMap == nil {
 		o.NATPortMap = &t
+	}
+	if o.Direct == nil {
+		o.Direct = &t
 	}
 	if o.PresenceInterval == 0 {
 		o.PresenceInterval = 3 * time.Second

@@ -35,6 +35,7 @@ overlay:
   relay_service: false     # act as a relay for agents behind NAT (public nodes)
   relays: []               # relays to use when this agent is behind NAT
   nat_port_map: true       # UPnP / NAT-PMP
+  direct: true             # messages to a connected agent on a direct stream; false = gossipsub only
   presence_interval: 3s
 
 runner:
