@@ -83,8 +83,16 @@ func newIdentity(tb testing.TB) *identity.Identity {
 	return id
 }
 
-// newAttacker starts a bare overlay on a fresh key, bootstrapped to addr.
-func newAttacker(t *testing.T, addr string) *attacker {
+// newAttacker starts a bare overlay on a fresh key, bootstrapped to addr;
+// it sends on direct streams as agents do.
+func newAttacker(t *testing.T, addr string) *attacker { return newAttackerVia(t, addr, "direct") }
+
+// paths are the ways a frame reaches an agent: a direct stream, or
+// gossipsub (the sender has direct streams off).
+var paths = []string{"direct", "gossipsub"}
+
+// newAttackerVia is newAttacker sending on path (one of paths).
+func newAttackerVia(t *testing.T, addr, path string) *attacker {
 	t.Helper()
 	id := newIdentity(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -92,7 +100,7 @@ func newAttacker(t *testing.T, addr string) *attacker {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})).With("who", "attacker")
 	}
 	cfg := overlay.Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: []string{addr},
-		PresenceInterval: 300 * time.Millisecond}
+		PresenceInterval: 300 * time.Millisecond, NoDirect: path == "gossipsub"}
 	o, err := overlay.New(context.Background(), cfg, id.PrivKey(), &memPeers{},
 		func() overlay.Info { return overlay.Info{Version: "attacker"} }, log)
 	if err != nil {
@@ -258,8 +266,8 @@ func lines(t testing.TB, path string) int {
 	return strings.Count(string(b), "\n")
 }
 
-// TestBridgeRejectsForgedEnvelopes publishes crafted envelopes on an
-// agent's inbox as a peer that is granted executor in the target context
+// TestBridgeRejectsForgedEnvelopes sends crafted envelopes to an agent,
+// on a direct stream and through gossipsub, as a peer that is granted executor in the target context
 // (so only the envelope checks stand between the bytes and a running job)
 // and checks that each is rejected, counted under its reason, writes
 // nothing into the context and runs nothing; the agent then still serves a
@@ -273,8 +281,8 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 	victim := b.ID().PeerID()
 
 	// newGranted is an attacker that b lets execute in the target context.
-	newGranted := func(t *testing.T) *attacker {
-		x := newAttacker(t, b.addr(t))
+	newGranted := func(t *testing.T, path string) *attacker {
+		x := newAttackerVia(t, b.addr(t), path)
 		b.call(t, "context.grant", map[string]any{"id": target, "actor": x.id.PeerID().String(), "role": "executor"}, nil)
 		return x
 	}
@@ -327,31 +335,33 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 		}},
 	}
 	want := map[string]float64{}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			// A fresh attacker each time, so pubsub peer scoring of the
-			// earlier rejections never hides a later message.
-			x := newGranted(t)
-			n0 := rejected(t, b, c.reason)
-			want[c.reason] = n0 + 1
-			data := c.craft(t, x)
-			x.send(t, victim, data)
-			eventually(t, 30*time.Second, c.reason+" rejection counted", func() bool {
-				return rejected(t, b, c.reason) >= n0+1
+	for _, path := range paths {
+		for _, c := range cases {
+			t.Run(path+"/"+c.name, func(t *testing.T) {
+				// A fresh attacker each time, so peer scoring and strikes
+				// for the earlier rejections never hide a later message.
+				x := newGranted(t, path)
+				n0 := rejected(t, b, c.reason)
+				want[c.reason] = n0 + 1
+				data := c.craft(t, x)
+				x.send(t, victim, data)
+				eventually(t, 30*time.Second, c.reason+" rejection counted", func() bool {
+					return rejected(t, b, c.reason) >= n0+1
+				})
+				if c.reason == "not_for_me" {
+					// Ignored by the validator (DESIGN §4), before the replay
+					// check: no seen:<sender>/<id> marker was written.
+					env, err := envelope.Unmarshal(data, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					n, err := b.redis.Client(t, 0).Exists(context.Background(), "seen:"+env.ReplayKey()).Result()
+					if err != nil || n != 0 {
+						t.Errorf("envelope for another peer reached processing (seen marker %d, %v)", n, err)
+					}
+				}
 			})
-			if c.reason == "not_for_me" {
-				// Ignored by the topic validator (DESIGN §4), before the
-				// replay check: no seen:<sender>/<id> marker was written.
-				env, err := envelope.Unmarshal(data, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				n, err := b.redis.Client(t, 0).Exists(context.Background(), "seen:"+env.ReplayKey()).Result()
-				if err != nil || n != 0 {
-					t.Errorf("envelope for another peer reached processing (seen marker %d, %v)", n, err)
-				}
-			}
-		})
+		}
 	}
 
 	if after := contextKeys(t, b, target); !slices.Equal(before, after) {
@@ -382,15 +392,21 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 }
 
 // TestBridgeRejectsReplayedEnvelope sends the very same signed envelope
-// twice (the overlay frames each send with a new nonce, so pubsub sees two
-// different messages): the first runs, the second is caught by the
+// twice, on a direct stream and through gossipsub (the overlay frames each
+// send with a new nonce, so pubsub sees two different messages): the first runs, the second is caught by the
 // envelope id remembered in Redis and counted as a replay; the job runs
 // once.
 func TestBridgeRejectsReplayedEnvelope(t *testing.T) {
+	for _, path := range paths {
+		t.Run(path, func(t *testing.T) { replayedEnvelope(t, path) })
+	}
+}
+
+func replayedEnvelope(t *testing.T, path string) {
 	b := startAgent(t, agentOpts{tcpAPI: true})
 	const target = 3
 	b.call(t, "context.create", map[string]any{"id": target}, nil)
-	x := newAttacker(t, b.addr(t))
+	x := newAttackerVia(t, b.addr(t), path)
 	b.call(t, "context.grant", map[string]any{"id": target, "actor": x.id.PeerID().String(), "role": "executor"}, nil)
 	marker := filepath.Join(t.TempDir(), "ran")
 

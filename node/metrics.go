@@ -57,13 +57,15 @@ var (
 	descMsgIn      = prometheus.NewDesc("hyphae_bus_messages_in_total", "Authentic messages received, by type.", []string{"type"}, nil)
 	descMsgOut     = prometheus.NewDesc("hyphae_bus_messages_out_total", "Messages sent, by type.", []string{"type"}, nil)
 	descRejected   = prometheus.NewDesc("hyphae_bus_rejected_total", "Messages rejected, by reason.", []string{"reason"}, nil)
+	descFrames     = prometheus.NewDesc("hyphae_bus_frames_sent_total", "Frames sent to other agents, by path: direct (a stream on an open connection), gossipsub (inbox or relay topic), fallback (a direct send that failed and went through gossipsub).", []string{"path"}, nil)
+	descDirectRej  = prometheus.NewDesc("hyphae_bus_direct_refused_total", "Direct-stream frames held against their sender (rejected), and times a peer's direct streams were refused for too many (refused).", []string{"what"}, nil)
 	descPeersUp    = prometheus.NewDesc("hyphae_peers", "Peers in the peer table, by state.", []string{"state"}, nil)
 	descPresence   = prometheus.NewDesc("hyphae_presence_age_seconds", "Seconds since each up peer's last presence record.", []string{"peer"}, nil)
 	descFlows      = prometheus.NewDesc("hyphae_flows", "Flows by status.", []string{"status"}, nil)
 	descRunning    = prometheus.NewDesc("hyphae_runner_running_jobs", "Jobs running now.", nil, nil)
 	descDraining   = prometheus.NewDesc("hyphae_draining", "1 while the agent drains.", nil, nil)
 	collectorDescs = []*prometheus.Desc{descQueue, descOutbox, descRetrans, descMsgIn, descMsgOut, descRejected,
-		descPeersUp, descPresence, descFlows, descRunning, descDraining}
+		descFrames, descDirectRej, descPeersUp, descPresence, descFlows, descRunning, descDraining}
 )
 
 // collector reads the live values at scrape time.
@@ -98,6 +100,14 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		for k, v := range s.Rejected {
 			counter(descRejected, float64(v), k)
 		}
+	}
+	if n.overlay != nil {
+		s := n.overlay.BusStats()
+		counter(descFrames, float64(s.Direct), "direct")
+		counter(descFrames, float64(s.Published), "gossipsub")
+		counter(descFrames, float64(s.Fallbacks), "fallback")
+		counter(descDirectRej, float64(s.Rejected), "rejected")
+		counter(descDirectRej, float64(s.Refused), "refused")
 	}
 	c.collectPeers(ctx, gauge)
 	if n.runner != nil {

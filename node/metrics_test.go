@@ -59,6 +59,13 @@ func TestMetricsMoveWhenJobsRun(t *testing.T) {
 	if v := metricValue(t, b, `hyphae_bus_messages_in_total{type="job"}`); v < 1 {
 		t.Errorf("runner received %v job messages", v)
 	}
+	// The agents are connected: the job went on a direct stream.
+	if v := metricValue(t, a, `hyphae_bus_frames_sent_total{path="direct"}`); v < 1 {
+		t.Errorf("origin sent %v frames on direct streams", v)
+	}
+	if v := metricValue(t, a, `hyphae_bus_frames_sent_total{path="fallback"}`); v != 0 {
+		t.Errorf("origin fell back to gossipsub %v times", v)
+	}
 	if v := metricValue(t, a, `hyphae_peers{state="up"}`); v != 1 {
 		t.Errorf("peers up = %v", v)
 	}

@@ -8,12 +8,13 @@ type BusStats struct {
 	Published int64 // frames published on an inbox or the relay topic
 	Fallbacks int64 // direct sends that failed and went through gossipsub
 	DirectIn  int64 // frames accepted from direct streams
-	Refused   int64 // direct streams ended for a frame held against their peer
+	Rejected  int64 // frames from direct streams held against their peer
+	Refused   int64 // times a peer's direct streams were refused (too many rejected frames)
 }
 
 // busCounters are BusStats' live counters.
 type busCounters struct {
-	direct, published, fallbacks, directIn, refused atomic.Int64
+	direct, published, fallbacks, directIn, rejected, refused atomic.Int64
 }
 
 // BusStats reads the point-to-point counters.
@@ -21,6 +22,6 @@ func (o *Overlay) BusStats() BusStats {
 	s := &o.stats
 	return BusStats{
 		Direct: s.direct.Load(), Published: s.published.Load(), Fallbacks: s.fallbacks.Load(),
-		DirectIn: s.directIn.Load(), Refused: s.refused.Load(),
+		DirectIn: s.directIn.Load(), Rejected: s.rejected.Load(), Refused: s.refused.Load(),
 	}
 }

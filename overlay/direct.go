@@ -31,11 +31,11 @@ const (
 	directWriteTimeout = 2 * time.Second
 	// directBackoff: after a direct send failed, or the peer ended our
 	// stream, frames to that peer go through gossipsub for this long.
-	directBackoff = 30 * time.Second
-	// directPenalty: after a peer sent a frame the validator rejected, its
-	// direct streams are refused for this long, so that what it sends meets
-	// gossipsub's peer scoring.
-	directPenalty = time.Minute
+	directBackoff = time.Minute
+	// directMaxStrikes frames held against a peer within directPenalty get
+	// its direct streams refused for directPenalty.
+	directMaxStrikes = 5
+	directPenalty    = time.Minute
 )
 
 // errNoDirect: a direct stream to the peer is not to be tried now.
@@ -53,6 +53,13 @@ type directState struct {
 	out     map[peer.ID]*directOut // guarded by mu
 	backoff map[peer.ID]time.Time  // no direct sends until then; guarded by mu
 	refuse  map[peer.ID]time.Time  // inbound streams refused until then; guarded by mu
+	strikes map[peer.ID]strikes    // frames held against a peer; guarded by mu
+}
+
+// strikes counts frames held against a peer since a time.
+type strikes struct {
+	n     int
+	since time.Time
 }
 
 func newDirectState() *directState {
@@ -60,6 +67,7 @@ func newDirectState() *directState {
 		out:     make(map[peer.ID]*directOut),
 		backoff: make(map[peer.ID]time.Time),
 		refuse:  make(map[peer.ID]time.Time),
+		strikes: make(map[peer.ID]strikes),
 	}
 }
 
@@ -94,6 +102,25 @@ func (d *directState) active(m map[peer.ID]time.Time, p peer.ID) bool {
 	return ok
 }
 
+// strike holds a frame against p. At directMaxStrikes within directPenalty
+// p is refused for directPenalty, and strike reports true.
+func (d *directState) strike(p peer.ID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := time.Now()
+	s := d.strikes[p]
+	if now.Sub(s.since) > directPenalty {
+		s = strikes{since: now}
+	}
+	if s.n++; s.n < directMaxStrikes {
+		d.strikes[p] = s
+		return false
+	}
+	delete(d.strikes, p)
+	d.refuse[p] = now.Add(directPenalty)
+	return true
+}
+
 // canDirect reports whether a frame for p may go on a direct stream now:
 // direct streams are on, p is connected, p's agent speaks DirectProtocol
 // (or identify has not told yet) and no recent failure holds it back.
@@ -126,10 +153,8 @@ func (o *Overlay) sendDirect(ctx context.Context, p peer.ID, frame []byte) error
 		}
 		e.s = s
 	}
-	buf := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen32+len(frame)), uint64(len(frame)))
-	buf = append(buf, frame...)
 	_ = e.s.SetWriteDeadline(writeDeadline(ctx))
-	if _, err := e.s.Write(buf); err != nil {
+	if _, err := e.s.Write(lengthPrefixed(frame)); err != nil {
 		_ = e.s.Reset()
 		e.s = nil
 		o.direct.until(o.direct.backoff, p, directBackoff)
@@ -191,10 +216,12 @@ func (o *Overlay) track() bool {
 }
 
 // handleDirect reads frames from a peer's direct stream and judges each as
-// the inbox validator judges a frame on our inbox topic. A frame that is
-// rejected (malformed, too large, for another agent, or refused by the
-// validator) ends the stream and refuses the peer's direct streams for
-// directPenalty.
+// the inbox validator judges a frame on our inbox topic. Frames held
+// against the peer (rejected by the validator, for another agent, or
+// malformed) are counted; at directMaxStrikes within directPenalty its
+// direct streams are refused for directPenalty, so that what it sends
+// meets gossipsub's peer scoring instead. A malformed length or a cut
+// frame ends the stream at once: nothing after it can be framed.
 func (o *Overlay) handleDirect(s network.Stream) {
 	from := s.Conn().RemotePeer()
 	if o.direct.active(o.direct.refuse, from) || !o.track() {
@@ -206,26 +233,38 @@ func (o *Overlay) handleDirect(s network.Stream) {
 	defer stop()
 	defer s.Reset()
 	r := bufio.NewReader(s)
-	for {
-		frame, err := readDirectFrame(r, o.cfg.MaxMessageSize)
-		if errors.Is(err, io.EOF) || o.ctx.Err() != nil {
-			return
-		}
-		if err == nil && o.takeDirect(from, frame) {
-			continue
-		}
-		if err != nil && !errors.Is(err, errFrameTooLarge) && !errors.Is(err, errFrameShort) {
-			return // the stream broke: nothing to blame the peer for
-		}
-		o.stats.refused.Add(1)
-		o.direct.until(o.direct.refuse, from, directPenalty)
-		o.log.Debug("overlay: direct stream refused", "peer", from, "err", err, "for", directPenalty)
-		return
+	for o.readDirect(from, r) {
 	}
 }
 
+// readDirect reads and handles one frame; false ends the stream.
+func (o *Overlay) readDirect(from peer.ID, r *bufio.Reader) bool {
+	frame, err := readDirectFrame(r, o.cfg.MaxMessageSize)
+	switch {
+	case err == nil:
+		if o.takeDirect(from, frame) {
+			return true
+		}
+		return !o.strike(from, "frame rejected")
+	case errors.Is(err, errFrameShort) || errors.Is(err, errFrameTooLarge):
+		o.strike(from, err.Error())
+	}
+	return false // malformed, or the stream ended, broke or shut down
+}
+
+// strike holds one frame against p; it reports whether p is now refused.
+func (o *Overlay) strike(p peer.ID, why string) bool {
+	o.stats.rejected.Add(1)
+	if !o.direct.strike(p) {
+		return false
+	}
+	o.stats.refused.Add(1)
+	o.log.Info("overlay: refusing direct streams from peer", "peer", p, "last", why, "for", directPenalty)
+	return true
+}
+
 // takeDirect judges one frame from a direct stream and delivers it when
-// accepted. It reports false when the frame must be held against from.
+// accepted. It reports false when the frame is held against from.
 func (o *Overlay) takeDirect(from peer.ID, b []byte) bool {
 	f, err := decodeFrame(b)
 	switch {
@@ -247,6 +286,13 @@ func (o *Overlay) takeDirect(from peer.ID, b []byte) bool {
 		return false
 	}
 	return true // ignored: not for us after all, or not judged in time
+}
+
+// lengthPrefixed returns frame behind its uvarint length, in a new slice
+// (one write, one yamux frame).
+func lengthPrefixed(frame []byte) []byte {
+	b := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen32+len(frame)), uint64(len(frame)))
+	return append(b, frame...)
 }
 
 // errFrameTooLarge: a direct frame's length prefix exceeds the limit.
@@ -276,12 +322,13 @@ func readDirectFrame(r *bufio.Reader, limit int) ([]byte, error) {
 	if n > uint64(limit) {
 		return nil, fmt.Errorf("%w: %d bytes, max %d", errFrameTooLarge, n, limit)
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%w: %d bytes announced", errFrameShort, n)
-		}
+	// Read what arrives rather than allocate what the prefix announces.
+	b, err := io.ReadAll(io.LimitReader(r, int64(n)))
+	switch {
+	case err != nil:
 		return nil, err
+	case uint64(len(b)) < n:
+		return nil, fmt.Errorf("%w: %d of %d bytes", errFrameShort, len(b), n)
 	}
 	return b, nil
 }

@@ -16,10 +16,21 @@ import (
 // A message sent right after both agents start is not lost: Send waits
 // until the recipient is a topic peer. The reply goes the same way.
 func TestSendRightAfterStart(t *testing.T) {
-	a := startAgent(t, testConfig())
-	cfgB := testConfig()
+	for _, noDirect := range []bool{false, true} {
+		t.Run(map[bool]string{false: "direct", true: "gossipsub"}[noDirect], func(t *testing.T) {
+			sendRightAfterStart(t, noDirect)
+		})
+	}
+}
+
+func sendRightAfterStart(t *testing.T, noDirect bool) {
+	cfgA := testConfig()
+	cfgA.NoDirect = noDirect
+	a := startAgent(t, cfgA)
+	cfgB := cfgA
 	cfgB.Bootstrap = []string{a.addr()}
 	b := startAgent(t, cfgB)
+	topic := map[bool]string{false: DirectTopic, true: InboxTopic(a.o.ID())}[noDirect]
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -27,7 +38,7 @@ func TestSendRightAfterStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := recv(t, a, 10*time.Second)
-	if string(got.Data) != "ping" || got.From != b.o.ID() || got.Topic != InboxTopic(a.o.ID()) {
+	if string(got.Data) != "ping" || got.From != b.o.ID() || got.Topic != topic {
 		t.Fatalf("got %+v", got)
 	}
 	if err := a.o.Send(ctx, b.o.ID(), []byte("pong")); err != nil {
@@ -117,10 +128,14 @@ func expectNothing(t *testing.T, a *agent) {
 	}
 }
 
-// The inbox validator set by the caller decides on payloads for us.
+// The inbox validator set by the caller decides on payloads for us; on
+// gossipsub a rejected one lowers its sender's score (TestDirectStrikes
+// covers direct streams).
 func TestInboxValidator(t *testing.T) {
-	a := startAgent(t, testConfig())
-	cfgB := testConfig()
+	cfgA := testConfig()
+	cfgA.NoDirect = true
+	a := startAgent(t, cfgA)
+	cfgB := cfgA
 	cfgB.Bootstrap = []string{a.addr()}
 	b := startAgent(t, cfgB)
 	a.o.SetInboxValidator(func(_ context.Context, from peer.ID, data []byte) (ValidationResult, any) {
