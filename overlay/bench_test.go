@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/overlaybench"
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -46,9 +48,20 @@ func benchAgent(b *testing.B, st *store.Store, cfg overlay.Config) *overlay.Over
 }
 
 // BenchmarkSendRoundTrip: A sends 1 KiB to B with Send, B replies with
-// Send, A waits for the reply (inbox topics, direct connection).
+// Send, A waits for the reply (connected agents: direct streams). Compare
+// with BenchmarkRawStreamRoundTrip.
 func BenchmarkSendRoundTrip(b *testing.B) {
-	cfg := overlay.Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}}
+	sendRoundTrip(b, overlay.Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
+}
+
+// BenchmarkSendRoundTripPubsubOnly is BenchmarkSendRoundTrip with direct
+// streams off: through the inbox topics. Compare with
+// BenchmarkRawPubsubRoundTrip.
+func BenchmarkSendRoundTripPubsubOnly(b *testing.B) {
+	sendRoundTrip(b, overlay.Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, NoDirect: true})
+}
+
+func sendRoundTrip(b *testing.B, cfg overlay.Config) {
 	a := benchAgent(b, nil, cfg)
 	cfg.Bootstrap = []string{a.Addrs()[0].String()}
 	bb := benchAgent(b, nil, cfg)
@@ -76,6 +89,39 @@ func BenchmarkRawPubsubRoundTrip(b *testing.B) {
 	pair := overlaybench.NewRawPair(b, ctx)
 	roundTrip := func() {
 		if _, err := pair.RoundTrip(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	roundTrip()
+	measure(b, roundTrip)
+}
+
+// BenchmarkRawStreamRoundTrip is the direct path's baseline: two bare
+// hosts, one libp2p stream kept open, 1 KiB written and echoed back on it.
+func BenchmarkRawStreamRoundTrip(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h1, _ := overlaybench.Host(b, ctx)
+	h2, _ := overlaybench.Host(b, ctx)
+	const proto = "/bench/echo/1"
+	h2.SetStreamHandler(proto, func(s network.Stream) {
+		defer s.Close()
+		_, _ = io.Copy(s, s)
+	})
+	if err := h1.Connect(ctx, peer.AddrInfo{ID: h2.ID(), Addrs: h2.Addrs()}); err != nil {
+		b.Fatal(err)
+	}
+	s, err := h1.NewStream(ctx, h2.ID(), proto)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Reset()
+	buf := make([]byte, benchPayload)
+	roundTrip := func() {
+		if _, err := s.Write(make([]byte, benchPayload)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadFull(s, buf); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -31,13 +31,13 @@ var runs = []run{
 	{pkg: "./executor", bench: "^Benchmark(NoopJob|RawRedisCycle)$", full: 3000, quick: 600},
 	{pkg: "./executor", bench: "^Benchmark(ShTrue|RawForkExec|ShFloor|ShFloorBacklog|ShFloorExec)$", full: 2000, quick: 400},
 	{pkg: "./executor", bench: "^Benchmark(NoopJobCost|RawRedisCycleCost|ShTrueCost|RawForkExecCost)$", full: 1000, quick: 300},
-	{pkg: "./overlay", bench: "^Benchmark(SendRoundTrip|RawPubsubRoundTrip)$", full: 2000, quick: 400},
+	{pkg: "./overlay", bench: "^Benchmark(SendRoundTrip|SendRoundTripPubsubOnly|RawPubsubRoundTrip|RawStreamRoundTrip)$", full: 2000, quick: 400},
 	// once: with -count 3 in one process, 1 of 30 mDNS agents once did not
 	// see its peer within 30 s (the benchmark then fails rather than hang).
 	{pkg: "./overlay", bench: "^BenchmarkTimeToFirstPeer$", full: 10, quick: 3, verbose: true, once: true},
 	{pkg: "./overlay", bench: "^BenchmarkPresenceTraffic$", full: 1, quick: 1, once: true, quickShort: true, verbose: true,
 		fullEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=30"}, quickEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=10"}},
-	{pkg: "./node", bench: "^BenchmarkCrossAgentRoundTrip(InProcess)?$", full: 500, quick: 100},
+	{pkg: "./node", bench: "^BenchmarkCrossAgentRoundTrip(InProcess|PubsubOnly)?$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentFloor(API)?$", full: 500, quick: 100},
 	{pkg: "./internal/e2e", bench: "^BenchmarkCrossAgentProcesses$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentCost$", full: 300, quick: 100},

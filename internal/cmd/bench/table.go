@@ -178,6 +178,10 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripInProcess", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… with each party its own OS process, as on two machines: two `hyphae run` agents, the client calling the API from a third; raw between two processes, interleaved: p50 (vs that raw p50)",
 		t.fig("BenchmarkCrossAgentProcesses", "p50-µs"), t.fig("BenchmarkCrossAgentProcesses", "raw-p50-µs"), µs, "", nil)
+	t.cmp("… with overlay.direct off on both agents (every message through gossipsub, as between agents not connected to each other), through the API: p50 (vs raw gossipsub interleaved in the same loop)",
+		t.fig("BenchmarkCrossAgentRoundTripPubsubOnly", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripPubsubOnly", "raw-p50-µs"), µs, "", nil)
+	t.cmp("… direct streams (the default) vs gossipsub only, through the API, p50 (CrossAgentRoundTrip vs CrossAgentRoundTripPubsubOnly)",
+		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripPubsubOnly", "p50-µs"), µs, "", nil)
 	t.cmp("floor: a hand-written minimal cross-agent round trip (seal, check, open both ways; one Lua at the target, completion and origin writes; no API, runner, acks), p50 (vs raw gossipsub on the same hosts, interleaved)",
 		t.fig("BenchmarkCrossAgentFloor", "p50-µs"), t.fig("BenchmarkCrossAgentFloor", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… the floor's crypto (seal + check + open, both messages) and its two Redis calls on the critical path, p50 (vs the floor's p50)",
@@ -201,8 +205,12 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentCost", "redis-cmds/op"), t.fig("BenchmarkNoopJobCost", "redis-cmds/op"), count, "", nil)
 	t.cost("cost per cross-agent job: CPU, both agents' process + both redis-servers (vs the local noop job's)",
 		"BenchmarkCrossAgentCost", "BenchmarkNoopJobCost")
-	t.cmp("overlay.Send request/response, 1 KiB, our bus without envelopes: p50 (vs raw pubsub p50)",
-		t.fig("BenchmarkSendRoundTrip", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
+	t.cmp("overlay.Send request/response, 1 KiB, our bus without envelopes, connected agents (direct streams): p50 (vs raw libp2p stream request/response, one stream kept open)",
+		t.fig("BenchmarkSendRoundTrip", "p50-µs"), t.fig("BenchmarkRawStreamRoundTrip", "p50-µs"), µs, "", nil)
+	t.cmp("… the same with direct streams off (inbox topics): p50 (vs raw pubsub p50)",
+		t.fig("BenchmarkSendRoundTripPubsubOnly", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
+	t.cmp("… raw libp2p stream request/response vs raw gossipsub request/response, p50 (what direct streams save, before our code)",
+		t.fig("BenchmarkRawStreamRoundTrip", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
 	t.abs("seal + marshal + check + open of one 1 KiB message (SealOpen)",
 		t.fig("BenchmarkSealOpen", "ns/op").times(perOp), µs, "≤ 200 µs", func(v float64) bool { return v <= 200 })
 	t.abs("… of which seal: age-encrypt, sign, marshal (Seal)", t.fig("BenchmarkSeal", "ns/op").times(perOp), µs, "", nil)
