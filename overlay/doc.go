@@ -1,6 +1,7 @@
 // Package overlay puts a Hyphae agent on the libp2p overlay: a host whose
 // identity is the actor key (peer ID = actor public key), a gossipsub bus
-// with strict signing, automatic discovery (mDNS, bootstrap peers, a
+// with strict signing and direct streams between connected agents,
+// automatic discovery (mDNS, bootstrap peers, a
 // Kademlia DHT under the /hyphae protocol prefix, peers remembered in the
 // peer table), signed presence records and NAT traversal (port mapping,
 // hole punching, AutoRelay, relay service).
@@ -9,13 +10,40 @@
 //
 //	hyphae/1/presence          every agent, every PresenceInterval
 //	hyphae/1/inbox/<peerID>    point-to-point frames for <peerID>; only it subscribes
-//	hyphae/1/relay             point-to-point frames that could not go direct;
+//	hyphae/1/relay             point-to-point frames that could not reach the inbox;
 //	                           every agent subscribes and forwards
 //
 // A subscription filter refuses any other topic, so a peer cannot make an
 // agent track arbitrary topics.
 //
-// # Frame format (inbox and relay topics, version 1)
+// # Direct streams
+//
+// A point-to-point frame for a peer this agent holds an open (not relay-
+// limited) connection to goes on a libp2p stream of DirectProtocol
+// (/hyphae/bus/1.0.0) instead of gossipsub: one stream per peer and
+// direction, kept open, written only by its opener. Each frame on it is a
+// uvarint length (at most MaxMessageSize) followed by the same frame as on
+// the topics. The stream's secure channel authenticates the remote peer
+// ID, which takes the place of the pubsub author; the receiver judges each
+// frame with the same InboxValidator, in the stream's goroutine, and hands
+// accepted ones to Inbox with Topic DirectTopic. Frames held against the
+// sender (rejected, malformed, for another agent) are counted; five within
+// a minute end its streams and refuse new ones for a minute, so that what
+// it sends goes through gossipsub and meets its peer scoring. A malformed
+// length ends the stream at once.
+//
+// Gossipsub stays the way between agents that are not connected (the relay
+// topic) and the fallback: a stream that cannot be opened (the peer does
+// not speak DirectProtocol, or Config.NoDirect is set there) or written
+// holds the peer back for a minute, during which its frames are published.
+// Why: a request/response over a kept stream costs a tenth of one over two
+// inbox topics here (gossipsub signs and checks every message, and routes
+// it through its validation pipeline and queues), and the bus's own
+// envelope is signed anyway. Like gossipsub, direct streams promise no
+// delivery: a frame written just before the peer refuses or resets the
+// stream is lost, and the bridge's outbox sends it again.
+//
+// # Frame format (inbox and relay topics, direct streams; version 1)
 //
 //	byte 0        version (1)
 //	byte 1        n = length of the recipient peer ID in binary form
@@ -24,7 +52,8 @@
 //	              is a new pubsub message (message IDs are content hashes)
 //	rest          payload, opaque to the overlay (the bridge's signed envelope)
 //
-// The receiver accepts frames addressed to it from both topics. On the
+// The receiver accepts frames addressed to it from both topics and from
+// direct streams. On the
 // inbox topic a malformed frame is rejected (the sender is penalised); on
 // the relay topic it is ignored, and frames for other agents are accepted so
 // that they propagate.

@@ -1,5 +1,5 @@
-// Package envelope is the bus wire format: every message an agent publishes
-// on the gossipsub bus is one envelope, signed by its sender's actor key and
+// Package envelope is the bus wire format: every message an agent sends on
+// the bus (gossipsub or a direct stream) is one envelope, signed by its sender's actor key and
 // carrying a payload age-encrypted to its recipient.
 //
 // # Wire layout (version 1)
@@ -67,8 +67,9 @@
 //
 // that is, the domain-separation string followed by the envelope without its
 // signature. It covers every field, so an envelope stays verifiable at rest
-// (Envelope.VerifySignature needs only the envelope). The pubsub author of
-// the gossipsub message must equal the envelope's sender.
+// (Envelope.VerifySignature needs only the envelope). The authenticated
+// sender of the carrier (the pubsub author of a gossipsub message, the
+// remote peer of a direct stream) must equal the envelope's sender.
 //
 // # Checking a received envelope
 //

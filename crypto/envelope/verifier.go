@@ -21,8 +21,8 @@ type Verifier struct {
 	Now     func() time.Time   // clock; nil means time.Now
 }
 
-// Check decodes b and validates it as a message published by author (the
-// gossipsub author): size, structure and version, known type, sender ==
+// Check decodes b and validates it as a message sent by author (the
+// gossipsub author, or the remote peer of a direct stream): size, structure and version, known type, sender ==
 // author, signature, and timestamp within the skew window. It does not look
 // at the recipient or the payload; see Open. Errors wrap one sentinel; see
 // Reason.

@@ -39,7 +39,8 @@ func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) (pubsu
 }
 
 // replayCheckTimeout bounds seenBefore's Redis check: the validator runs
-// in one of gossipsub's validation workers (see overlay.InboxValidator).
+// in one of gossipsub's validation workers or a direct stream's reader
+// (see overlay.InboxValidator).
 // An envelope it cannot judge in time is ignored; its sender resends.
 const replayCheckTimeout = 250 * time.Millisecond
 
