@@ -102,6 +102,14 @@ func (d *directState) active(m map[peer.ID]time.Time, p peer.ID) bool {
 	return ok
 }
 
+// connected forgets the backoff of a peer that connects anew (an agent
+// that restarted ended our stream on its way down).
+func (d *directState) connected(_ network.Network, c network.Conn) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.backoff, c.RemotePeer())
+}
+
 // strike holds a frame against p. At directMaxStrikes within directPenalty
 // p is refused for directPenalty, and strike reports true.
 func (d *directState) strike(p peer.ID) bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
 	ma "github.com/multiformats/go-multiaddr"
@@ -111,6 +112,7 @@ func (o *Overlay) build(priv crypto.PrivKey) error {
 	}
 	if !o.cfg.NoDirect {
 		h.SetStreamHandler(DirectProtocol, o.handleDirect)
+		h.Network().Notify(&network.NotifyBundle{ConnectedF: o.direct.connected})
 	}
 	return o.joinTopics()
 }
