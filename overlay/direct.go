@@ -38,9 +38,6 @@ const (
 	directPenalty    = time.Minute
 )
 
-// errNoDirect: a direct stream to the peer is not to be tried now.
-var errNoDirect = errors.New("no direct stream")
-
 // directOut is this agent's stream to one peer.
 type directOut struct {
 	mu sync.Mutex     // serialises opening and writes
@@ -302,9 +299,6 @@ func lengthPrefixed(frame []byte) []byte {
 	b := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen32+len(frame)), uint64(len(frame)))
 	return append(b, frame...)
 }
-
-// errFrameTooLarge: a direct frame's length prefix exceeds the limit.
-var errFrameTooLarge = errors.New("direct frame too large")
 
 // readDirectFrame reads one frame of at most limit bytes behind its uvarint
 // length (at most binary.MaxVarintLen32 bytes). io.EOF means the stream

@@ -19,8 +19,9 @@ const (
 )
 
 var (
-	errFrameVersion = errors.New("unknown frame version")
-	errFrameShort   = errors.New("truncated frame")
+	errFrameVersion  = errors.New("unknown frame version")
+	errFrameShort    = errors.New("truncated frame")
+	errFrameTooLarge = errors.New("direct frame too large") // its length prefix is over the limit
 )
 
 // frame is a decoded inbox/relay frame.
