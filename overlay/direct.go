@@ -27,8 +27,10 @@ const (
 	// directOpenTimeout bounds opening a stream on an open connection.
 	directOpenTimeout = 2 * time.Second
 	// directWriteTimeout bounds one frame's write (a receiver that stopped
-	// reading); the frame then goes through gossipsub.
+	// reading), plus a second per directSlowLink bytes of the frame (a large
+	// payload on a slow uplink); the frame then goes through gossipsub.
 	directWriteTimeout = 2 * time.Second
+	directSlowLink     = 64 << 10
 	// directBackoff: after a direct send failed, or the peer ended our
 	// stream, frames to that peer go through gossipsub for this long.
 	directBackoff = time.Minute
@@ -158,7 +160,7 @@ func (o *Overlay) sendDirect(ctx context.Context, p peer.ID, frame []byte) error
 		}
 		e.s = s
 	}
-	_ = e.s.SetWriteDeadline(writeDeadline(ctx))
+	_ = e.s.SetWriteDeadline(writeDeadline(ctx, len(frame)))
 	if _, err := e.s.Write(lengthPrefixed(frame)); err != nil {
 		_ = e.s.Reset()
 		e.s = nil
@@ -169,9 +171,11 @@ func (o *Overlay) sendDirect(ctx context.Context, p peer.ID, frame []byte) error
 	return nil
 }
 
-// writeDeadline is directWriteTimeout from now, or ctx's deadline if sooner.
-func writeDeadline(ctx context.Context) time.Time {
-	t := time.Now().Add(directWriteTimeout)
+// writeDeadline is when a write of n bytes is given up: directWriteTimeout
+// and a second per directSlowLink bytes from now, or ctx's deadline if
+// sooner.
+func writeDeadline(ctx context.Context, n int) time.Time {
+	t := time.Now().Add(directWriteTimeout + time.Duration(n)*time.Second/directSlowLink)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(t) {
 		return dl
 	}
