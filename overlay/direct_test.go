@@ -90,6 +90,40 @@ func TestSendDirectFallsBackToGossipsub(t *testing.T) {
 	}
 }
 
+// An agent that restarts ends the streams to it on its way down; once it
+// is back, frames to it go on a direct stream again at once, not after the
+// backoff that a failed stream earns.
+func TestSendDirectAfterPeerRestart(t *testing.T) {
+	a := startAgent(t, testConfig())
+	cfgB := testConfig()
+	cfgB.Bootstrap = []string{a.addr()}
+	keyB := newKey(t)
+	b := newAgentKey(t, cfgB, keyB)
+	if err := b.o.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "A connected to B", func() bool { return a.o.Connected(b.o.ID()) })
+	send(t, a, b, "before")
+	if got := recv(t, b, 10*time.Second); string(got.Data) != "before" || got.Topic != DirectTopic {
+		t.Fatalf("B got %q on %q", got.Data, got.Topic)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := b.o.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "A disconnected from B", func() bool { return !a.o.Connected(b.o.ID()) })
+	again := newAgentKey(t, cfgB, keyB)
+	if err := again.o.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "A connected to B again", func() bool { return a.o.Connected(again.o.ID()) })
+	send(t, a, again, "after")
+	if got := recv(t, again, 10*time.Second); string(got.Data) != "after" || got.Topic != DirectTopic {
+		t.Fatalf("B, restarted, got %q on %q; A %+v", got.Data, got.Topic, a.o.BusStats())
+	}
+}
+
 // Rejected frames on a direct stream are counted and not delivered, the
 // frames after them are; a peer with directMaxStrikes rejected frames has
 // its direct streams refused, and what it sends then goes through

@@ -42,6 +42,12 @@ func testConfig() Config {
 // newAgent builds (not starts) an agent; it is shut down at test end.
 func newAgent(t testing.TB, cfg Config) *agent {
 	t.Helper()
+	return newAgentKey(t, cfg, newKey(t))
+}
+
+// newAgentKey is newAgent on the key priv (an agent that restarts).
+func newAgentKey(t testing.TB, cfg Config, priv crypto.PrivKey) *agent {
+	t.Helper()
 	srv := testredis.Start(t)
 	ctx := context.Background()
 	st, err := store.Open(ctx, srv.URL, testLog())
@@ -49,16 +55,28 @@ func newAgent(t testing.TB, cfg Config) *agent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	return &agent{o: mustNew(t, cfg, st), st: st}
+	return &agent{o: mustNewKey(t, cfg, st, priv), st: st}
 }
 
 // mustNew builds an overlay with a fresh key on st, shut down at test end.
 func mustNew(t testing.TB, cfg Config, st PeerTable) *Overlay {
 	t.Helper()
+	return mustNewKey(t, cfg, st, newKey(t))
+}
+
+// newKey is a fresh actor key.
+func newKey(t testing.TB) crypto.PrivKey {
+	t.Helper()
 	priv, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return priv
+}
+
+// mustNewKey is mustNew on the key priv (an agent that restarts).
+func mustNewKey(t testing.TB, cfg Config, st PeerTable, priv crypto.PrivKey) *Overlay {
+	t.Helper()
 	info := func() Info {
 		return Info{Roles: []string{"runner"}, ScriptTypes: []string{"sh"}, Capacity: 2, Version: "test"}
 	}
