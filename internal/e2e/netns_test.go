@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +157,55 @@ func TestDiscoveryAcrossNamespacesByMDNS(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 90*time.Second, "agent 2 back up after its link was mended", allSee("up", 2))
+}
+
+// Two agents in two namespaces, found by mDNS: a job crosses between them
+// (on a direct stream), and a job sent while the runner's link is cut is
+// delivered once the link is mended and runs exactly once.
+func TestJobAcrossNamespacesThroughACut(t *testing.T) {
+	lab := newNetLab(t, 2)
+	dirs := []string{newDataDir(t), newDataDir(t)}
+	ids := []string{peerIDOf(t, dirs[0]), peerIDOf(t, dirs[1])}
+	for i, dir := range dirs {
+		startRun(t, dir, lab.exec(i), "--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001",
+			"--presence-interval", "500ms")
+	}
+	seen := func(state string) func() bool {
+		return func() bool { return peerStates(t, dirs[0])[ids[1]].State == state }
+	}
+	eventually(t, 60*time.Second, "the runner's agent seen up", seen("up"))
+	hy(t, "context", "create", "--id", "3", "--data-dir", dirs[1])
+	hy(t, "context", "grant", "3", "--actor", ids[0], "--role", "executor", "--data-dir", dirs[1])
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := "echo ran >> " + marker + `; echo "x=1" >> "$HYPHAE_RESULT"`
+	var j struct {
+		Key       string            `json:"key"`
+		ContextID uint64            `json:"context_id"`
+		Status    string            `json:"status"`
+		Result    map[string]string `json:"result"`
+	}
+	decode(t, hy(t, "job", "run", "--to", ids[1], "--context", "3", "--script", script, "--wait", "--json", "--data-dir", dirs[0]), &j)
+	if j.Status != "finished" || j.Result["x"] != "1" {
+		t.Fatalf("job across namespaces: %+v", j)
+	}
+
+	if err := lab.cut(1); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "the runner's agent marked down after its link was cut", seen("down"))
+	decode(t, hy(t, "job", "run", "--to", ids[1], "--context", "3", "--script", script, "--json", "--data-dir", dirs[0]), &j)
+	if err := lab.mend(1); err != nil {
+		t.Fatal(err)
+	}
+	ctx := strconv.FormatUint(j.ContextID, 10)
+	eventually(t, 120*time.Second, "the job sent during the cut to finish at home", func() bool {
+		return strings.Contains(hy(t, "job", "status", ctx, j.Key, "--data-dir", dirs[0]), "finished")
+	})
+	ran, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(ran), "ran"); n != 2 {
+		t.Fatalf("the runner ran the two jobs %d times in all, want 2", n)
+	}
 }
