@@ -250,6 +250,15 @@ func (n *Node) Drain() {
 	n.drainOnce.Do(func() { close(n.drainCh) })
 }
 
+// FrameStats counts the frames this agent sent to others by the way they
+// went (direct stream or gossipsub); zero before the overlay starts.
+func (n *Node) FrameStats() overlay.BusStats {
+	if n.overlay == nil {
+		return overlay.BusStats{}
+	}
+	return n.overlay.BusStats()
+}
+
 // BusStats returns the bridge's message counters (zero before Start).
 func (n *Node) BusStats() bridge.Snapshot {
 	if n.bridge == nil {

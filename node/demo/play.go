@@ -184,7 +184,9 @@ func (s *story) wire(fv *node.FlowView, ag []*agent) {
 	}
 	for _, a := range ag {
 		st := a.n.BusStats()
-		s.say("  %-6s sent %s; received %s; rejected %s", a.name, counts(st.Sent), counts(st.Received), counts(st.Rejected))
+		fs := a.n.FrameStats()
+		s.say("  %-6s sent %s (%d on a direct stream, %d through gossipsub); received %s; rejected %s", a.name, counts(st.Sent),
+			fs.Direct, fs.Published, counts(st.Received), counts(st.Rejected))
 	}
 	s.say("Every message carried a unique id (replays are refused) and a timestamp (skew-checked), and is acknowledged: a quick job by its result,")
 	s.say("a result by an ack riding on the next message to its sender (or on its own after 100 ms, or when the agent stops); an unacknowledged one is resent.")
