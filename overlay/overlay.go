@@ -215,6 +215,18 @@ func (o *Overlay) spawn(f func()) bool {
 	return true
 }
 
+// track counts the calling goroutine as one Shutdown waits for, unless
+// shutting down (then it reports false).
+func (o *Overlay) track() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return false
+	}
+	o.wg.Add(1)
+	return true
+}
+
 // ID is the agent's peer ID (= actor public key).
 func (o *Overlay) ID() peer.ID { return o.id }
 
