@@ -102,7 +102,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	if n.overlay != nil {
-		s := n.overlay.BusStats()
+		s := n.overlay.FrameStats()
 		counter(descFrames, float64(s.Direct), "direct")
 		counter(descFrames, float64(s.Published), "gossipsub")
 		counter(descFrames, float64(s.Fallbacks), "fallback")

@@ -252,11 +252,11 @@ func (n *Node) Drain() {
 
 // FrameStats counts the frames this agent sent to others by the way they
 // went (direct stream or gossipsub); zero before the overlay starts.
-func (n *Node) FrameStats() overlay.BusStats {
+func (n *Node) FrameStats() overlay.FrameStats {
 	if n.overlay == nil {
-		return overlay.BusStats{}
+		return overlay.FrameStats{}
 	}
-	return n.overlay.BusStats()
+	return n.overlay.FrameStats()
 }
 
 // BusStats returns the bridge's message counters (zero before Start).

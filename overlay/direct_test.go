@@ -55,7 +55,7 @@ func TestSendDirect(t *testing.T) {
 		}
 	}
 	for _, x := range []*agent{a, b} {
-		if s := x.o.BusStats(); s.Direct != 50 || s.Published != 0 || s.DirectIn != 50 || s.Fallbacks != 0 {
+		if s := x.o.FrameStats(); s.Direct != 50 || s.Published != 0 || s.DirectIn != 50 || s.Fallbacks != 0 {
 			t.Fatalf("%s: %+v, want 50 direct each way and nothing published", x.o.ID(), s)
 		}
 	}
@@ -85,7 +85,7 @@ func TestSendDirectFallsBackToGossipsub(t *testing.T) {
 	if got := recv(t, a, 10*time.Second); string(got.Data) != "to a" || got.Topic != InboxTopic(a.o.ID()) {
 		t.Fatalf("A got %q on %q", got.Data, got.Topic)
 	}
-	if s := a.o.BusStats(); s.Direct != 0 || s.Published != 3 {
+	if s := a.o.FrameStats(); s.Direct != 0 || s.Published != 3 {
 		t.Fatalf("A: %+v, want 3 published, none direct", s)
 	}
 }
@@ -120,7 +120,7 @@ func TestSendDirectAfterPeerRestart(t *testing.T) {
 	waitFor(t, 10*time.Second, "A connected to B again", func() bool { return a.o.Connected(again.o.ID()) })
 	send(t, a, again, "after")
 	if got := recv(t, again, 10*time.Second); string(got.Data) != "after" || got.Topic != DirectTopic {
-		t.Fatalf("B, restarted, got %q on %q; A %+v", got.Data, got.Topic, a.o.BusStats())
+		t.Fatalf("B, restarted, got %q on %q; A %+v", got.Data, got.Topic, a.o.FrameStats())
 	}
 }
 
@@ -141,13 +141,13 @@ func TestDirectStrikes(t *testing.T) {
 	if got := recv(t, a, 10*time.Second); string(got.Data) != "good 1" || got.Topic != DirectTopic {
 		t.Fatalf("A got %q on %q", got.Data, got.Topic)
 	}
-	if s := a.o.BusStats(); s.Rejected != 1 || s.Refused != 0 {
+	if s := a.o.FrameStats(); s.Rejected != 1 || s.Refused != 0 {
 		t.Fatalf("after one bad frame: %+v", s)
 	}
 	for i := 2; i <= directMaxStrikes; i++ {
 		send(t, b, a, fmt.Sprint("bad ", i))
 	}
-	waitFor(t, 10*time.Second, "A refuses B's direct streams", func() bool { return a.o.BusStats().Refused == 1 })
+	waitFor(t, 10*time.Second, "A refuses B's direct streams", func() bool { return a.o.FrameStats().Refused == 1 })
 	// B learns it from its stream's reset; a frame written before that is
 	// lost, as a frame can be on gossipsub (the bridge's outbox resends).
 	waitFor(t, 10*time.Second, "a frame from B through gossipsub", func() bool {
@@ -167,7 +167,7 @@ func TestDirectStrikes(t *testing.T) {
 		s, ok := a.o.PeerScore(b.o.ID())
 		return ok && s < 0
 	})
-	if s := a.o.BusStats(); s.Rejected != directMaxStrikes {
+	if s := a.o.FrameStats(); s.Rejected != directMaxStrikes {
 		t.Fatalf("A: %+v, want %d rejected on direct streams", s, directMaxStrikes)
 	}
 }
@@ -203,7 +203,7 @@ func TestDirectMalformedStreams(t *testing.T) {
 			_ = s.CloseWrite()
 		}
 		n++
-		waitFor(t, 10*time.Second, name+" counted", func() bool { return a.o.BusStats().Rejected == n })
+		waitFor(t, 10*time.Second, name+" counted", func() bool { return a.o.FrameStats().Rejected == n })
 		_ = s.SetReadDeadline(time.Now().Add(10 * time.Second))
 		if _, err := s.Read(make([]byte, 1)); err == nil || errors.Is(err, errTimeout) {
 			t.Fatalf("%s: A kept the stream open (%v)", name, err)

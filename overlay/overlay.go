@@ -56,7 +56,7 @@ type Overlay struct {
 	announce               chan struct{} // capacity 1: a pending announcement
 	table                  *liveTable
 	direct                 *directState
-	stats                  busCounters
+	stats                  frameCounters
 
 	ctx    context.Context // cancelled by Shutdown; parent of every loop
 	cancel context.CancelFunc
@@ -202,12 +202,9 @@ func (o *Overlay) release() error {
 
 // spawn runs f in a goroutine tracked by Shutdown, unless shutting down.
 func (o *Overlay) spawn(f func()) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
+	if !o.track() {
 		return false
 	}
-	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
 		f()

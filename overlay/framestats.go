@@ -2,8 +2,8 @@ package overlay
 
 import "sync/atomic"
 
-// BusStats counts point-to-point frames by the way they went.
-type BusStats struct {
+// FrameStats counts point-to-point frames by the way they went.
+type FrameStats struct {
 	Direct    int64 // frames sent on a direct stream
 	Published int64 // frames published on an inbox or the relay topic
 	Fallbacks int64 // direct sends that failed and went through gossipsub
@@ -12,15 +12,15 @@ type BusStats struct {
 	Refused   int64 // times a peer's direct streams were refused (too many rejected frames)
 }
 
-// busCounters are BusStats' live counters.
-type busCounters struct {
+// frameCounters are FrameStats' live counters.
+type frameCounters struct {
 	direct, published, fallbacks, directIn, rejected, refused atomic.Int64
 }
 
-// BusStats reads the point-to-point counters.
-func (o *Overlay) BusStats() BusStats {
+// FrameStats reads the point-to-point counters.
+func (o *Overlay) FrameStats() FrameStats {
 	s := &o.stats
-	return BusStats{
+	return FrameStats{
 		Direct: s.direct.Load(), Published: s.published.Load(), Fallbacks: s.fallbacks.Load(),
 		DirectIn: s.directIn.Load(), Rejected: s.rejected.Load(), Refused: s.refused.Load(),
 	}
