@@ -29,13 +29,14 @@ type Received struct {
 
 // InboxValidator judges a payload addressed to this agent before it is
 // accepted (and, on the relay topic, forwarded). from is the author (the
-// pubsub author, or the remote peer of a direct stream). What
-// it returns beside an accept (its parsed form of data, say) reaches the
-// reader as Received.Checked, so nothing is parsed or verified twice.
+// pubsub author, or the remote peer of a direct stream). What it returns
+// beside an accept (its parsed form of data, say) reaches the reader as
+// Received.Checked, so nothing is parsed or verified twice.
 //
 // It runs inline in one of gossipsub's few validation workers, which also
-// check presence, or in a direct stream's reader: it must answer in bounded time (CPU work, or I/O under a
-// short deadline, answering ValidationIgnore when that runs out).
+// check presence, or in a direct stream's reader: it must answer in
+// bounded time (CPU work, or I/O under a short deadline, answering
+// ValidationIgnore when that runs out).
 type InboxValidator func(ctx context.Context, from peer.ID, data []byte) (ValidationResult, any)
 
 // SetInboxValidator installs v for payloads addressed to this agent on the
@@ -50,8 +51,8 @@ func (o *Overlay) SetInboxValidator(v InboxValidator) {
 }
 
 // Inbox delivers payloads addressed to this agent, from the inbox and the
-// relay topic and from direct streams; never messages this agent published. It is closed by
-// Shutdown.
+// relay topic and from direct streams; never messages this agent
+// published. It is closed by Shutdown.
 func (o *Overlay) Inbox() <-chan Received { return o.received }
 
 // judge runs the caller's validator, or the default size check.

@@ -40,10 +40,6 @@ func (o *Overlay) Send(ctx context.Context, to peer.ID, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("overlay.Send to %s: %w", to, err)
 	}
-	topic, err := o.outTopic(to)
-	if err != nil {
-		return fmt.Errorf("overlay.Send to %s: %w", to, err)
-	}
 	for {
 		if o.canDirect(to) {
 			err := o.sendDirect(ctx, to, frame)
@@ -53,7 +49,7 @@ func (o *Overlay) Send(ctx context.Context, to peer.ID, data []byte) error {
 			o.stats.fallbacks.Add(1)
 			o.log.Debug("overlay: direct send failed; using gossipsub", "peer", to, "err", err)
 		}
-		route, err := o.awaitRoute(ctx, to, topic)
+		route, err := o.awaitRoute(ctx, to)
 		if err != nil {
 			return fmt.Errorf("overlay.Send to %s: %w", to, err)
 		}
@@ -68,12 +64,14 @@ func (o *Overlay) Send(ctx context.Context, to peer.ID, data []byte) error {
 	}
 }
 
-// awaitRoute returns the inbox topic once to subscribes there, nil once a
-// direct stream may be tried, or the relay topic once the direct attempt
-// has failed or timed out and the relay topic has a peer.
-func (o *Overlay) awaitRoute(ctx context.Context, to peer.ID, inbox *pubsub.Topic) (*pubsub.Topic, error) {
-	if o.canDirect(to) {
-		return nil, nil
+// awaitRoute returns to's inbox topic once to subscribes there, nil once
+// a direct stream may be tried, or the relay topic once the direct attempt
+// has failed or timed out and the relay topic has a peer. The caller has
+// just found that no direct stream may be tried.
+func (o *Overlay) awaitRoute(ctx context.Context, to peer.ID) (*pubsub.Topic, error) {
+	inbox, err := o.outTopic(to) // joined on first use: not for peers reached directly
+	if err != nil {
+		return nil, err
 	}
 	if isTopicPeer(inbox, to) {
 		return inbox, nil
