@@ -98,10 +98,7 @@ func TestSendDirectAfterPeerRestart(t *testing.T) {
 	cfgB := testConfig()
 	cfgB.Bootstrap = []string{a.addr()}
 	keyB := newKey(t)
-	b := newAgentKey(t, cfgB, keyB)
-	if err := b.o.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	b := startAgentKey(t, cfgB, keyB)
 	waitFor(t, 10*time.Second, "A connected to B", func() bool { return a.o.Connected(b.o.ID()) })
 	send(t, a, b, "before")
 	if got := recv(t, b, 10*time.Second); string(got.Data) != "before" || got.Topic != DirectTopic {
@@ -113,10 +110,7 @@ func TestSendDirectAfterPeerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "A disconnected from B", func() bool { return !a.o.Connected(b.o.ID()) })
-	again := newAgentKey(t, cfgB, keyB)
-	if err := again.o.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	again := startAgentKey(t, cfgB, keyB)
 	waitFor(t, 10*time.Second, "A connected to B again", func() bool { return a.o.Connected(again.o.ID()) })
 	send(t, a, again, "after")
 	if got := recv(t, again, 10*time.Second); string(got.Data) != "after" || got.Topic != DirectTopic {

@@ -97,7 +97,13 @@ func mustNewKey(t testing.TB, cfg Config, st PeerTable, priv crypto.PrivKey) *Ov
 // startAgent builds and starts an agent.
 func startAgent(t testing.TB, cfg Config) *agent {
 	t.Helper()
-	a := newAgent(t, cfg)
+	return startAgentKey(t, cfg, newKey(t))
+}
+
+// startAgentKey is startAgent on the key priv (an agent that restarts).
+func startAgentKey(t testing.TB, cfg Config, priv crypto.PrivKey) *agent {
+	t.Helper()
+	a := newAgentKey(t, cfg, priv)
 	if err := a.o.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
