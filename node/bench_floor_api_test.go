@@ -22,8 +22,14 @@ import (
 // gossipsub is interleaved as in the floor, one for one.
 //
 // Metrics: p50-µs/p99-µs, raw-p50-µs/raw-p99-µs, ratio-p50 (as the floor's).
-func BenchmarkCrossAgentFloorAPI(b *testing.B) {
-	f := newFloorBench(b)
+func BenchmarkCrossAgentFloorAPI(b *testing.B) { benchFloorAPI(b, false) }
+
+// BenchmarkCrossAgentFloorAPIDirect is BenchmarkCrossAgentFloorAPI with the
+// envelopes on direct streams (BenchmarkCrossAgentFloorDirect).
+func BenchmarkCrossAgentFloorAPIDirect(b *testing.B) { benchFloorAPI(b, true) }
+
+func benchFloorAPI(b *testing.B, direct bool) {
+	f := newFloorBench(b, direct)
 	call := floorAPI(b, f)
 	n := 0
 	run := func() floorSample {

@@ -23,26 +23,31 @@ import (
 )
 
 // floorAgent is one side: an envelope identity, a bare libp2p host built
-// from the same key (so the pubsub author is the envelope sender), its own
-// inbox subscriptions, the peer's topics, and its own redis-server.
+// from the same key (so the pubsub author, or the stream's remote peer, is
+// the envelope sender), its wire for envelopes (the inbox topics, or direct
+// streams), the raw baseline's topics, and its own redis-server.
 type floorAgent struct {
 	id     *identity.Identity
 	h      host.Host
-	in     *pubsub.Subscription // envelopes for this agent
-	out    *pubsub.Topic        // the peer's envelope inbox
+	wire   floorWire
+	out    *pubsub.Topic        // the peer's envelope inbox (joined on both wires)
 	rawIn  *pubsub.Subscription // raw baseline, this agent's topic
 	rawOut *pubsub.Topic        // raw baseline, the peer's topic
 	rdb    *redis.Client        // the context DB
 	ver    *envelope.Verifier
 }
 
-func newFloorAgent(b *testing.B, ctx context.Context, self, other string) *floorAgent {
+func newFloorAgent(b *testing.B, ctx context.Context, self, other string, direct bool) *floorAgent {
 	b.Helper()
 	id := newIdentity(b)
 	h, ps := overlaybench.Host(b, ctx, libp2p.Identity(id.PrivKey()))
 	a := &floorAgent{id: id, h: h, ver: &envelope.Verifier{Self: id}}
 	a.rdb = testredis.Start(b, testredis.Options{Socket: true}).Client(b, floorCtxDB)
-	a.in, a.out = overlaybench.Join(b, ps, "floor/"+self, "floor/"+other)
+	in, out := overlaybench.Join(b, ps, "floor/"+self, "floor/"+other)
+	a.out, a.wire = out, pubsubWire{in: in, out: out}
+	if direct {
+		a.wire = newStreamWire(ctx, h)
+	}
 	a.rawIn, a.rawOut = overlaybench.Join(b, ps, "raw/"+self, "raw/"+other)
 	return a
 }
@@ -140,17 +145,17 @@ func (a *floorAgent) roundTrip(ctx context.Context, to peer.ID, n int) (crypto, 
 	return crypto, time.Since(t0), err
 }
 
-// send seals pt to peer to and publishes it on to's inbox; it returns the
-// time spent sealing and encoding.
+// send seals pt to peer to and sends it on the wire; it returns the time
+// spent sealing and encoding.
 func (a *floorAgent) send(ctx context.Context, to peer.ID, typ envelope.Type, pt []byte) (time.Duration, error) {
 	t0 := time.Now()
 	env, err := envelope.Seal(a.id, to, typ, floorCtxID, 1, pt)
 	if err != nil {
 		return 0, err
 	}
-	wire := env.Marshal() // a fresh slice: Publish keeps it
+	data := env.Marshal() // a fresh slice: Publish keeps it
 	d := time.Since(t0)
-	return d, a.out.Publish(ctx, wire)
+	return d, a.wire.publish(ctx, to, data)
 }
 
 // receive waits for the result envelope, checks, opens and decodes it.
@@ -158,7 +163,7 @@ func (a *floorAgent) receive(ctx context.Context) (floorResult, time.Duration, e
 	var res floorResult
 	rctx, cancel := context.WithTimeout(ctx, floorTimeout)
 	defer cancel()
-	m, err := a.in.Next(rctx)
+	m, err := a.wire.next(rctx)
 	if err != nil {
 		return res, 0, fmt.Errorf("waiting for the result: %w", err)
 	}
@@ -172,10 +177,10 @@ func (a *floorAgent) receive(ctx context.Context) (floorResult, time.Duration, e
 	return res, d, json.Unmarshal(pt, &res)
 }
 
-// open checks m against its pubsub author and decrypts it, timing both.
-func (a *floorAgent) open(m *pubsub.Message) (*envelope.Envelope, []byte, time.Duration, error) {
+// open checks m against its sender and decrypts it, timing both.
+func (a *floorAgent) open(m floorMsg) (*envelope.Envelope, []byte, time.Duration, error) {
 	t0 := time.Now()
-	env, err := a.ver.Check(m.Data, m.GetFrom())
+	env, err := a.ver.Check(m.data, m.from)
 	if err != nil {
 		return nil, nil, time.Since(t0), err
 	}

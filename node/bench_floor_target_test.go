@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/redis/go-redis/v9"
 
@@ -96,7 +95,7 @@ func (t *floorTarget) wait(b *testing.B) floorTargetSample {
 // serve handles bob's inbox until ctx ends.
 func (t *floorTarget) serve(ctx context.Context) {
 	for {
-		m, err := t.in.Next(ctx)
+		m, err := t.wire.next(ctx)
 		if err != nil {
 			return
 		}
@@ -111,7 +110,7 @@ func (t *floorTarget) serve(ctx context.Context) {
 
 // handle is bob's side of one round trip: open, claim, run the no-op, then
 // complete it in Redis while sending the result.
-func (t *floorTarget) handle(ctx context.Context, m *pubsub.Message) floorTargetSample {
+func (t *floorTarget) handle(ctx context.Context, m floorMsg) floorTargetSample {
 	var s floorTargetSample
 	env, pt, d, err := t.open(m)
 	s.crypto = d

@@ -59,8 +59,16 @@ const (
 // medians of the floor's parts: redis-target-p50-µs (the Lua call),
 // redis-origin-p50-µs (alice's final MULTI) and crypto-p50-µs (seal, check
 // and open of both envelopes).
-func BenchmarkCrossAgentFloor(b *testing.B) {
-	f := newFloorBench(b)
+func BenchmarkCrossAgentFloor(b *testing.B) { benchFloor(b, false) }
+
+// BenchmarkCrossAgentFloorDirect is BenchmarkCrossAgentFloor with the
+// envelopes on a kept libp2p stream per direction instead of the inbox
+// topics, as the agents send them to a peer they are connected to (overlay's
+// direct streams). The raw baseline stays gossipsub, as the issue names it.
+func BenchmarkCrossAgentFloorDirect(b *testing.B) { benchFloor(b, true) }
+
+func benchFloor(b *testing.B, direct bool) {
+	f := newFloorBench(b, direct)
 	n := 0
 	for range floorWarmup {
 		n++
@@ -83,12 +91,13 @@ type floorBench struct {
 	bob   *floorTarget
 }
 
-// newFloorBench starts both agents, connects them, waits for the mesh and
-// starts bob's target loop and raw echo. Everything stops at cleanup.
-func newFloorBench(b *testing.B) *floorBench {
+// newFloorBench starts both agents (envelopes on direct streams or on
+// gossipsub), connects them, waits for the mesh and starts bob's target
+// loop and raw echo. Everything stops at cleanup.
+func newFloorBench(b *testing.B, direct bool) *floorBench {
 	ctx, cancel := context.WithCancel(context.Background())
-	alice := newFloorAgent(b, ctx, "alice", "bob")
-	bob := newFloorAgent(b, ctx, "bob", "alice")
+	alice := newFloorAgent(b, ctx, "alice", "bob", direct)
+	bob := newFloorAgent(b, ctx, "bob", "alice", direct)
 	floorConnect(b, ctx, alice, bob)
 	t := &floorTarget{floorAgent: bob, origin: alice.id.PeerID(),
 		claim: redis.NewScript(floorClaimLua), done: make(chan floorTargetSample, 1)}
