@@ -38,7 +38,7 @@ var runs = []run{
 	{pkg: "./overlay", bench: "^BenchmarkPresenceTraffic$", full: 1, quick: 1, once: true, quickShort: true, verbose: true,
 		fullEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=30"}, quickEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=10"}},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentRoundTrip(InProcess|PubsubOnly)?$", full: 500, quick: 100},
-	{pkg: "./node", bench: "^BenchmarkCrossAgentFloor(API)?$", full: 500, quick: 100},
+	{pkg: "./node", bench: "^BenchmarkCrossAgentFloor(API)?(Direct)?$", full: 500, quick: 100},
 	{pkg: "./internal/e2e", bench: "^BenchmarkCrossAgentProcesses$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentCost$", full: 300, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkFlowChainEdge$", full: 5, quick: 1},

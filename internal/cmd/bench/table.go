@@ -182,7 +182,7 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentRoundTripPubsubOnly", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripPubsubOnly", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… direct streams (the default) vs gossipsub only, through the API, p50 (CrossAgentRoundTrip vs CrossAgentRoundTripPubsubOnly)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripPubsubOnly", "p50-µs"), µs, "", nil)
-	t.cmp("floor: a hand-written minimal cross-agent round trip (seal, check, open both ways; one Lua at the target, completion and origin writes; no API, runner, acks), p50 (vs raw gossipsub on the same hosts, interleaved)",
+	t.cmp("floor: a hand-written minimal cross-agent round trip (seal, check, open both ways; one Lua at the target, completion and origin writes; no API, runner, acks), envelopes on gossipsub inbox topics, p50 (vs raw gossipsub on the same hosts, interleaved)",
 		t.fig("BenchmarkCrossAgentFloor", "p50-µs"), t.fig("BenchmarkCrossAgentFloor", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… the floor's crypto (seal + check + open, both messages) and its two Redis calls on the critical path, p50 (vs the floor's p50)",
 		t.fig("BenchmarkCrossAgentFloor", "crypto-p50-µs").plus(t.fig("BenchmarkCrossAgentFloor", "redis-target-p50-µs")).plus(t.fig("BenchmarkCrossAgentFloor", "redis-origin-p50-µs")),
@@ -191,6 +191,16 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentFloorAPI", "p50-µs"), t.fig("BenchmarkCrossAgentFloorAPI", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… the same, vs the raw gossipsub request/response of the first row (2 bare hosts)",
 		t.fig("BenchmarkCrossAgentFloorAPI", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
+	t.cmp("floor on direct streams (the envelopes on a kept libp2p stream per direction, as connected agents send them; raw baseline still gossipsub), p50 (vs raw gossipsub on the same hosts, interleaved)",
+		t.fig("BenchmarkCrossAgentFloorDirect", "p50-µs"), t.fig("BenchmarkCrossAgentFloorDirect", "raw-p50-µs"), µs, "", nil)
+	t.cmp("… the same, vs the raw gossipsub request/response of the first row (2 bare hosts)",
+		t.fig("BenchmarkCrossAgentFloorDirect", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
+	t.cmp("floor on direct streams behind the minimal local API, p50 (vs the raw gossipsub request/response of the first row)",
+		t.fig("BenchmarkCrossAgentFloorAPIDirect", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
+	t.cmp("our round trip vs the floor on direct streams behind the minimal API, p50 (CrossAgentRoundTrip vs CrossAgentFloorAPIDirect)",
+		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentFloorAPIDirect", "p50-µs"), µs, "", nil)
+	t.cmp("our round trip submitted in process vs the floor on direct streams (no API on either side), p50 (CrossAgentRoundTripInProcess vs CrossAgentFloorDirect)",
+		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkCrossAgentFloorDirect", "p50-µs"), µs, "", nil)
 	t.cmp("our round trip vs the floor behind the minimal API, p50 (CrossAgentRoundTrip vs CrossAgentFloorAPI)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentFloorAPI", "p50-µs"), µs, "", nil)
 	t.cmp("our round trip vs the floor, p50 (CrossAgentRoundTrip vs CrossAgentFloor)",
