@@ -51,6 +51,30 @@ func BenchmarkCrossAgentProcesses(b *testing.B) {
 	overlaybench.Interleaved(b, 20, ours, rawAcrossProcesses(b))
 }
 
+// BenchmarkRawAcrossProcesses is BenchmarkCrossAgentProcesses's raw
+// baseline measured alone, as overlay's BenchmarkRawPubsubRoundTrip is: a
+// bare host here and one in a helper process, 1 KiB published and echoed
+// back over gossipsub, with no agent running beside them. It reports
+// p50-µs and p99-µs.
+func BenchmarkRawAcrossProcesses(b *testing.B) {
+	raw := rawAcrossProcesses(b)
+	for range 20 {
+		raw()
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		lat = append(lat, raw())
+	}
+	b.StopTimer()
+	if b.N == 0 {
+		return
+	}
+	p50, p99, _ := overlaybench.Percentiles(lat)
+	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+}
+
 // rawEchoEnv, when set, makes this test binary the raw baseline's echoing
 // host (rawEcho) instead of running tests.
 const rawEchoEnv = "HYPHAE_E2E_RAW_ECHO"

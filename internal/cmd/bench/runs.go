@@ -39,7 +39,7 @@ var runs = []run{
 		fullEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=30"}, quickEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=10"}},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentRoundTrip(InProcess|PubsubOnly)?$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentFloor(API)?(Direct)?$", full: 500, quick: 100},
-	{pkg: "./internal/e2e", bench: "^BenchmarkCrossAgentProcesses$", full: 500, quick: 100},
+	{pkg: "./internal/e2e", bench: "^Benchmark(CrossAgentProcesses|RawAcrossProcesses)$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentCost$", full: 300, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkFlowChainEdge$", full: 5, quick: 1},
 	{pkg: "./scheduler", bench: "^Benchmark(ChainEdge|FanOut1000)$", full: 10, quick: 2},

@@ -178,6 +178,8 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripInProcess", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… with each party its own OS process, as on two machines: two `hyphae run` agents, the client calling the API from a third; raw between two processes, interleaved: p50 (vs that raw p50)",
 		t.fig("BenchmarkCrossAgentProcesses", "p50-µs"), t.fig("BenchmarkCrossAgentProcesses", "raw-p50-µs"), µs, "", nil)
+	t.cmp("… the same processes vs raw between two processes measured alone (no agent running beside it, as the first row's raw): p50 (CrossAgentProcesses vs RawAcrossProcesses)",
+		t.fig("BenchmarkCrossAgentProcesses", "p50-µs"), t.fig("BenchmarkRawAcrossProcesses", "p50-µs"), µs, "", nil)
 	t.cmp("… with overlay.direct off on both agents (every message through gossipsub, as between agents not connected to each other), through the API: p50 (vs raw gossipsub interleaved in the same loop)",
 		t.fig("BenchmarkCrossAgentRoundTripPubsubOnly", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripPubsubOnly", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… direct streams (the default) vs gossipsub only, through the API, p50 (CrossAgentRoundTrip vs CrossAgentRoundTripPubsubOnly)",
