@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -166,6 +167,13 @@ func (o *Overlay) sendDirect(ctx context.Context, p peer.ID, frame []byte) error
 	}
 	o.stats.direct.Add(1)
 	return nil
+}
+
+// lengthPrefixed returns frame behind its uvarint length, in a new slice
+// (one write, one yamux frame).
+func lengthPrefixed(frame []byte) []byte {
+	b := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen32+len(frame)), uint64(len(frame)))
+	return append(b, frame...)
 }
 
 // writeDeadline is when a write of n bytes is given up: directWriteTimeout

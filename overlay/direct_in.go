@@ -85,13 +85,6 @@ func (o *Overlay) takeDirect(from peer.ID, b []byte) bool {
 	return true // ignored: not for us after all, or not judged in time
 }
 
-// lengthPrefixed returns frame behind its uvarint length, in a new slice
-// (one write, one yamux frame).
-func lengthPrefixed(frame []byte) []byte {
-	b := binary.AppendUvarint(make([]byte, 0, binary.MaxVarintLen32+len(frame)), uint64(len(frame)))
-	return append(b, frame...)
-}
-
 // readDirectFrame reads one frame of at most limit bytes behind its uvarint
 // length (at most binary.MaxVarintLen32 bytes). io.EOF means the stream
 // ended cleanly between frames; errFrameShort and errFrameTooLarge are the
