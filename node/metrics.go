@@ -101,14 +101,12 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			counter(descRejected, float64(v), k)
 		}
 	}
-	if n.overlay != nil {
-		s := n.overlay.FrameStats()
-		counter(descFrames, float64(s.Direct), "direct")
-		counter(descFrames, float64(s.Published), "gossipsub")
-		counter(descFrames, float64(s.Fallbacks), "fallback")
-		counter(descDirectRej, float64(s.Rejected), "rejected")
-		counter(descDirectRej, float64(s.Refused), "refused")
-	}
+	fs := n.FrameStats() // zero before the overlay starts
+	counter(descFrames, float64(fs.Direct), "direct")
+	counter(descFrames, float64(fs.Published), "gossipsub")
+	counter(descFrames, float64(fs.Fallbacks), "fallback")
+	counter(descDirectRej, float64(fs.Rejected), "rejected")
+	counter(descDirectRej, float64(fs.Refused), "refused")
 	c.collectPeers(ctx, gauge)
 	if n.runner != nil {
 		running, _ := n.runner.Load()
