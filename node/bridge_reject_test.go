@@ -266,12 +266,12 @@ func lines(t testing.TB, path string) int {
 	return strings.Count(string(b), "\n")
 }
 
-// TestBridgeRejectsForgedEnvelopes sends crafted envelopes to an agent,
-// on a direct stream and through gossipsub, as a peer that is granted executor in the target context
-// (so only the envelope checks stand between the bytes and a running job)
-// and checks that each is rejected, counted under its reason, writes
-// nothing into the context and runs nothing; the agent then still serves a
-// legitimate job.
+// TestBridgeRejectsForgedEnvelopes sends crafted envelopes to an agent, on
+// a direct stream and through gossipsub, as a peer that is granted executor
+// in the target context (so only the envelope checks stand between the
+// bytes and a running job), and checks that each is rejected, counted under
+// its reason, writes nothing into the context and runs nothing; the agent
+// then still serves a legitimate job.
 func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 	b := startAgent(t, agentOpts{tcpAPI: true})
 	const target = 2

@@ -1,6 +1,6 @@
 // Package envelope is the bus wire format: every message an agent sends on
-// the bus (gossipsub or a direct stream) is one envelope, signed by its sender's actor key and
-// carrying a payload age-encrypted to its recipient.
+// the bus (gossipsub or a direct stream) is one envelope, signed by its
+// sender's actor key and carrying a payload age-encrypted to its recipient.
 //
 // # Wire layout (version 1)
 //

@@ -22,10 +22,10 @@ type Verifier struct {
 }
 
 // Check decodes b and validates it as a message sent by author (the
-// gossipsub author, or the remote peer of a direct stream): size, structure and version, known type, sender ==
-// author, signature, and timestamp within the skew window. It does not look
-// at the recipient or the payload; see Open. Errors wrap one sentinel; see
-// Reason.
+// gossipsub author, or the remote peer of a direct stream): size, structure
+// and version, known type, sender == author, signature, and timestamp
+// within the skew window. It does not look at the recipient or the payload;
+// see Open. Errors wrap one sentinel; see Reason.
 func (v *Verifier) Check(b []byte, author peer.ID) (*Envelope, error) {
 	env, signed, err := unmarshalSigned(b, v.MaxSize)
 	if err != nil {

@@ -79,8 +79,8 @@ func newRoot(g *globals) *cobra.Command {
 		Short: "Hyphae: a peer-to-peer job agent — one binary on every machine, no central server",
 		Long: `Hyphae runs one agent per machine. Agents find each other (mDNS on a LAN,
 bootstrap peers and a DHT beyond it), carry signed, encrypted messages over
-gossipsub and direct streams, keep state in Redis, and run jobs and DAG flows for the actors
-allowed into their contexts.
+gossipsub and direct streams, keep state in Redis, and run jobs and DAG flows
+for the actors allowed into their contexts.
 
 Start here:
   hyphae demo                      three agents in one process, a cross-tenant flow
