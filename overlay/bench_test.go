@@ -131,17 +131,11 @@ func BenchmarkRawStreamRoundTrip(b *testing.B) {
 
 // measure runs f b.N times and reports p50 and p99 in microseconds.
 func measure(b *testing.B, f func()) {
-	d := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	overlaybench.Alone(b, 0, func() time.Duration {
 		t0 := time.Now()
 		f()
-		d = append(d, time.Since(t0))
-	}
-	b.StopTimer()
-	p50, p99, _ := overlaybench.Percentiles(d)
-	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+		return time.Since(t0)
+	})
 }
 
 // BenchmarkPresenceTraffic measures presence traffic per agent per minute

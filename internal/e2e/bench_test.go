@@ -57,22 +57,7 @@ func BenchmarkCrossAgentProcesses(b *testing.B) {
 // back over gossipsub, with no agent running beside them. It reports
 // p50-µs and p99-µs.
 func BenchmarkRawAcrossProcesses(b *testing.B) {
-	raw := rawAcrossProcesses(b)
-	for range 20 {
-		raw()
-	}
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		lat = append(lat, raw())
-	}
-	b.StopTimer()
-	if b.N == 0 {
-		return
-	}
-	p50, p99, _ := overlaybench.Percentiles(lat)
-	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+	overlaybench.Alone(b, 20, rawAcrossProcesses(b))
 }
 
 // rawEchoEnv, when set, makes this test binary the raw baseline's echoing

@@ -36,6 +36,27 @@ func Interleaved(b *testing.B, warm int, ours, raw func() time.Duration) {
 	b.ReportMetric(float64(p50)/float64(raw50), "ratio-p50")
 }
 
+// Alone measures f on its own, as a baseline taken with nothing beside it:
+// warm untimed rounds, then b.N timed ones, each f returning its own
+// duration. It reports p50-µs and p99-µs.
+func Alone(b *testing.B, warm int, f func() time.Duration) {
+	for range warm {
+		f()
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		lat = append(lat, f())
+	}
+	b.StopTimer()
+	if b.N == 0 {
+		return
+	}
+	p50, p99, _ := Percentiles(lat)
+	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
+	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+}
+
 // Percentiles sorts lat (not empty) and returns its p50, p99 and sum.
 func Percentiles(lat []time.Duration) (p50, p99, total time.Duration) {
 	slices.Sort(lat)
