@@ -41,11 +41,16 @@ const ToAny = "any"
 // agent): it submits a job to this agent's runner or to another agent and,
 // with p.Wait, waits for its end. Bad parameters are *api.Error values.
 func (n *Node) RunJob(ctx context.Context, p JobRunParams) (*JobView, error) {
-	j, err := n.jobRun(ctx, p, true)
+	j, w, err := n.jobRun(ctx, p, true)
 	if err != nil || p.Wait == 0 {
 		return j, err
 	}
-	return n.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, true)
+	var wait waitFunc = n.store.WaitNewJob
+	if w != nil { // a job sent away: its end comes through this agent's bridge
+		defer w.Close()
+		wait = func(ctx context.Context, _ uint64, _ string) (*model.RunnerJob, error) { return w.Wait(ctx) }
+	}
+	return n.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, wait)
 }
 
 // JobRef names a job in a context by key (job:<caller>:<id>).
@@ -58,7 +63,10 @@ func (n *Node) registerJobMethods() {
 	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it.",
 		n.RunJob)
 	api.Register(n.table, "job.create", "Store a job without running it.",
-		func(ctx context.Context, p JobRunParams) (*JobView, error) { return n.jobRun(ctx, p, false) })
+		func(ctx context.Context, p JobRunParams) (*JobView, error) {
+			j, _, err := n.jobRun(ctx, p, false)
+			return j, err
+		})
 	api.Register(n.table, "job.load", "Show a job.", n.jobLoad)
 	api.Register(n.table, "job.status", "A job's status.",
 		func(ctx context.Context, p JobRef) (map[string]string, error) {
@@ -81,7 +89,7 @@ func (n *Node) registerJobMethods() {
 			JobRef
 			Timeout int64 `json:"timeout,omitempty"`
 		}) (*JobView, error) {
-			return n.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, false)
+			return n.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, n.store.WaitJob)
 		})
 	api.Register(n.table, "job.list", "List a context's jobs, newest first: all of them, "+
 		"or those with `status` (dispatched, waiting_for_prerequisites, started, error, finished), at most `limit` (0: all).",
@@ -124,26 +132,34 @@ func (n *Node) jobList(ctx context.Context, p JobListParams) ([]*JobView, error)
 	return out, nil
 }
 
-func (n *Node) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, error) {
+// jobRun stores job p (run: and sets it going). A job sent to another
+// agent with p.Wait comes with a watch on its end (the caller closes it).
+func (n *Node) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, *store.EndWatch, error) {
 	if err := checkJobParams(p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Wait != 0 && !run {
-		return nil, api.InvalidParams("wait", "job.create does not run the job: nothing to wait for")
+		return nil, nil, api.InvalidParams("wait", "job.create does not run the job: nothing to wait for")
 	}
 	if strings.HasPrefix(p.To, "runner:") {
 		to, err := n.runnerPeer(ctx, p.Context, p.To)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		p.To = to
 	}
 	if p.To != "" && p.To != "self" && p.To != n.id.PeerID().String() {
 		if !run {
-			return nil, api.InvalidParams("to", "job.create stores local jobs only; use job.run for remote ones")
+			return nil, nil, api.InvalidParams("to", "job.create stores local jobs only; use job.run for remote ones")
 		}
 		return n.submitRemote(ctx, p)
 	}
+	j, err := n.jobRunHere(ctx, p, run)
+	return j, nil, err
+}
+
+// jobRunHere stores job p for this agent's runner (run: and queues it).
+func (n *Node) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*JobView, error) {
 	if err := n.store.CheckContextID(p.Context); err != nil {
 		return nil, api.InvalidParams("context", "%v", err)
 	}
@@ -196,10 +212,12 @@ func (n *Node) jobLoad(ctx context.Context, p JobRef) (*JobView, error) {
 	return jobView(j), nil
 }
 
-// jobWait waits up to d (at most an hour) for job p to end and returns it,
-// as it is then if the wait runs out. fresh: the caller has just set the job
-// going (store.WaitNewJob).
-func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration, fresh bool) (*JobView, error) {
+// waitFunc waits for a job's end (store.WaitJob and its kin).
+type waitFunc func(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error)
+
+// jobWait waits up to d (at most an hour) for job p to end, with wait, and
+// returns it, as it is then if the wait runs out.
+func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration, wait waitFunc) (*JobView, error) {
 	if _, _, err := store.ParseJobKey(p.Key); err != nil {
 		return nil, api.InvalidParams("key", "%v", err)
 	}
@@ -208,10 +226,6 @@ func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration, fresh boo
 	}
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	wait := n.store.WaitJob
-	if fresh {
-		wait = n.store.WaitNewJob
-	}
 	j, err := wait(wctx, p.Context, p.Key)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err

@@ -20,29 +20,30 @@ import (
 // p.Context; the local record lives in the local context of the same id
 // when there is one, else in the lowest local context (one is created
 // when there is none).
-func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, error) {
+func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, *store.EndWatch, error) {
 	dst := "" // to any: the bridge routes it by type
 	if p.To != ToAny {
 		id, err := peer.Decode(p.To)
 		if err != nil {
-			return nil, api.InvalidParams("to", "%q is neither self, any nor a peer ID: %v", p.To, err)
+			return nil, nil, api.InvalidParams("to", "%q is neither self, any nor a peer ID: %v", p.To, err)
 		}
 		dst = id.String()
 	}
 	if n.draining.Load() {
-		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not sending new jobs")
+		return nil, nil, api.Errorf(api.CodeUnavailable, "agent is draining: not sending new jobs")
 	}
 	origin, err := n.originContext(ctx, p.Context)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	j := &model.RunnerJob{CallerID: n.self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env,
 		Status: model.JobDispatched, Attempt: 1, Runner: dst}
-	if err := n.bridge.Submit(ctx, origin, p.Context, dst, j, n.cfg.Bus.Timeout); err != nil {
-		return nil, err
+	w, err := n.bridge.Submit(ctx, origin, p.Context, dst, j, n.cfg.Bus.Timeout, p.Wait != 0)
+	if err != nil {
+		return nil, nil, err
 	}
-	return jobView(j), nil
+	return jobView(j), w, nil
 }
 
 // originContext picks the local context that records a job sent away.

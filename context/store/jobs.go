@@ -161,14 +161,27 @@ func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key strin
 		return fmt.Errorf("store.CompleteJob: %w", err)
 	}
 	keys, args := completeArgs(key, attempt, status, fields)
-	script := completeJob
+	script, read := completeJob, completeJobRead
 	if len(lines) > 0 {
 		list, _ := json.Marshal(lines) // a list of strings always encodes
 		keys = append(keys, LogKey(key))
 		args = slices.Insert(args, 4, any(string(list)), any(max), any(LogChannel(ctxID, key)), any(LogCapMarker))
-		script = completeWithLogs
+		script, read = completeWithLogs, completeWithLogsRead
 	}
-	return scriptErr("store.CompleteJob", script.Run(ctx, db, keys, args...).Err())
+	watched := s.ends.watched(ctxID, key)
+	if watched {
+		script = read // the watch gets the ended job from this round trip
+	}
+	res := script.Run(ctx, db, keys, args...)
+	if err := res.Err(); err != nil || !watched {
+		return scriptErr("store.CompleteJob", err)
+	}
+	h, err := endedJob(res)
+	if err != nil {
+		return fmt.Errorf("store.CompleteJob: %w", err)
+	}
+	s.ends.ended(ctxID, key, h)
+	return nil
 }
 
 // completeArgs builds the KEYS and ARGV of the completeJob script; every

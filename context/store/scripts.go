@@ -133,12 +133,28 @@ var completeWithLogs = redis.NewScript(luaMoves + luaCheck + luaAppendLines + `
 appendLines(KEYS[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], cjson.decode(ARGV[5]))
 ` + luaComplete(9))
 
+// completeJobRead and completeWithLogsRead are completeJob and
+// completeWithLogs that return the ended job (HGETALL) instead of 1, for a
+// job someone watches (EndWatch).
+var (
+	completeJobRead      = redis.NewScript(luaMoves + luaCheck + luaCompleteThen(5, luaReturnJob))
+	completeWithLogsRead = redis.NewScript(luaMoves + luaCheck + luaAppendLines + `
+appendLines(KEYS[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], cjson.decode(ARGV[5]))
+` + luaCompleteThen(9, luaReturnJob))
+)
+
+// luaReturnJob ends a completion script with the ended job's fields.
+const luaReturnJob = `return redis.call('HGETALL', KEYS[1])`
+
 // luaComplete is the body of a completion, after luaCheck: status, fields
 // (ARGV[first..] field, value pairs) in one HSET, the reply push and the
 // jobs_done / remote_done pushes. KEYS[1..4] and ARGV[1..4] as for
 // completeJob. Every script that ends a job attempt uses it, so their side
 // effects cannot drift apart.
-func luaComplete(first int) string {
+func luaComplete(first int) string { return luaCompleteThen(first, "return 1") }
+
+// luaCompleteThen is luaComplete ending with ret instead of "return 1".
+func luaCompleteThen(first int, ret string) string {
 	return fmt.Sprintf(`
 if #ARGV >= %[1]d then
   redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, %[1]d))
@@ -150,8 +166,8 @@ redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
 local f = redis.call('HMGET', KEYS[1], 'flow_id', 'origin_peer')
 if f[1] and f[1] ~= '' and f[1] ~= '0' then redis.call('LPUSH', KEYS[3], KEYS[1]) end
 if f[2] and f[2] ~= '' then redis.call('LPUSH', KEYS[4], KEYS[1]) end
-return 1
-`, first)
+%[2]s
+`, first, ret)
 }
 
 // requeueJob puts a job back as a new attempt.

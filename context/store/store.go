@@ -29,7 +29,8 @@ type Store struct {
 	clients map[uint64]*redis.Client // guarded by mu
 	closed  bool                     // guarded by mu
 
-	ids idBlocks // reserved id ranges, for NextIDs
+	ids  idBlocks   // reserved id ranges, for NextIDs
+	ends endWatches // jobs waited for in this process (WatchEnd)
 }
 
 // Open connects to the Redis at url (redis://, rediss://, unix://; user and

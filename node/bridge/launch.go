@@ -167,11 +167,13 @@ func withoutJobs(m *model.Message) model.Hash {
 // context origin to context target of another agent (dst; empty = route by
 // the job's runner or type): it saves the job and its message and sends it
 // at once, in one round trip (ids come from reserved blocks). It fills in
-// j's id.
-func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, j *model.RunnerJob, timeout time.Duration) error {
+// j's id. With watch, it returns a watch on the job's end, opened before
+// the job can end (the caller closes it); else nil.
+func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, j *model.RunnerJob,
+	timeout time.Duration, watch bool) (*store.EndWatch, error) {
 	ids, err := b.st.NextIDs(ctx, origin, "job", "message")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	j.ID, j.ContextID = ids[0], origin
 	m := &model.Message{ID: ids[1], CallerID: j.CallerID, ContextID: target, MessageType: model.MsgTypeJob,
@@ -184,8 +186,19 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	now := time.Now().Unix()
 	j.CreatedAt, j.UpdatedAt, m.CreatedAt, m.UpdatedAt = now, now, now, now
 	m.Job = []*model.RunnerJob{j}
-	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: store.JobKey(j.CallerID, j.ID), JobFields: j.ToHash()}
-	return b.launch(ctx, origin, key, m, j, o, nil)
+	jk := store.JobKey(j.CallerID, j.ID)
+	var w *store.EndWatch
+	if watch {
+		w = b.st.WatchEnd(origin, jk)
+	}
+	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: jk, JobFields: j.ToHash()}
+	if err := b.launch(ctx, origin, key, m, j, o, nil); err != nil {
+		if w != nil {
+			w.Close()
+		}
+		return nil, err
+	}
+	return w, nil
 }
 
 // launchTaken sends a message taken from msg_out (now on
