@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -40,8 +41,9 @@ const (
 
 // directOut is this agent's stream to one peer.
 type directOut struct {
-	mu sync.Mutex     // serialises opening and writes
-	s  network.Stream // guarded by mu; nil until opened or after it failed
+	mu   sync.Mutex     // serialises opening and writes
+	s    network.Stream // guarded by mu; nil until opened or after it failed
+	gone bool           // swept from directState.out: take a fresh entry; guarded by mu
 }
 
 // directState is the overlay's bookkeeping of direct streams.
@@ -78,6 +80,50 @@ func (d *directState) entry(p peer.ID) *directOut {
 		d.out[p] = e
 	}
 	return e
+}
+
+// lock returns p's stream slot, locked: a slot swept meanwhile is
+// replaced by a fresh one, so every sender of p shares one slot.
+func (d *directState) lock(p peer.ID) *directOut {
+	for {
+		e := d.entry(p)
+		e.mu.Lock()
+		if !e.gone {
+			return e
+		}
+		e.mu.Unlock()
+	}
+}
+
+// sweep forgets what is kept about peers that no longer need it: the slots
+// of peers not connected and without a stream (it ended with their
+// connection), lapsed holds, and strikes older than directPenalty. A slot
+// in use (a write under way) is left for the next sweep. So a long-running
+// agent's bookkeeping follows the peers it talks to now, not every peer it
+// ever talked to.
+func (d *directState) sweep(now time.Time, connected func(peer.ID) bool) {
+	d.mu.Lock()
+	idle := make([]peer.ID, 0, len(d.out))
+	for p := range d.out {
+		idle = append(idle, p)
+	}
+	d.mu.Unlock()
+	idle = slices.DeleteFunc(idle, connected) // outside d.mu: it asks the swarm
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, p := range idle {
+		if e := d.out[p]; e != nil && e.mu.TryLock() {
+			if e.s == nil {
+				e.gone = true
+				delete(d.out, p)
+			}
+			e.mu.Unlock()
+		}
+	}
+	for _, m := range []map[peer.ID]time.Time{d.backoff, d.refuse} {
+		maps.DeleteFunc(m, func(_ peer.ID, until time.Time) bool { return now.After(until) })
+	}
+	maps.DeleteFunc(d.strikes, func(_ peer.ID, s strikes) bool { return now.Sub(s.since) > directPenalty })
 }
 
 // until records that m[p] holds until now+d.
@@ -143,8 +189,7 @@ func (o *Overlay) canDirect(p peer.ID) bool {
 // existing connection when needed. On failure the stream is reset, p is
 // held back for directBackoff, and the caller uses gossipsub.
 func (o *Overlay) sendDirect(ctx context.Context, p peer.ID, frame []byte) error {
-	e := o.direct.entry(p)
-	e.mu.Lock()
+	e := o.direct.lock(p)
 	defer e.mu.Unlock()
 	if e.s == nil {
 		s, err := o.openDirect(ctx, p)

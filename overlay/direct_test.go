@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -94,28 +95,72 @@ func TestSendDirectFallsBackToGossipsub(t *testing.T) {
 // is back, frames to it go on a direct stream again at once, not after the
 // backoff that a failed stream earns.
 func TestSendDirectAfterPeerRestart(t *testing.T) {
+	a, b := sentDirect(t)
+	shutdown(t, b.agent)
+	waitFor(t, 10*time.Second, "A disconnected from B", func() bool { return !a.o.Connected(b.o.ID()) })
+	sendAfterRestart(t, a, b)
+}
+
+// A peer that goes away leaves nothing behind in the sender's bookkeeping
+// of direct streams once the next sweep has run (a long-running agent
+// does not keep a slot for every peer it ever talked to), and when it
+// comes back the next message goes direct again, on a fresh slot.
+func TestDirectForgetsPeersThatLeft(t *testing.T) {
+	a, b := sentDirect(t)
+	if !a.o.direct.holds(b.o.ID()) {
+		t.Fatal("A keeps no stream slot for B after sending to it")
+	}
+	shutdown(t, b.agent)
+	waitFor(t, 10*time.Second, "A forgets B's stream slot", func() bool { return !a.o.direct.holds(b.o.ID()) })
+	sendAfterRestart(t, a, b)
+}
+
+// restartable is an agent with what it takes to start it again.
+type restartable struct {
+	*agent
+	cfg Config
+	key crypto.PrivKey
+}
+
+// sentDirect starts A, and B bootstrapped from A, and sends "before" from
+// A to B, which must arrive on the direct stream.
+func sentDirect(t *testing.T) (*agent, restartable) {
 	a := startAgent(t, testConfig())
-	cfgB := testConfig()
-	cfgB.Bootstrap = []string{a.addr()}
-	keyB := newKey(t)
-	b := startAgentKey(t, cfgB, keyB)
+	b := restartable{cfg: testConfig(), key: newKey(t)}
+	b.cfg.Bootstrap = []string{a.addr()}
+	b.agent = startAgentKey(t, b.cfg, b.key)
 	waitFor(t, 10*time.Second, "A connected to B", func() bool { return a.o.Connected(b.o.ID()) })
-	send(t, a, b, "before")
-	if got := recv(t, b, 10*time.Second); string(got.Data) != "before" || got.Topic != DirectTopic {
+	send(t, a, b.agent, "before")
+	if got := recv(t, b.agent, 10*time.Second); string(got.Data) != "before" || got.Topic != DirectTopic {
 		t.Fatalf("B got %q on %q", got.Data, got.Topic)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := b.o.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "A disconnected from B", func() bool { return !a.o.Connected(b.o.ID()) })
-	again := startAgentKey(t, cfgB, keyB)
+	return a, b
+}
+
+// sendAfterRestart starts b again and sends "after" from a, which must
+// arrive on a direct stream.
+func sendAfterRestart(t *testing.T, a *agent, b restartable) {
+	again := startAgentKey(t, b.cfg, b.key)
 	waitFor(t, 10*time.Second, "A connected to B again", func() bool { return a.o.Connected(again.o.ID()) })
 	send(t, a, again, "after")
 	if got := recv(t, again, 10*time.Second); string(got.Data) != "after" || got.Topic != DirectTopic {
 		t.Fatalf("B, restarted, got %q on %q; A %+v", got.Data, got.Topic, a.o.FrameStats())
 	}
+}
+
+func shutdown(t *testing.T, x *agent) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := x.o.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// holds reports whether a stream slot for p is kept.
+func (d *directState) holds(p peer.ID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.out[p] != nil
 }
 
 // Rejected frames on a direct stream are counted and not delivered, the

@@ -60,7 +60,8 @@ func (o *Overlay) loadTable(ctx context.Context) []*model.Peer {
 }
 
 // tableLoop applies presence records and marks silent peers down. It is
-// the only writer of the peer table, so OnPeerChange calls are serial.
+// the only writer of the peer table, so OnPeerChange calls are serial. Its
+// tick also sweeps the direct streams' bookkeeping.
 func (o *Overlay) tableLoop(records <-chan *presenceRecord) {
 	tick := time.NewTicker(o.cfg.PresenceInterval)
 	defer tick.Stop()
@@ -72,6 +73,7 @@ func (o *Overlay) tableLoop(records <-chan *presenceRecord) {
 		case r := <-records:
 			o.applyRecord(r)
 		case now := <-tick.C:
+			o.direct.sweep(now, o.Connected)
 			for _, row := range o.table.sweep(now.Add(-silence)) {
 				o.log.Info("overlay: peer down", "peer", row.PeerID)
 				o.save(o.ctx, row)
