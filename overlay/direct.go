@@ -70,23 +70,18 @@ func newDirectState() *directState {
 	}
 }
 
-// entry returns p's stream slot, creating it.
-func (d *directState) entry(p peer.ID) *directOut {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	e := d.out[p]
-	if e == nil {
-		e = &directOut{}
-		d.out[p] = e
-	}
-	return e
-}
-
-// lock returns p's stream slot, locked: a slot swept meanwhile is
-// replaced by a fresh one, so every sender of p shares one slot.
+// lock returns p's stream slot, locked, creating it when there is none: a
+// slot swept meanwhile is replaced by a fresh one, so every sender of p
+// shares one slot.
 func (d *directState) lock(p peer.ID) *directOut {
 	for {
-		e := d.entry(p)
+		d.mu.Lock()
+		e := d.out[p]
+		if e == nil {
+			e = &directOut{}
+			d.out[p] = e
+		}
+		d.mu.Unlock()
 		e.mu.Lock()
 		if !e.gone {
 			return e
@@ -103,10 +98,7 @@ func (d *directState) lock(p peer.ID) *directOut {
 // ever talked to.
 func (d *directState) sweep(now time.Time, connected func(peer.ID) bool) {
 	d.mu.Lock()
-	idle := make([]peer.ID, 0, len(d.out))
-	for p := range d.out {
-		idle = append(idle, p)
-	}
+	idle := slices.Collect(maps.Keys(d.out))
 	d.mu.Unlock()
 	idle = slices.DeleteFunc(idle, connected) // outside d.mu: it asks the swarm
 	d.mu.Lock()
@@ -133,16 +125,12 @@ func (d *directState) until(m map[peer.ID]time.Time, p peer.ID, dur time.Duratio
 	m[p] = time.Now().Add(dur)
 }
 
-// active reports whether m[p] still holds, forgetting it once it lapsed.
+// active reports whether m[p] still holds (sweep forgets it once lapsed).
 func (d *directState) active(m map[peer.ID]time.Time, p peer.ID) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	t, ok := m[p]
-	if ok && time.Now().After(t) {
-		delete(m, p)
-		ok = false
-	}
-	return ok
+	return ok && time.Now().Before(t)
 }
 
 // connected forgets the backoff of a peer that connects anew (an agent
