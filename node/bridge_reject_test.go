@@ -393,15 +393,16 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 
 // TestBridgeRejectsReplayedEnvelope sends the very same signed envelope
 // twice, on a direct stream and through gossipsub (the overlay frames each
-// send with a new nonce, so pubsub sees two different messages): the first runs, the second is caught by the
-// envelope id remembered in Redis and counted as a replay; the job runs
-// once.
+// send with a new nonce, so pubsub sees two different messages): the first
+// runs, the second is caught by the envelope id remembered in Redis and
+// counted as a replay; the job runs once.
 func TestBridgeRejectsReplayedEnvelope(t *testing.T) {
 	for _, path := range paths {
 		t.Run(path, func(t *testing.T) { replayedEnvelope(t, path) })
 	}
 }
 
+// replayedEnvelope is TestBridgeRejectsReplayedEnvelope on one path.
 func replayedEnvelope(t *testing.T, path string) {
 	b := startAgent(t, agentOpts{tcpAPI: true})
 	const target = 3

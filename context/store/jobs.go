@@ -141,6 +141,8 @@ func (s *Store) SetJobStatus(ctx context.Context, ctxID uint64, key string, atte
 // fields (result, error, …), pushing the status on reply:<key> for waiters,
 // the key on jobs_done when the job belongs to a flow (the scheduler) and on
 // remote_done when it came from another agent (the bridge) — atomically.
+// An EndWatch on the job in this process gets the ended job, read by the
+// same script.
 func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash) error {
 	return s.CompleteJobWithLogs(ctx, ctxID, key, attempt, status, fields, nil, 0)
