@@ -24,15 +24,33 @@ type Client struct {
 	socket string
 	http   *http.Client
 	seq    atomic.Int64
+	pool   *streams // JSON-RPC streams on the socket; nil on TCP
 }
 
-// NewUnixClient talks to the agent whose socket is at path.
+// NewUnixClient talks to the agent whose socket is at path: calls go over
+// JSON-RPC streams it keeps open between calls (HTTP if the agent is older
+// than streams), plain endpoints over HTTP.
 func NewUnixClient(path string) *Client {
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", path)
 	}}
-	return &Client{base: "http://hyphae", socket: path, http: &http.Client{Transport: tr}}
+	return &Client{base: "http://hyphae", socket: path, http: &http.Client{Transport: tr}, pool: &streams{path: path}}
+}
+
+// NewUnixHTTPClient is NewUnixClient posting every call over HTTP.
+func NewUnixHTTPClient(path string) *Client {
+	c := NewUnixClient(path)
+	c.pool = nil
+	return c
+}
+
+// Close drops the connections kept between calls; the Client still works.
+func (c *Client) Close() {
+	if c.pool != nil {
+		c.pool.close()
+	}
+	c.http.CloseIdleConnections()
 }
 
 // NewTCPClient talks to addr (host:port) with a bearer token.
@@ -50,13 +68,9 @@ func (c *Client) Call(ctx context.Context, method string, params, out any) error
 		return fmt.Errorf("api.Call %s: params: %w", method, err)
 	}
 	body, _ := json.Marshal(request{JSONRPC: "2.0", ID: json.RawMessage(fmt.Sprint(c.seq.Add(1))), Method: method, Params: p})
-	resp, err := c.post(ctx, "/rpc", body)
+	r, err := c.rpc(ctx, body)
 	if err != nil {
-		return err
-	}
-	var r response
-	if err := json.Unmarshal(resp, &r); err != nil {
-		return fmt.Errorf("api.Call %s: bad response: %w", method, err)
+		return fmt.Errorf("api.Call %s: %w", method, err)
 	}
 	if r.Error != nil {
 		return r.Error
@@ -104,6 +118,26 @@ func (c *Client) Stream(ctx context.Context, path string) (io.ReadCloser, error)
 	return resp.Body, nil
 }
 
+// rpc sends one encoded request, on a stream when it can, and returns
+// the response.
+func (c *Client) rpc(ctx context.Context, body []byte) (*response, error) {
+	if c.pool != nil && c.pool.enabled() {
+		r, err := c.pool.call(ctx, body)
+		if !errors.Is(err, errHTTPOnly) {
+			return r, c.connErr(err)
+		}
+	}
+	b, err := c.post(ctx, "/rpc", body)
+	if err != nil {
+		return nil, err
+	}
+	var r response
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("bad response: %w", err)
+	}
+	return &r, nil
+}
+
 func (c *Client) post(ctx context.Context, path string, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
 	if err != nil {
@@ -130,6 +164,9 @@ func (c *Client) auth(req *http.Request) {
 }
 
 func (c *Client) connErr(err error) error {
+	if err == nil {
+		return nil
+	}
 	if c.socket != "" && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
 		return fmt.Errorf("%w on socket %s", ErrNoAgent, c.socket)
 	}

@@ -1,12 +1,25 @@
-// Package api is the agent's control API: JSON-RPC 2.0 over HTTP, served on
-// a unix socket in the data dir (mode 0600, no token) and on a TCP address
-// (bearer token from <data_dir>/api.token required), plus plain HTTP
-// endpoints the node registers (/health, /ready, /info, /metrics, events).
+// Package api is the agent's control API: JSON-RPC 2.0 served on a unix
+// socket in the data dir (mode 0600, no token) and on a TCP address (bearer
+// token from <data_dir>/api.token required), plus plain HTTP endpoints the
+// node registers (/health, /ready, /info, /metrics, events).
 //
 // Methods live in one Table; the server dispatches from it and rpc.discover
 // generates its OpenRPC document from it, so the two cannot disagree.
 //
-// Wire: POST /rpc with {"jsonrpc":"2.0","id":1,"method":"node.info",
-// "params":{...}}; the answer is {"jsonrpc":"2.0","id":1,"result":...} or
+// Wire, over HTTP (socket and TCP): POST /rpc with
+// {"jsonrpc":"2.0","id":1,"method":"node.info","params":{...}}; the answer
+// is {"jsonrpc":"2.0","id":1,"result":...} or
 // {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"..."}}.
+//
+// Wire, as a stream (socket only): a connection whose first byte is '{'
+// (or whitespace) carries the same request objects back to back, without
+// HTTP, as geth's IPC does; each is answered in order by one response
+// object and a newline, and the connection stays open for the next. A
+// request without "id" is a notification: it runs and is not answered. A
+// syntax error, or a request over MaxRequest bytes, is answered with an
+// error (id null) and ends the connection; a request of the wrong shape
+// is answered with an error and the connection stays usable. Try it with
+// `echo '{"jsonrpc":"2.0","id":1,"method":"node.info"}' | nc -U hyphae.sock`.
+// Client uses streams on the socket, keeping up to four open between
+// calls, and falls back to HTTP for an agent that answers in HTTP.
 package api

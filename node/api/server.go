@@ -27,15 +27,23 @@ type Server struct {
 	classify Classifier
 	mux      *http.ServeMux
 
+	base   context.Context // stream requests run under it; cancelled late in Shutdown
+	cancel context.CancelFunc
+
 	mu        sync.Mutex
-	servers   []*http.Server // guarded by mu
-	listeners []net.Listener // guarded by mu
-	wg        sync.WaitGroup
+	servers   []*http.Server        // guarded by mu
+	listeners []net.Listener        // raw unix listeners; guarded by mu
+	conns     map[net.Conn]struct{} // streams and unsniffed connections; guarded by mu
+	closing   bool                  // guarded by mu
+	wg        sync.WaitGroup        // serving goroutines
+	streams   sync.WaitGroup        // accept loops, sniffs and streams
 }
 
 // NewServer builds a server for table; token guards TCP.
 func NewServer(table *Table, token string, classify Classifier, log *slog.Logger) *Server {
-	s := &Server{table: table, token: token, log: log, classify: classify, mux: http.NewServeMux()}
+	s := &Server{table: table, token: token, log: log, classify: classify, mux: http.NewServeMux(),
+		conns: map[net.Conn]struct{}{}}
+	s.base, s.cancel = context.WithCancel(context.Background())
 	s.mux.HandleFunc("POST /rpc", s.serveRPC)
 	return s
 }
@@ -50,7 +58,8 @@ func (s *Server) Handle(pattern string, h http.Handler, open bool) {
 }
 
 // ListenUnix serves on a unix socket at path (mode 0600), replacing a
-// stale socket file left by a crashed agent.
+// stale socket file left by a crashed agent. The socket speaks HTTP and
+// plain JSON-RPC streams (see stream.go).
 func (s *Server) ListenUnix(path string) error {
 	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
 		c.Close()
@@ -65,7 +74,13 @@ func (s *Server) ListenUnix(path string) error {
 		l.Close()
 		return fmt.Errorf("api: chmod %s: %w", path, err)
 	}
-	s.serve(l, s.mux)
+	q := newConnQueue(l.Addr())
+	s.serve(q, s.mux)
+	s.mu.Lock()
+	s.listeners = append(s.listeners, l)
+	s.mu.Unlock()
+	s.streams.Add(1)
+	go s.acceptUnix(l, q)
 	return nil
 }
 
@@ -84,28 +99,37 @@ func (s *Server) serve(l net.Listener, h http.Handler) {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	s.mu.Lock()
 	s.servers = append(s.servers, srv)
-	s.listeners = append(s.listeners, l)
 	s.mu.Unlock()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		err := srv.Serve(l)
+		if err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 			s.log.Error("api: serve", "addr", l.Addr().String(), "err", err)
 		}
 	}()
 }
 
-// Shutdown stops serving; safe to call twice.
+// Shutdown stops serving, letting requests in flight finish until ctx is
+// done; safe to call twice.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	servers := s.servers
-	s.servers = nil
+	servers, listeners := s.servers, s.listeners
+	s.servers, s.listeners = nil, nil
 	s.mu.Unlock()
+	for _, l := range listeners {
+		l.Close()
+	}
+	streamsDone := make(chan struct{})
+	go func() { s.streams.Wait(); close(streamsDone) }()
 	for _, srv := range servers {
 		if err := srv.Shutdown(ctx); err != nil {
 			_ = srv.Close()
 		}
 	}
+	s.endStreams(ctx, streamsDone)
+	<-streamsDone
+	s.cancel()
 	s.wg.Wait()
 	return nil
 }
