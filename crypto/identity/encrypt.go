@@ -2,6 +2,7 @@ package identity
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -89,10 +90,14 @@ func encryptWith(r age.Recipient, plaintext []byte) ([]byte, error) {
 }
 
 // decryptWith opens a binary age file with the first identity that matches.
-// age.DecryptReaderAt authenticates the final chunk up front and every other
-// chunk as it is read; reading the whole plaintext in one call allocates
-// less than streaming it through age.Decrypt.
+// A one-chunk payload (every bus message) is opened by openOneChunk. Any
+// other goes to age.DecryptReaderAt, which authenticates the final chunk up
+// front and every other chunk as it is read; reading the whole plaintext in
+// one call allocates less than streaming it through age.Decrypt.
 func decryptWith(ciphertext []byte, ids ...age.Identity) ([]byte, error) {
+	if pt, err := openOneChunk(ciphertext, ids...); !errors.Is(err, errNotOneChunk) {
+		return pt, err
+	}
 	r, size, err := age.DecryptReaderAt(bytes.NewReader(ciphertext), int64(len(ciphertext)), ids...)
 	if err != nil {
 		return nil, err
