@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/overlay/overlaybench"
 )
 
@@ -64,6 +65,19 @@ func BenchmarkCrossAgentRoundTripInProcess(b *testing.B) {
 		}
 		return time.Since(start)
 	})
+}
+
+// BenchmarkCrossAgentRoundTripHTTP is BenchmarkCrossAgentRoundTrip with
+// the API call posted over HTTP (POST /rpc on the same socket) instead of
+// on a kept JSON-RPC stream, as the CLI calls it: ours is the stream, the
+// "raw" side the same job.run over HTTP, alternated one for one so that
+// drift hits both alike (raw-p50-µs is HTTP's p50, ratio-p50 stream over
+// HTTP).
+func BenchmarkCrossAgentRoundTripHTTP(b *testing.B) {
+	alice, bob := benchPair(b)
+	overHTTP := &agent{Node: alice.Node, client: api.NewUnixHTTPClient(node.PathsFor(alice.dir).Socket)}
+	overlaybench.Interleaved(b, 20, func() time.Duration { return remoteNoop(b, alice, bob) },
+		func() time.Duration { return remoteNoop(b, overHTTP, bob) })
 }
 
 // BenchmarkCrossAgentRoundTripPubsubOnly is BenchmarkCrossAgentRoundTrip

@@ -176,6 +176,8 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
 	t.cmp("… submitted in process, p50 (vs raw gossipsub interleaved in the same loop)",
 		t.fig("BenchmarkCrossAgentRoundTripInProcess", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripInProcess", "raw-p50-µs"), µs, "", nil)
+	t.cmp("… through the API as a kept JSON-RPC stream on the unix socket (the CLI's way, as in the first row) vs as HTTP (POST /rpc on the same socket), alternated one for one in the same loop: p50 (stream vs HTTP)",
+		t.fig("BenchmarkCrossAgentRoundTripHTTP", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripHTTP", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… with each party its own OS process, as on two machines: two `hyphae run` agents, the client calling the API from a third; raw between two processes, interleaved: p50 (vs that raw p50)",
 		t.fig("BenchmarkCrossAgentProcesses", "p50-µs"), t.fig("BenchmarkCrossAgentProcesses", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… the same processes vs raw between two processes measured alone (no agent running beside it, as the first row's raw): p50 (CrossAgentProcesses vs RawAcrossProcesses)",
