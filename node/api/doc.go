@@ -19,7 +19,9 @@
 // syntax error, or a request over MaxRequest bytes, is answered with an
 // error (id null) and ends the connection; a request of the wrong shape
 // is answered with an error and the connection stays usable. Try it with
-// `echo '{"jsonrpc":"2.0","id":1,"method":"node.info"}' | nc -U hyphae.sock`.
+// `echo '{"jsonrpc":"2.0","id":1,"method":"node.info"}' | nc -NU hyphae.sock`
+// (OpenBSD netcat; -N closes its side after the request, and the agent
+// then closes the connection once it has answered).
 // Client uses streams on the socket, keeping up to four open between
 // calls, and falls back to HTTP for an agent that answers in HTTP.
 package api
