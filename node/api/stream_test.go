@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -249,5 +251,61 @@ func TestShutdownFinishesStreams(t *testing.T) {
 	<-done
 	if _, err := net.Dial("unix", ts.path); err == nil {
 		t.Fatal("socket still accepting after Shutdown")
+	}
+}
+
+// A call given up (its context done) returns at once, and its connection
+// is not reused: the late answer cannot be read as the next call's.
+func TestClientGivesUpCleanly(t *testing.T) {
+	ts := startServer(t, "")
+	c := NewUnixClient(ts.path)
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(ctx, "hold", nil, nil) }()
+	<-ts.entered
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("given up: %v", err)
+	}
+	close(ts.release)
+	var got echoResult
+	if err := c.Call(context.Background(), "echo", echoParams{Say: "next"}, &got); err != nil || got.Said != "next" {
+		t.Fatalf("the call after: %+v, %v", got, err)
+	}
+}
+
+// One Client used by many goroutines at once: every call gets its own
+// answer, and no more than maxIdleStreams connections are kept after.
+func TestClientConcurrentCalls(t *testing.T) {
+	ts := startServer(t, "")
+	c := NewUnixClient(ts.path)
+	defer c.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				say := fmt.Sprintf("%d/%d", g, i)
+				var got echoResult
+				if err := c.Call(context.Background(), "echo", echoParams{Say: say}, &got); err != nil || got.Said != say {
+					errs <- fmt.Errorf("%s: got %q, %v", say, got.Said, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	c.pool.mu.Lock()
+	idle := len(c.pool.idle)
+	c.pool.mu.Unlock()
+	if idle > maxIdleStreams {
+		t.Fatalf("%d idle connections kept", idle)
 	}
 }
