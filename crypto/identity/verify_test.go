@@ -160,3 +160,20 @@ func FuzzVerifyAgreesWithStdlib(f *testing.F) {
 		agrees(t, pub, msg, sig)
 	})
 }
+
+// Identity.Sign, on curve25519-voi, makes the very signature crypto/ed25519
+// makes (Ed25519 is deterministic).
+func TestSignMatchesStdlib(t *testing.T) {
+	for n := range 50 {
+		id := seeded(t, byte(n))
+		msg := make([]byte, n*37)
+		rand.Read(msg)
+		got, err := id.Sign(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := ed25519.Sign(id.ed, msg); !bytes.Equal(got, want) {
+			t.Fatalf("key %d, %d-byte message: signature %x, crypto/ed25519 %x", n, len(msg), got, want)
+		}
+	}
+}
