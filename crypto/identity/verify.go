@@ -45,8 +45,8 @@ func extractPublicKey(p peer.ID) (ed25519.PublicKey, error) {
 
 // Verify checks that sig is from's ed25519 signature of msg. It returns nil,
 // or an error wrapping ErrBadSignature or ErrUnsupportedKey. It accepts
-// exactly what crypto/ed25519.Verify accepts (see "Verification" in the
-// package doc).
+// exactly what crypto/ed25519.Verify accepts (see "Signing and verification"
+// in the package doc).
 func Verify(from peer.ID, msg, sig []byte) error {
 	x, err := expandedKey(from)
 	if err != nil {
