@@ -32,8 +32,7 @@ type Client struct {
 // than streams), plain endpoints over HTTP.
 func NewUnixClient(path string) *Client {
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", path)
+		return dialUnix(ctx, path)
 	}}
 	return &Client{base: "http://hyphae", socket: path, http: &http.Client{Transport: tr}, pool: &streams{path: path}}
 }

@@ -104,7 +104,7 @@ func (s *Server) streamAnswer(req *request, err error, over bool) (resp response
 	null := json.RawMessage("null")
 	var typeErr *json.UnmarshalTypeError
 	switch {
-	case over || errors.Is(err, errTooLarge):
+	case over: // the read that ran over failed with errTooLarge
 		return response{JSONRPC: "2.0", ID: null, Error: Errorf(CodeInvalidRequest, "request over %d bytes", MaxRequest)}, true, true
 	case err == nil:
 		resp = s.dispatch(s.base, req)

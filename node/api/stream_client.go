@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,7 +27,6 @@ type streams struct {
 
 type streamConn struct {
 	c   net.Conn
-	bw  *bufio.Writer
 	dec *json.Decoder
 }
 
@@ -51,7 +49,7 @@ func (p *streams) call(ctx context.Context, body []byte) (*response, error) {
 	}
 	out, err := p.roundTrip(ctx, sc, body)
 	if err != nil && reused && ctx.Err() == nil && closedBefore(err) {
-		if sc, _, err = p.dial(ctx); err != nil {
+		if sc, err = p.dial(ctx); err != nil {
 			return nil, err
 		}
 		out, err = p.roundTrip(ctx, sc, body)
@@ -66,13 +64,7 @@ func (p *streams) roundTrip(ctx context.Context, sc *streamConn, body []byte) (*
 	_ = sc.c.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { _ = sc.c.SetDeadline(time.Unix(1, 0)) })
 	out := new(response)
-	_, err := sc.bw.Write(body)
-	if err == nil {
-		err = sc.bw.WriteByte('\n')
-	}
-	if err == nil {
-		err = sc.bw.Flush()
-	}
+	_, err := sc.c.Write(append(body, '\n'))
 	if err == nil {
 		err = sc.dec.Decode(out)
 	}
@@ -109,17 +101,22 @@ func (p *streams) get(ctx context.Context) (*streamConn, bool, error) {
 		return sc, true, nil
 	}
 	p.mu.Unlock()
-	sc, _, err := p.dial(ctx)
+	sc, err := p.dial(ctx)
 	return sc, false, err
 }
 
-func (p *streams) dial(ctx context.Context) (*streamConn, bool, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", p.path)
+func (p *streams) dial(ctx context.Context) (*streamConn, error) {
+	c, err := dialUnix(ctx, p.path)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	return &streamConn{c: c, bw: bufio.NewWriter(c), dec: json.NewDecoder(c)}, false, nil
+	return &streamConn{c: c, dec: json.NewDecoder(c)}, nil
+}
+
+// dialUnix connects to the unix socket at path (streams and HTTP alike).
+func dialUnix(ctx context.Context, path string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "unix", path)
 }
 
 func (p *streams) put(sc *streamConn) {
