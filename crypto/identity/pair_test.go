@@ -122,15 +122,7 @@ func TestDecryptFromRejectsEveryFlippedByte(t *testing.T) {
 // its X25519 form is u = 0, so any shared secret with it is all zeros.
 func lowOrderPeer(t *testing.T) peer.ID {
 	t.Helper()
-	pub, err := crypto.UnmarshalEd25519PublicKey(append([]byte{1}, make([]byte, 31)...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := peer.IDFromPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return peerOf(t, identityPoint())
 }
 
 func TestPairRejectsLowOrderKeys(t *testing.T) {

@@ -11,24 +11,11 @@ import (
 	"github.com/hyphae-run/hyphae/internal/boundcache"
 )
 
-// pubKeys caches PublicKey's answers: every message received costs one.
-var pubKeys = boundcache.New[peer.ID, ed25519.PublicKey](1024)
-
 // PublicKey extracts the ed25519 public key inlined in an ed25519 peer ID.
-// Any other kind of peer ID gives an error wrapping ErrUnsupportedKey. The
-// key may be shared with other callers: do not modify it.
+// Any other kind of peer ID gives an error wrapping ErrUnsupportedKey. It
+// is not cached: what is derived from it on every message (the expanded
+// key for Verify, the X25519 key for encryption) is.
 func PublicKey(p peer.ID) (ed25519.PublicKey, error) {
-	if k, ok := pubKeys.Get(p); ok {
-		return k, nil
-	}
-	k, err := extractPublicKey(p)
-	if err == nil {
-		pubKeys.Put(p, k)
-	}
-	return k, err
-}
-
-func extractPublicKey(p peer.ID) (ed25519.PublicKey, error) {
 	pk, err := p.ExtractPublicKey()
 	if err != nil {
 		return nil, fmt.Errorf("identity.PublicKey %q: %w: %w", p, ErrUnsupportedKey, err)

@@ -7,6 +7,7 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"math/big"
+	"slices"
 	"testing"
 
 	"filippo.io/edwards25519"
@@ -46,19 +47,18 @@ func agrees(t testing.TB, pub, msg, sig []byte) bool {
 // non-canonical S (S + ℓ; refused), a key with a small-order component
 // (refused by the cofactorless check), a key that is no point.
 func edgeCases(t testing.TB) (pubs, msgs, sigs [][]byte) {
-	identityPoint := append([]byte{1}, make([]byte, 31)...)
-	pubs = append(pubs, identityPoint)
+	pubs = append(pubs, identityPoint())
 	msgs = append(msgs, []byte("small order"))
-	sigs = append(sigs, append(bytes.Clone(identityPoint), make([]byte, 32)...))
+	sigs = append(sigs, append(identityPoint(), make([]byte, 32)...))
 
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
 	msg := []byte("non-canonical s")
 	sig := ed25519.Sign(priv, msg)
 	l, _ := new(big.Int).SetString("7237005577332262213973186563042994240857116359379907606001950938285454250989", 10)
-	s := new(big.Int).SetBytes(reverse(sig[32:]))
+	s := new(big.Int).SetBytes(littleEndian(sig[32:]))
 	s.Add(s, l)
 	high := sig[:32:32]
-	pubs, msgs, sigs = append(pubs, pub), append(msgs, msg), append(sigs, append(high, reverse(s.FillBytes(make([]byte, 32)))...))
+	pubs, msgs, sigs = append(pubs, pub), append(msgs, msg), append(sigs, append(high, littleEndian(s.FillBytes(make([]byte, 32)))...))
 
 	pub, msg, sig = mixedOrderKey(t)
 	pubs, msgs, sigs = append(pubs, pub), append(msgs, msg), append(sigs, sig)
@@ -102,14 +102,6 @@ func mixedOrderKey(t testing.TB) (pub, msg, sig []byte) {
 			return pub, msg, sig
 		}
 	}
-}
-
-func reverse(b []byte) []byte {
-	r := make([]byte, len(b))
-	for i := range b {
-		r[len(b)-1-i] = b[i]
-	}
-	return r
 }
 
 // Verify, on curve25519-voi, accepts exactly what crypto/ed25519 accepts:
@@ -176,4 +168,16 @@ func TestSignMatchesStdlib(t *testing.T) {
 			t.Fatalf("key %d, %d-byte message: signature %x, crypto/ed25519 %x", n, len(msg), got, want)
 		}
 	}
+}
+
+// identityPoint is the encoding of the curve's identity, a small-order
+// point.
+func identityPoint() []byte { return append([]byte{1}, make([]byte, 31)...) }
+
+// littleEndian is b reversed (ed25519 scalars are little-endian, big.Int
+// big-endian).
+func littleEndian(b []byte) []byte {
+	r := slices.Clone(b)
+	slices.Reverse(r)
+	return r
 }
