@@ -129,18 +129,20 @@ var completeJob = redis.NewScript(luaMoves + luaCheck + luaComplete(5))
 // ARGV[1..4] as completeJob's, ARGV[5] the lines (a JSON list), ARGV[6]
 // the log's cap, ARGV[7] its channel, ARGV[8] the cap's marker line,
 // ARGV[9..] field, value pairs.
-var completeWithLogs = redis.NewScript(luaMoves + luaCheck + luaAppendLines + `
+var completeWithLogs = redis.NewScript(luaMoves + luaCheck + luaLogsFirst + luaComplete(9))
+
+// luaLogsFirst appends a completion's log lines (KEYS[5], ARGV[5..8] as
+// completeWithLogs takes them) once luaCheck has taken the completion.
+const luaLogsFirst = luaAppendLines + `
 appendLines(KEYS[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], cjson.decode(ARGV[5]))
-` + luaComplete(9))
+`
 
 // completeJobRead and completeWithLogsRead are completeJob and
 // completeWithLogs that return the ended job (HGETALL) instead of 1, for a
 // job someone watches (EndWatch).
 var (
 	completeJobRead      = redis.NewScript(luaMoves + luaCheck + luaCompleteThen(5, luaReturnJob))
-	completeWithLogsRead = redis.NewScript(luaMoves + luaCheck + luaAppendLines + `
-appendLines(KEYS[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], cjson.decode(ARGV[5]))
-` + luaCompleteThen(9, luaReturnJob))
+	completeWithLogsRead = redis.NewScript(luaMoves + luaCheck + luaLogsFirst + luaCompleteThen(9, luaReturnJob))
 )
 
 // luaReturnJob ends a completion script with the ended job's fields.
