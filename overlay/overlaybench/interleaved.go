@@ -26,14 +26,19 @@ func Interleaved(b *testing.B, warm int, ours, raw func() time.Duration) {
 	if b.N == 0 {
 		return
 	}
-	p50, p99, total := Percentiles(lat)
-	raw50, raw99, _ := Percentiles(rawLat)
-	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+	p50, total := report(b, "", lat)
+	raw50, _ := report(b, "raw-", rawLat)
 	b.ReportMetric(float64(len(lat))/total.Seconds(), "jobs/s")
-	b.ReportMetric(float64(raw50.Microseconds()), "raw-p50-µs")
-	b.ReportMetric(float64(raw99.Microseconds()), "raw-p99-µs")
 	b.ReportMetric(float64(p50)/float64(raw50), "ratio-p50")
+}
+
+// report sorts lat (not empty) and reports its p50 and p99 as
+// <prefix>p50-µs and <prefix>p99-µs; it returns the p50 and the sum.
+func report(b *testing.B, prefix string, lat []time.Duration) (p50, total time.Duration) {
+	p50, p99, total := Percentiles(lat)
+	b.ReportMetric(float64(p50.Microseconds()), prefix+"p50-µs")
+	b.ReportMetric(float64(p99.Microseconds()), prefix+"p99-µs")
+	return p50, total
 }
 
 // Alone measures f on its own, as a baseline taken with nothing beside it:
@@ -52,9 +57,7 @@ func Alone(b *testing.B, warm int, f func() time.Duration) {
 	if b.N == 0 {
 		return
 	}
-	p50, p99, _ := Percentiles(lat)
-	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+	report(b, "", lat)
 }
 
 // Percentiles sorts lat (not empty) and returns its p50, p99 and sum.
