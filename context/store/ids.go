@@ -4,19 +4,60 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // idBlock is how many ids NextIDs reserves at a time (INCRBY seq:<kind>).
 // Other clients keep using INCR on the same counter, so ids stay unique;
-// an agent that stops leaves the rest of its block unused (a gap).
+// an agent that stops leaves the rest of its blocks unused (a gap).
 const idBlock = 32
 
-// idBlocks holds reserved id ranges per context and kind.
+// idLow: when a block has this many ids left, the next block is reserved
+// in the background, so a steady stream of NextIDs calls never waits for
+// Redis (a job message and its result each take ids on the critical path
+// of a cross-agent job).
+const idLow = idBlock / 2
+
+// refillTimeout bounds a background reservation.
+const refillTimeout = 10 * time.Second
+
+// idRange is the reserved ids next..last; empty when next > last.
+type idRange struct{ next, last uint64 }
+
+func (r idRange) empty() bool { return r.next > r.last }
+
+// left is how many ids r still holds.
+func (r idRange) left() uint64 {
+	if r.empty() {
+		return 0
+	}
+	return r.last - r.next + 1
+}
+
+// idState is one kind's reserved ids: the block in use, the next one when
+// it has been reserved ahead, and whether that reservation is under way.
+type idState struct {
+	cur, spare idRange
+	filling    bool
+}
+
+// idBlocks holds reserved id ranges per context and kind, and the
+// background reservations under way.
 type idBlocks struct {
-	mu sync.Mutex
-	m  map[idKind][2]uint64 // next, last; guarded by mu
+	mu     sync.Mutex
+	m      map[idKind]*idState // guarded by mu
+	closed bool                // no more reservations; guarded by mu
+	wg     sync.WaitGroup      // reservations under way
+	ctx    context.Context     // ends the reservations (close)
+	cancel context.CancelFunc
+}
+
+func newIDBlocks() *idBlocks {
+	b := &idBlocks{}
+	b.ctx, b.cancel = context.WithCancel(context.Background())
+	return b
 }
 
 type idKind struct {
@@ -24,40 +65,86 @@ type idKind struct {
 	kind string
 }
 
-// take returns the next reserved id of k, or false when the block is used up.
-func (b *idBlocks) take(k idKind) (uint64, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	r, ok := b.m[k]
-	if !ok || r[0] > r[1] {
-		return 0, false
+// state returns k's state, made on first use; mu is held.
+func (b *idBlocks) state(k idKind) *idState {
+	if b.m == nil {
+		b.m = map[idKind]*idState{}
 	}
-	b.m[k] = [2]uint64{r[0] + 1, r[1]}
-	return r[0], true
+	st := b.m[k]
+	if st == nil {
+		st = &idState{cur: idRange{1, 0}, spare: idRange{1, 0}}
+		b.m[k] = st
+	}
+	return st
 }
 
-// put stores a fresh block ending at last, minus the id it hands out now.
+// take returns the next reserved id of k (false when none is left), and
+// whether the caller should reserve the next block now (refill; the state
+// is then marked filling).
+func (b *idBlocks) take(k idKind) (id uint64, ok, refill bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.state(k)
+	if st.cur.empty() {
+		st.cur, st.spare = st.spare, idRange{1, 0}
+	}
+	if st.cur.empty() {
+		return 0, false, false
+	}
+	id = st.cur.next
+	st.cur.next++
+	refill = st.cur.left() <= idLow && st.spare.empty() && !st.filling && !b.closed
+	if refill {
+		st.filling = true
+		b.wg.Add(1)
+	}
+	return id, true, refill
+}
+
+// put makes a fresh block ending at last the one in use, minus the id it
+// hands out now.
 func (b *idBlocks) put(k idKind, last uint64) uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.m == nil {
-		b.m = map[idKind][2]uint64{}
-	}
 	first := last - idBlock + 1
-	b.m[k] = [2]uint64{first + 1, last}
+	b.state(k).cur = idRange{first + 1, last}
 	return first
 }
 
+// putSpare keeps a block reserved ahead (ok false: the reservation
+// failed, and a later take may try again).
+func (b *idBlocks) putSpare(k idKind, last uint64, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.state(k)
+	st.filling = false
+	if ok {
+		st.spare = idRange{last - idBlock + 1, last}
+	}
+}
+
+// close stops new reservations, ends those under way and waits for them.
+func (b *idBlocks) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.cancel()
+	b.wg.Wait()
+}
+
 // NextIDs allocates one id of each kind (seq:<kind>) in context ctxID's DB.
-// Ids come from blocks reserved in advance, so most calls cost no round
-// trip and the others one.
+// Ids come from blocks reserved in advance (the next one in the
+// background, before the current one runs out), so calls cost no round
+// trip unless they outrun the reservations.
 func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]uint64, error) {
 	ids := make([]uint64, len(kinds))
 	var missing []int
 	for i, kind := range kinds {
-		var ok bool
-		if ids[i], ok = s.ids.take(idKind{ctxID, kind}); !ok {
+		var ok, refill bool
+		if ids[i], ok, refill = s.ids.take(idKind{ctxID, kind}); !ok {
 			missing = append(missing, i)
+		} else if refill {
+			go s.reserveAhead(idKind{ctxID, kind})
 		}
 	}
 	if len(missing) == 0 {
@@ -80,4 +167,20 @@ func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]u
 		ids[i] = s.ids.put(idKind{ctxID, kinds[i]}, uint64(cmds[n].Val()))
 	}
 	return ids, nil
+}
+
+// reserveAhead reserves k's next block (one of s.ids.wg, counted by take).
+func (s *Store) reserveAhead(k idKind) {
+	defer s.ids.wg.Done()
+	ctx, cancel := context.WithTimeout(s.ids.ctx, refillTimeout)
+	defer cancel()
+	db, err := s.DB(k.ctx)
+	var last int64
+	if err == nil {
+		last, err = db.IncrBy(ctx, SeqKey(k.kind), idBlock).Result()
+	}
+	if err != nil {
+		s.log.Debug("store: reserve ids ahead", "context", k.ctx, "kind", k.kind, "err", err)
+	}
+	s.ids.putSpare(k, uint64(last), err == nil)
 }

@@ -29,7 +29,7 @@ type Store struct {
 	clients map[uint64]*redis.Client // guarded by mu
 	closed  bool                     // guarded by mu
 
-	ids  idBlocks   // reserved id ranges, for NextIDs
+	ids  *idBlocks  // reserved id ranges, for NextIDs
 	ends endWatches // jobs waited for in this process (WatchEnd)
 }
 
@@ -56,7 +56,7 @@ func New(ctx context.Context, opts *redis.Options, log *slog.Logger) (*Store, er
 	}
 	o.MinRetryBackoff, o.MaxRetryBackoff = 8*time.Millisecond, time.Second
 	o.ContextTimeoutEnabled = true
-	s := &Store{base: &o, log: log, clients: map[uint64]*redis.Client{}}
+	s := &Store{base: &o, log: log, clients: map[uint64]*redis.Client{}, ids: newIDBlocks()}
 	s.global = redis.NewClient(&o)
 	s.clients[0] = s.global
 	if err := s.global.Ping(ctx).Err(); err != nil {
@@ -122,6 +122,7 @@ func (s *Store) CheckContextID(id uint64) error {
 
 // Close closes every connection; safe to call twice.
 func (s *Store) Close() error {
+	s.ids.close() // before mu: a reservation under way takes it
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -6,6 +6,7 @@ package testredis
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,6 +170,30 @@ func (s *Server) Kill() {
 	if cmd != nil && cmd.Process != nil {
 		_ = cmd.Process.Kill()
 		<-exit
+	}
+}
+
+// Freeze stops the server's process (SIGSTOP) until Thaw or cleanup: it
+// keeps its connections but answers nothing, as a server that hangs.
+func (s *Server) Freeze(tb testing.TB) {
+	tb.Helper()
+	s.signal(tb, syscall.SIGSTOP)
+	tb.Cleanup(func() { s.signal(tb, syscall.SIGCONT) })
+}
+
+// Thaw lets a frozen server go on (SIGCONT).
+func (s *Server) Thaw(tb testing.TB) { tb.Helper(); s.signal(tb, syscall.SIGCONT) }
+
+func (s *Server) signal(tb testing.TB, sig syscall.Signal) {
+	tb.Helper()
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	if err := cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		tb.Fatalf("testredis: %v: %v", sig, err)
 	}
 }
 

@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hyphae-run/hyphae/internal/testredis"
+)
+
+// The next block is asked for once, when the block in use gets low, and
+// ids go on from it without a gap when the block in use runs out.
+func TestIDBlocksReserveAheadOnce(t *testing.T) {
+	b := newIDBlocks()
+	k := idKind{1, "job"}
+	if _, ok, _ := b.take(k); ok {
+		t.Fatal("an id before any block was reserved")
+	}
+	next := b.put(k, idBlock) // the first block: 1..32
+	refills := 0
+	for next < idBlock {
+		id, ok, refill := b.take(k)
+		if !ok || id != next+1 {
+			t.Fatalf("take = %d, %v; want %d", id, ok, next+1)
+		}
+		next = id
+		if refill {
+			refills++
+			if left := idBlock - id; left != idLow {
+				t.Fatalf("reserved ahead with %d ids left, want %d", left, idLow)
+			}
+		}
+	}
+	if refills != 1 {
+		t.Fatalf("asked for the next block %d times, want once", refills)
+	}
+	if _, ok, _ := b.take(k); ok {
+		t.Fatal("an id past the block while the next one is still being reserved")
+	}
+	b.putSpare(k, 3*idBlock, true) // another client took 33..64 meanwhile
+	b.wg.Done()                    // as reserveAhead does
+	id, ok, refill := b.take(k)
+	if !ok || id != 2*idBlock+1 || refill {
+		t.Fatalf("take = %d, %v, %v; want %d from the block reserved ahead", id, ok, refill, 2*idBlock+1)
+	}
+	b.close()
+}
+
+// A failed reservation is asked for again by a later take.
+func TestIDBlocksRetryAFailedReservation(t *testing.T) {
+	b := newIDBlocks()
+	k := idKind{2, "message"}
+	b.put(k, idBlock)
+	asked := 0
+	for {
+		_, ok, refill := b.take(k)
+		if !ok {
+			break
+		}
+		if refill {
+			asked++
+			b.putSpare(k, 0, false) // Redis was away
+			b.wg.Done()
+		}
+	}
+	if asked != idLow+1 {
+		t.Fatalf("asked %d times for the next block after failures, want %d (every take at or under the low mark)", asked, idLow+1)
+	}
+	b.close()
+}
+
+// Close ends a reservation that waits for a Redis that hangs, and waits
+// for it: nothing is left running, and closing takes no longer than it
+// would without the reservation.
+func TestCloseEndsReservationsUnderWay(t *testing.T) {
+	srv := testredis.Start(t)
+	s, err := Open(context.Background(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := s.NextIDs(ctx, 1, "job"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Freeze(t)
+	for range idBlock - idLow - 1 {
+		if _, err := s.NextIDs(ctx, 1, "job"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.ids.mu.Lock()
+	filling := s.ids.m[idKind{1, "job"}].filling
+	s.ids.mu.Unlock()
+	if !filling {
+		t.Fatal("no reservation under way at the low mark")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(refillTimeout / 2):
+		t.Fatal("Close waited for the reservation's own timeout instead of ending it")
+	}
+}
