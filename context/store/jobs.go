@@ -155,6 +155,24 @@ func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attem
 // logs -f, too) finds them.
 func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash, lines []string, max int) error {
+	return s.complete(ctx, ctxID, key, attempt, status, fields, lines, max, "")
+}
+
+// CompleteSentJob is CompleteJobWithLogs for a job this agent sent to
+// another one, whose result has come: in the same step it settles msgKey,
+// the job's message (status processed when its lifecycle allows, off the
+// outbox and the awaiting list), so nothing is left to do after the
+// waiters wake.
+func (s *Store) CompleteSentJob(ctx context.Context, ctxID uint64, key string, attempt int64,
+	status model.JobStatus, fields model.Hash, lines []string, max int, msgKey string) error {
+	return s.complete(ctx, ctxID, key, attempt, status, fields, lines, max, msgKey)
+}
+
+// complete runs the completion script that fits: with log lines or not,
+// settling a message (settle, a message key) or not, and returning the
+// ended job to an EndWatch when the job has one.
+func (s *Store) complete(ctx context.Context, ctxID uint64, key string, attempt int64,
+	status model.JobStatus, fields model.Hash, lines []string, max int, settle string) error {
 	if !status.Terminal() {
 		return fmt.Errorf("store.CompleteJob: %q is not a final status", status)
 	}
@@ -169,6 +187,9 @@ func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key strin
 		keys = append(keys, LogKey(key))
 		args = slices.Insert(args, 4, any(string(list)), any(max), any(LogChannel(ctxID, key)), any(LogCapMarker))
 		script, read = completeWithLogs, completeWithLogsRead
+	}
+	if settle != "" {
+		keys = append(keys, settle, OutboxKey, AwaitingKey)
 	}
 	watched := s.ends.watched(ctxID, key)
 	if watched {

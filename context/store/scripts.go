@@ -118,10 +118,44 @@ return 1
 // wake waiters, tell the flow scheduler (jobs with a flow_id) and the bridge
 // (jobs that came from another agent: origin_peer set).
 // KEYS[1] job key, KEYS[2] reply:<job key>, KEYS[3] jobs_done,
-// KEYS[4] remote_done.
+// KEYS[4] remote_done, and optionally (luaSettleSent) a message key,
+// outbox, awaiting_result.
 // ARGV[1] expected attempt or "", ARGV[2] finished|error, ARGV[3] now,
 // ARGV[4] reply TTL seconds, ARGV[5..] field, value pairs.
-var completeJob = redis.NewScript(luaMoves + luaCheck + luaComplete(5))
+var completeJob = redis.NewScript(luaMoves + luaCheck + luaSettleSent + luaComplete(5))
+
+// luaSettleSent settles the message of a sent job whose result is being
+// written (Store.CompleteSentJob), once luaCheck has taken the completion:
+// when the completion script has 3 keys more than it needs (7 without log
+// lines, 8 with), the last three are the message key, the outbox and
+// awaiting_result. The message moves to processed when its lifecycle
+// allows and leaves both sets.
+var luaSettleSent = `
+if #KEYS >= 7 then
+  local mk = KEYS[#KEYS - 2]
+  local mst = redis.call('HGET', mk, 'status')
+  if mst and (` + luaMsgMayBecome(model.MsgProcessed, "mst") + `) then
+    redis.call('HSET', mk, 'status', 'processed', 'updated_at', ARGV[3])
+  end
+  redis.call('ZREM', KEYS[#KEYS - 1], mk)
+  redis.call('ZREM', KEYS[#KEYS], mk)
+end
+`
+
+// luaMsgMayBecome is a Lua condition, true when the message status held in
+// variable v may move to next (model.MessageStatus.CanMoveTo).
+func luaMsgMayBecome(next model.MessageStatus, v string) string {
+	var conds []string
+	for _, from := range []model.MessageStatus{"", model.MsgDispatched, model.MsgAcknowledged, model.MsgError, model.MsgProcessed} {
+		if from.CanMoveTo(next) {
+			conds = append(conds, fmt.Sprintf("%s == %q", v, from))
+		}
+	}
+	if len(conds) == 0 {
+		return "false"
+	}
+	return strings.Join(conds, " or ")
+}
 
 // completeWithLogs is completeJob that, once the completion is taken
 // (luaCheck), first appends log lines to the job's log (luaAppendLines).
@@ -129,7 +163,7 @@ var completeJob = redis.NewScript(luaMoves + luaCheck + luaComplete(5))
 // ARGV[1..4] as completeJob's, ARGV[5] the lines (a JSON list), ARGV[6]
 // the log's cap, ARGV[7] its channel, ARGV[8] the cap's marker line,
 // ARGV[9..] field, value pairs.
-var completeWithLogs = redis.NewScript(luaMoves + luaCheck + luaLogsFirst + luaComplete(9))
+var completeWithLogs = redis.NewScript(luaMoves + luaCheck + luaLogsFirst + luaSettleSent + luaComplete(9))
 
 // luaLogsFirst appends a completion's log lines (KEYS[5], ARGV[5..8] as
 // completeWithLogs takes them) once luaCheck has taken the completion.
@@ -141,8 +175,8 @@ appendLines(KEYS[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], cjson.decode(ARGV[5]))
 // completeWithLogs that return the ended job (HGETALL) instead of 1, for a
 // job someone watches (EndWatch).
 var (
-	completeJobRead      = redis.NewScript(luaMoves + luaCheck + luaCompleteThen(5, luaReturnJob))
-	completeWithLogsRead = redis.NewScript(luaMoves + luaCheck + luaLogsFirst + luaCompleteThen(9, luaReturnJob))
+	completeJobRead      = redis.NewScript(luaMoves + luaCheck + luaSettleSent + luaCompleteThen(5, luaReturnJob))
+	completeWithLogsRead = redis.NewScript(luaMoves + luaCheck + luaLogsFirst + luaSettleSent + luaCompleteThen(9, luaReturnJob))
 )
 
 // luaReturnJob ends a completion script with the ended job's fields.

@@ -29,7 +29,9 @@
 // it, and an answer that overtakes it waits for it (sentJobs). The replay
 // check is answered from memory for envelopes no earlier run can have seen
 // (see replays); a result is matched to the job it answers from memory
-// (sentJobs) and settles its message in one round trip (store.Settle).
+// (sentJobs), and the job's end and its message's settling are one script
+// (store.CompleteSentJob), so nothing is left to write once the job's
+// waiter wakes.
 // Only retransmissions read a message back from Redis. Chat and mail are
 // stored once per (sender, ref), as jobs are.
 //

@@ -101,8 +101,8 @@ func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 }
 
 // onResult writes a remote job's result, and the log lines it brings, onto
-// the origin job (fenced on the attempt it belongs to), settles the job
-// message, then acknowledges:
+// the origin job (fenced on the attempt it belongs to) and settles the job
+// message in the same step, then acknowledges:
 // a duplicate at once, a new result a little later (pendingAcks), so the
 // ack usually rides on the next message to that runner.
 func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
@@ -127,9 +127,11 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		res = map[string]string{}
 	}
 	fields := (&model.RunnerJob{Result: res}).ToHash()
-	err = b.st.CompleteJobWithLogs(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
+	// The job message is settled in the same step (msgKey; "" when the
+	// job has none), so nothing is left to do once its waiter wakes.
+	err = b.st.CompleteSentJob(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
 		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": b.names.name(from)},
-		lastLines(p.Logs, ResultLogLines), ResultLogLines)
+		lastLines(p.Logs, ResultLogLines), ResultLogLines, msgKey)
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate: answered at once
@@ -137,9 +139,6 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		return nil
 	case err != nil:
 		return err // no ack: the sender will resend
-	}
-	if msgKey != "" {
-		_, _ = b.st.Settle(ctx, p.OriginCtx, msgKey, model.MsgProcessed, nil)
 	}
 	b.sent.forget(p.OriginCtx, p.OriginJob)
 	// The ack rides on our next message to the runner, or goes on its own
