@@ -142,6 +142,7 @@ func (r *replays) run(ctx context.Context, st horizonStore, warn func(string, er
 	for {
 		select {
 		case <-ctx.Done():
+			r.flush(st, warn)
 			return
 		case <-beat.C:
 			lead := time.Now().Add(horizonLead)
@@ -163,5 +164,26 @@ func (r *replays) run(ctx context.Context, st horizonStore, warn func(string, er
 				warn("bridge: recording envelope ids", err)
 			}
 		}
+	}
+}
+
+// flushTimeout bounds the last write of accepted ids as the bridge stops.
+const flushTimeout = 2 * time.Second
+
+// flush writes the accepted ids still waiting to be written, as the bridge
+// stops: the next run lets Redis decide for envelopes this run may have
+// seen, so those ids must be there.
+func (r *replays) flush(st horizonStore, warn func(string, error)) {
+	var batch []string
+	for len(r.persist) > 0 {
+		batch = append(batch, <-r.persist)
+	}
+	if len(batch) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	if err := st.RecordSeen(ctx, batch, r.ttl); err != nil {
+		warn("bridge: recording envelope ids as the bridge stops", err)
 	}
 }

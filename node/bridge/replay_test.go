@@ -89,3 +89,39 @@ func TestReplaysAcrossRestart(t *testing.T) {
 		t.Fatalf("an envelope past the old horizon: fresh=%v fromMemory=%v, want true, true", fresh, mem)
 	}
 }
+
+// Ids accepted from memory just before the bridge stops are written as it
+// stops, so the next run's Redis check rejects their replays.
+func TestReplayIDsWrittenAtStop(t *testing.T) {
+	srv := testredis.Start(t)
+	st, err := store.Open(t.Context(), srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r := newReplays(time.Minute, time.Hour)
+	if err := r.start(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	var envs []*envelope.Envelope
+	for range 50 {
+		env := envelopeAt(t, time.Now())
+		if fresh, mem := check(t, r, st, env); !fresh || !mem {
+			t.Fatalf("first sight: fresh=%v fromMemory=%v, want true, true", fresh, mem)
+		}
+		envs = append(envs, env)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // the bridge stops before its writer got to the ids
+	r.run(ctx, st, func(msg string, err error) { t.Errorf("%s: %v", msg, err) })
+
+	next := newReplays(time.Minute, time.Hour)
+	if err := next.start(t.Context(), st); err != nil {
+		t.Fatal(err)
+	}
+	for i, env := range envs {
+		if fresh, _ := check(t, next, st, env); fresh {
+			t.Fatalf("envelope %d, accepted just before the stop, was accepted again after it", i)
+		}
+	}
+}
