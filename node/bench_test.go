@@ -20,6 +20,15 @@ func BenchmarkCrossAgentRoundTrip(b *testing.B) {
 	interleaved(b, func() time.Duration { return remoteNoop(b, alice, bob) })
 }
 
+// BenchmarkCrossAgentRoundTripAlone is BenchmarkCrossAgentRoundTrip with
+// nothing beside it (no raw round trip after each), as overlay's
+// BenchmarkRawPubsubRoundTrip measures raw gossipsub with nothing beside
+// it: the target compares these two.
+func BenchmarkCrossAgentRoundTripAlone(b *testing.B) {
+	alice, bob := benchPair(b)
+	overlaybench.Alone(b, 1, func() time.Duration { return remoteNoop(b, alice, bob) })
+}
+
 // interleaved runs ours b.N times, each followed by a raw gossipsub
 // request/response between two bare hosts (rawPubsub), and reports both
 // (overlaybench.Interleaved).

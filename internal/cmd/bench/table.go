@@ -170,6 +170,8 @@ func build(res *results) *table {
 	t.group("Cross-agent jobs and envelopes (issue 5) — targets: round trip p50 ≤ 3× raw pubsub request/response; seal+open ≤ 200 µs")
 	t.cmp("cross-agent round trip, 2 agents on loopback (API submit → remote noop → result at origin): p50 (vs raw gossipsub request/response p50, 2 bare hosts)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "≤ 3×", atMost(3))
+	t.cmp("… the same API round trips with nothing beside them (no raw round trip after each), as the raw baseline is measured: p50 (CrossAgentRoundTripAlone vs RawPubsubRoundTrip)",
+		t.fig("BenchmarkCrossAgentRoundTripAlone", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
 	t.cmp("… the same round trips, each followed by a raw gossipsub request/response between two bare hosts in the same loop: p50 (vs that interleaved raw p50)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTrip", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… submitted in process (Node.RunJob: the same job.run, without the local API call), p50 (vs the first row's raw baseline)",
