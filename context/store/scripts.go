@@ -146,7 +146,7 @@ end
 // variable v may move to next (model.MessageStatus.CanMoveTo).
 func luaMsgMayBecome(next model.MessageStatus, v string) string {
 	var conds []string
-	for _, from := range []model.MessageStatus{"", model.MsgDispatched, model.MsgAcknowledged, model.MsgError, model.MsgProcessed} {
+	for _, from := range msgStatuses {
 		if from.CanMoveTo(next) {
 			conds = append(conds, fmt.Sprintf("%s == %q", v, from))
 		}
@@ -228,10 +228,14 @@ func pairs(h model.Hash) []any {
 	return out
 }
 
+// msgStatuses are the message statuses, "" (none yet) first, for the
+// lifecycle's Lua renderings.
+var msgStatuses = []model.MessageStatus{"", model.MsgDispatched, model.MsgAcknowledged, model.MsgError, model.MsgProcessed}
+
 // luaMsgMoves is the message lifecycle as a Lua table, generated from
 // model.MessageStatus.CanMoveTo.
 var luaMsgMoves = func() string {
-	all := []model.MessageStatus{"", model.MsgDispatched, model.MsgAcknowledged, model.MsgError, model.MsgProcessed}
+	all := msgStatuses
 	var b strings.Builder
 	b.WriteString("local moves = {")
 	for _, from := range all {
