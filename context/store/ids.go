@@ -123,14 +123,18 @@ func (b *idBlocks) putSpare(k idKind, last uint64, ok bool) {
 	}
 }
 
-// close stops new reservations, ends those under way and waits for them.
-func (b *idBlocks) close() {
+// stop stops new reservations and cancels those under way. A reservation
+// already waiting for Redis's answer ends when the store's clients close
+// (go-redis bounds a read by the context's deadline, not its cancel).
+func (b *idBlocks) stop() {
 	b.mu.Lock()
 	b.closed = true
 	b.mu.Unlock()
 	b.cancel()
-	b.wg.Wait()
 }
+
+// wait waits for the reservations under way to end.
+func (b *idBlocks) wait() { b.wg.Wait() }
 
 // NextIDs allocates one id of each kind (seq:<kind>) in context ctxID's DB.
 // Ids come from blocks reserved in advance (the next one in the

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +45,8 @@ func TestIDBlocksReserveAheadOnce(t *testing.T) {
 	if !ok || id != 2*idBlock+1 || refill {
 		t.Fatalf("take = %d, %v, %v; want %d from the block reserved ahead", id, ok, refill, 2*idBlock+1)
 	}
-	b.close()
+	b.stop()
+	b.wait()
 }
 
 // A failed reservation is asked for again by a later take.
@@ -66,12 +69,13 @@ func TestIDBlocksRetryAFailedReservation(t *testing.T) {
 	if asked != idLow+1 {
 		t.Fatalf("asked %d times for the next block after failures, want %d (every take at or under the low mark)", asked, idLow+1)
 	}
-	b.close()
+	b.stop()
+	b.wait()
 }
 
-// Close ends a reservation that waits for a Redis that hangs, and waits
-// for it: nothing is left running, and closing takes no longer than it
-// would without the reservation.
+// Close ends a reservation that waits for the answer of a Redis that
+// hangs, and waits for it: nothing is left running, and closing takes no
+// longer than it would without the reservation.
 func TestCloseEndsReservationsUnderWay(t *testing.T) {
 	srv := testredis.Start(t)
 	s, err := Open(context.Background(), srv.URL, nil)
@@ -94,6 +98,7 @@ func TestCloseEndsReservationsUnderWay(t *testing.T) {
 	if !filling {
 		t.Fatal("no reservation under way at the low mark")
 	}
+	waitForGoroutine(t, "store.(*Store).reserveAhead", "net.(*conn).Read") // its INCRBY sent, waiting for the answer
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	select {
@@ -101,4 +106,32 @@ func TestCloseEndsReservationsUnderWay(t *testing.T) {
 	case <-time.After(refillTimeout / 2):
 		t.Fatal("Close waited for the reservation's own timeout instead of ending it")
 	}
+}
+
+// waitForGoroutine polls the goroutine dump until one goroutine's stack
+// holds every one of frames.
+func waitForGoroutine(t *testing.T, frames ...string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	buf := make([]byte, 1<<20)
+	for {
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if containsAll(g, frames) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no goroutine in %q", frames)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }

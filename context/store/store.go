@@ -122,7 +122,10 @@ func (s *Store) CheckContextID(id uint64) error {
 
 // Close closes every connection; safe to call twice.
 func (s *Store) Close() error {
-	s.ids.close() // before mu: a reservation under way takes it
+	s.ids.stop()
+	// Waited for without mu (a reservation under way takes it), once the
+	// clients are closed (which ends one waiting for Redis).
+	defer s.ids.wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
