@@ -50,7 +50,7 @@ type idBlocks struct {
 	m      map[idKind]*idState // guarded by mu
 	closed bool                // no more reservations; guarded by mu
 	wg     sync.WaitGroup      // reservations under way
-	ctx    context.Context     // ends the reservations (close)
+	ctx    context.Context     // cancelled by stop
 	cancel context.CancelFunc
 }
 
