@@ -23,18 +23,13 @@ const idLow = idBlock / 2
 // refillTimeout bounds a background reservation.
 const refillTimeout = 10 * time.Second
 
-// idRange is the reserved ids next..last; empty when next > last.
-type idRange struct{ next, last uint64 }
+// idRange is the reserved ids next..end-1; the zero value is empty.
+type idRange struct{ next, end uint64 }
 
-func (r idRange) empty() bool { return r.next > r.last }
+// block is the block of idBlock ids that an INCRBY answered with last.
+func block(last uint64) idRange { return idRange{last - idBlock + 1, last + 1} }
 
-// left is how many ids r still holds.
-func (r idRange) left() uint64 {
-	if r.empty() {
-		return 0
-	}
-	return r.last - r.next + 1
-}
+func (r idRange) left() uint64 { return r.end - min(r.next, r.end) }
 
 // idState is one kind's reserved ids: the block in use, the next one when
 // it has been reserved ahead, and whether that reservation is under way.
@@ -48,14 +43,13 @@ type idState struct {
 type idBlocks struct {
 	mu     sync.Mutex
 	m      map[idKind]*idState // guarded by mu
-	closed bool                // no more reservations; guarded by mu
 	wg     sync.WaitGroup      // reservations under way
-	ctx    context.Context     // cancelled by stop
+	ctx    context.Context     // cancelled by stop (under mu): no more reservations
 	cancel context.CancelFunc
 }
 
 func newIDBlocks() *idBlocks {
-	b := &idBlocks{}
+	b := &idBlocks{m: map[idKind]*idState{}}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	return b
 }
@@ -67,12 +61,9 @@ type idKind struct {
 
 // state returns k's state, made on first use; mu is held.
 func (b *idBlocks) state(k idKind) *idState {
-	if b.m == nil {
-		b.m = map[idKind]*idState{}
-	}
 	st := b.m[k]
 	if st == nil {
-		st = &idState{cur: idRange{1, 0}, spare: idRange{1, 0}}
+		st = &idState{}
 		b.m[k] = st
 	}
 	return st
@@ -85,15 +76,15 @@ func (b *idBlocks) take(k idKind) (id uint64, ok, refill bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	st := b.state(k)
-	if st.cur.empty() {
-		st.cur, st.spare = st.spare, idRange{1, 0}
+	if st.cur.left() == 0 {
+		st.cur, st.spare = st.spare, idRange{}
 	}
-	if st.cur.empty() {
+	if st.cur.left() == 0 {
 		return 0, false, false
 	}
 	id = st.cur.next
 	st.cur.next++
-	refill = st.cur.left() <= idLow && st.spare.empty() && !st.filling && !b.closed
+	refill = st.cur.left() <= idLow && st.spare.left() == 0 && !st.filling && b.ctx.Err() == nil
 	if refill {
 		st.filling = true
 		b.wg.Add(1)
@@ -101,14 +92,14 @@ func (b *idBlocks) take(k idKind) (id uint64, ok, refill bool) {
 	return id, true, refill
 }
 
-// put makes a fresh block ending at last the one in use, minus the id it
-// hands out now.
+// put makes the block an INCRBY answered with last the one in use, and
+// returns its first id, handed out now.
 func (b *idBlocks) put(k idKind, last uint64) uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	first := last - idBlock + 1
-	b.state(k).cur = idRange{first + 1, last}
-	return first
+	r := block(last)
+	b.state(k).cur = idRange{r.next + 1, r.end}
+	return r.next
 }
 
 // putSpare keeps a block reserved ahead (ok false: the reservation
@@ -119,7 +110,7 @@ func (b *idBlocks) putSpare(k idKind, last uint64, ok bool) {
 	st := b.state(k)
 	st.filling = false
 	if ok {
-		st.spare = idRange{last - idBlock + 1, last}
+		st.spare = block(last)
 	}
 }
 
@@ -128,8 +119,7 @@ func (b *idBlocks) putSpare(k idKind, last uint64, ok bool) {
 // (go-redis bounds a read by the context's deadline, not its cancel).
 func (b *idBlocks) stop() {
 	b.mu.Lock()
-	b.closed = true
-	b.mu.Unlock()
+	defer b.mu.Unlock()
 	b.cancel()
 }
 
