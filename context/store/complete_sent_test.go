@@ -14,8 +14,9 @@ import (
 // CompleteSentJob ends a sent job and settles its message in one step: the
 // message is processed and off the outbox and awaiting_result; an end that
 // is refused (a duplicate, an old attempt) leaves the message as it was; a
-// message that may not become processed keeps its status but leaves both
-// sets; a watch on the job still gets the ended job, log lines included.
+// message that may not become processed (error, or processed already)
+// keeps its status but leaves both sets; a watch on the job still gets the
+// ended job.
 func TestCompleteSentJobSettlesItsMessage(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)
@@ -94,4 +95,11 @@ func TestCompleteSentJobSettlesItsMessage(t *testing.T) {
 	if st := db.HGet(ctx, job3, "status").Val(); st != string(model.JobFinished) {
 		t.Errorf("job status %q, want finished", st)
 	}
+
+	// A message processed already stays processed.
+	job4, msg4 := sent(4, model.MsgProcessed)
+	if err := s.CompleteSentJob(ctx, ctxID, job4, 1, model.JobError, nil, nil, 0, msg4); err != nil {
+		t.Fatal(err)
+	}
+	check(msg4, model.MsgProcessed, false)
 }

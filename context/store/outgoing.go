@@ -50,32 +50,6 @@ func (s *Store) Dispatch(ctx context.Context, ctxID uint64, o Outgoing) error {
 	return wrap("store.Dispatch "+o.Message, err)
 }
 
-// Settle ends one of our messages: it moves it to status (validated as
-// SetMessageStatus does) with fields and takes it out of the outbox and
-// the awaiting-result set, in one round trip. It reports whether the
-// message was still in the outbox.
-func (s *Store) Settle(ctx context.Context, ctxID uint64, key string, status model.MessageStatus,
-	fields model.Hash) (bool, error) {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return false, fmt.Errorf("store.Settle: %w", err)
-	}
-	args := append([]any{string(status), now()}, pairs(without(fields, "status"))...)
-	var st *redis.Cmd
-	var rem *redis.IntCmd
-	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
-		st = setMessageStatus.EvalSha(ctx, p, []string{key}, args...)
-		rem = p.ZRem(ctx, OutboxKey, key)
-		p.ZRem(ctx, AwaitingKey, key)
-		return nil
-	})
-	st = orLoad(ctx, db, setMessageStatus, st, []string{key}, args...)
-	if err := rem.Err(); err != nil {
-		return false, fmt.Errorf("store.Settle %s: %w", key, err)
-	}
-	return rem.Val() > 0, scriptErr("store.Settle "+key, st.Err())
-}
-
 // without copies h minus one field.
 func without(h model.Hash, field string) model.Hash {
 	out := make(model.Hash, len(h))

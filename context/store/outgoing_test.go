@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"context"
 	"errors"
 	"testing"
 	"time"
@@ -51,8 +50,9 @@ func TestNextIDsUniqueAcrossStoresAndClients(t *testing.T) {
 }
 
 // Dispatch records a message, its job and its outbox entry and takes the
-// entry off its processing list, all or nothing; Settle ends it.
-func TestDispatchAndSettle(t *testing.T) {
+// entry off its processing list, all or nothing; AwaitAdd puts it on
+// awaiting_result (CompleteSentJob settles it: complete_sent_test.go).
+func TestDispatch(t *testing.T) {
 	ctx := ctCtx(t)
 	s, srv := ctOpen(t)
 	raw := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
@@ -80,23 +80,8 @@ func TestDispatchAndSettle(t *testing.T) {
 	if err := s.AwaitAdd(ctx, 1, mk, next); err != nil {
 		t.Fatal(err)
 	}
-	was, err := s.Settle(ctx, 1, mk, model.MsgProcessed, nil)
-	if err != nil || !was {
-		t.Fatalf("Settle = %v, %v; want true, nil", was, err)
-	}
-	if st := raw.HGet(ctx, mk, "status").Val(); st != "processed" {
-		t.Fatalf("status %q", st)
-	}
-	if raw.ZCard(ctx, store.OutboxKey).Val()+raw.ZCard(ctx, store.AwaitingKey).Val() != 0 {
-		t.Fatal("outbox or awaiting_result still holds the message")
-	}
-	// Settled again: no longer in the outbox, and processed cannot move back.
-	was, err = s.Settle(ctx, 1, mk, model.MsgError, nil)
-	if was || !errors.Is(err, model.ErrBadTransition) {
-		t.Fatalf("second Settle = %v, %v; want false, ErrBadTransition", was, err)
-	}
-	if _, err := s.Settle(context.Background(), 1, "message:1:404", model.MsgProcessed, nil); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("Settle of a missing message: %v, want ErrNotFound", err)
+	if sc := raw.ZScore(ctx, store.AwaitingKey, mk).Val(); int64(sc) != next.UnixMilli() {
+		t.Fatalf("awaiting_result score %v, want %d", sc, next.UnixMilli())
 	}
 }
 
