@@ -142,7 +142,7 @@ func (r *replays) run(ctx context.Context, st horizonStore, warn func(string, er
 	for {
 		select {
 		case <-ctx.Done():
-			r.flush(st, warn)
+			r.flush(st, batch, warn)
 			return
 		case <-beat.C:
 			lead := time.Now().Add(horizonLead)
@@ -156,13 +156,7 @@ func (r *replays) run(ctx context.Context, st horizonStore, warn func(string, er
 		case <-sweep.C:
 			r.sweep(time.Now())
 		case k := <-r.persist:
-			batch = append(batch[:0], k)
-			for len(batch) < cap(batch) && len(r.persist) > 0 {
-				batch = append(batch, <-r.persist)
-			}
-			if err := st.RecordSeen(ctx, batch, r.ttl); err != nil && ctx.Err() == nil {
-				warn("bridge: recording envelope ids", err)
-			}
+			r.writeSeen(ctx, st, append(batch[:0], k), warn)
 		}
 	}
 }
@@ -173,17 +167,28 @@ const flushTimeout = 2 * time.Second
 // flush writes the accepted ids still waiting to be written, as the bridge
 // stops: the next run lets Redis decide for envelopes this run may have
 // seen, so those ids must be there.
-func (r *replays) flush(st horizonStore, warn func(string, error)) {
-	var batch []string
-	for len(r.persist) > 0 {
+func (r *replays) flush(st horizonStore, batch []string, warn func(string, error)) {
+	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+	defer cancel()
+	for r.writeSeen(ctx, st, batch[:0], warn) {
+	}
+}
+
+// writeSeen tops batch up with the accepted ids waiting to be written (to
+// its capacity) and writes them; false when there was nothing to write or
+// the write failed.
+func (r *replays) writeSeen(ctx context.Context, st horizonStore, batch []string, warn func(string, error)) bool {
+	for len(batch) < cap(batch) && len(r.persist) > 0 {
 		batch = append(batch, <-r.persist)
 	}
 	if len(batch) == 0 {
-		return
+		return false
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
-	defer cancel()
 	if err := st.RecordSeen(ctx, batch, r.ttl); err != nil {
-		warn("bridge: recording envelope ids as the bridge stops", err)
+		if ctx.Err() == nil {
+			warn("bridge: recording envelope ids", err)
+		}
+		return false
 	}
+	return true
 }
