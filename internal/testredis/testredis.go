@@ -173,16 +173,13 @@ func (s *Server) Kill() {
 	}
 }
 
-// Freeze stops the server's process (SIGSTOP) until Thaw or cleanup: it
+// Freeze stops the server's process (SIGSTOP) until the test ends: it
 // keeps its connections but answers nothing, as a server that hangs.
 func (s *Server) Freeze(tb testing.TB) {
 	tb.Helper()
 	s.signal(tb, syscall.SIGSTOP)
 	tb.Cleanup(func() { s.signal(tb, syscall.SIGCONT) })
 }
-
-// Thaw lets a frozen server go on (SIGCONT).
-func (s *Server) Thaw(tb testing.TB) { tb.Helper(); s.signal(tb, syscall.SIGCONT) }
 
 func (s *Server) signal(tb testing.TB, sig syscall.Signal) {
 	tb.Helper()
