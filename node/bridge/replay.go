@@ -156,38 +156,38 @@ func (r *replays) run(ctx context.Context, st horizonStore, warn func(string, er
 		case <-sweep.C:
 			r.sweep(time.Now())
 		case k := <-r.persist:
-			r.writeSeen(ctx, st, append(batch[:0], k), warn)
+			r.writeSeen(st, append(batch[:0], k), warn)
 		}
 	}
 }
 
-// flushTimeout bounds the last write of accepted ids as the bridge stops.
-const flushTimeout = 2 * time.Second
+// seenWriteTimeout bounds one write of accepted ids. The writes do not
+// end with the bridge's context: ids taken off the queue as the bridge
+// stops must still reach Redis.
+const seenWriteTimeout = 2 * time.Second
 
 // flush writes the accepted ids still waiting to be written, as the bridge
 // stops: the next run lets Redis decide for envelopes this run may have
 // seen, so those ids must be there.
 func (r *replays) flush(st horizonStore, batch []string, warn func(string, error)) {
-	ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
-	defer cancel()
-	for r.writeSeen(ctx, st, batch[:0], warn) {
+	for r.writeSeen(st, batch[:0], warn) {
 	}
 }
 
 // writeSeen tops batch up with the accepted ids waiting to be written (to
 // its capacity) and writes them; false when there was nothing to write or
 // the write failed.
-func (r *replays) writeSeen(ctx context.Context, st horizonStore, batch []string, warn func(string, error)) bool {
+func (r *replays) writeSeen(st horizonStore, batch []string, warn func(string, error)) bool {
 	for len(batch) < cap(batch) && len(r.persist) > 0 {
 		batch = append(batch, <-r.persist)
 	}
 	if len(batch) == 0 {
 		return false
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), seenWriteTimeout)
+	defer cancel()
 	if err := st.RecordSeen(ctx, batch, r.ttl); err != nil {
-		if ctx.Err() == nil {
-			warn("bridge: recording envelope ids", err)
-		}
+		warn("bridge: recording envelope ids", err)
 		return false
 	}
 	return true
