@@ -29,6 +29,19 @@ func BenchmarkCrossAgentRoundTripAlone(b *testing.B) {
 	overlaybench.Alone(b, 1, func() time.Duration { return remoteNoop(b, alice, bob) })
 }
 
+// BenchmarkCrossAgentRoundTripBlocks measures the API round trip and raw
+// gossipsub's request/response (two bare hosts) each with nothing beside
+// it, as BenchmarkCrossAgentRoundTripAlone and overlay's
+// BenchmarkRawPubsubRoundTrip do, but in one loop, in blocks of 50 of each
+// in turn (overlaybench.Blocks): a slow phase of the machine hits both
+// alike. ratio-p50 is the target: ours over raw.
+func BenchmarkCrossAgentRoundTripBlocks(b *testing.B) {
+	alice, bob := benchPair(b)
+	raw := newRawPubsub(b)
+	overlaybench.Blocks(b, 20, 50, func() time.Duration { return remoteNoop(b, alice, bob) },
+		func() time.Duration { return raw.roundTrip(b) })
+}
+
 // interleaved runs ours b.N times, each followed by a raw gossipsub
 // request/response between two bare hosts (rawPubsub), and reports both
 // (overlaybench.Interleaved).

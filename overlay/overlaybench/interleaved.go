@@ -68,3 +68,35 @@ func Percentiles(lat []time.Duration) (p50, p99, total time.Duration) {
 	}
 	return lat[len(lat)/2], lat[len(lat)*99/100], total
 }
+
+// Blocks measures ours and raw each with nothing beside it, as Alone
+// does, but in the same loop: blocks of block calls of ours, then of raw,
+// in turn, until each has b.N. Neither disturbs the other (no call runs
+// beside a call of the other), and a slow phase of the machine, which
+// lasts far longer than a block, hits both alike. It reports what
+// Interleaved reports.
+func Blocks(b *testing.B, warm, block int, ours, raw func() time.Duration) {
+	for range warm {
+		ours()
+		raw()
+	}
+	lat, rawLat := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for len(lat) < b.N {
+		n := min(block, b.N-len(lat))
+		for range n {
+			lat = append(lat, ours())
+		}
+		for range n {
+			rawLat = append(rawLat, raw())
+		}
+	}
+	b.StopTimer()
+	if b.N == 0 {
+		return
+	}
+	p50, total := report(b, "", lat)
+	raw50, _ := report(b, "raw-", rawLat)
+	b.ReportMetric(float64(len(lat))/total.Seconds(), "jobs/s")
+	b.ReportMetric(float64(p50)/float64(raw50), "ratio-p50")
+}

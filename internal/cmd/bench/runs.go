@@ -37,7 +37,7 @@ var runs = []run{
 	{pkg: "./overlay", bench: "^BenchmarkTimeToFirstPeer$", full: 10, quick: 3, verbose: true, once: true},
 	{pkg: "./overlay", bench: "^BenchmarkPresenceTraffic$", full: 1, quick: 1, once: true, quickShort: true, verbose: true,
 		fullEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=30"}, quickEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=10"}},
-	{pkg: "./node", bench: "^BenchmarkCrossAgentRoundTrip(InProcess|PubsubOnly|HTTP|Alone)?$", full: 500, quick: 100},
+	{pkg: "./node", bench: "^BenchmarkCrossAgentRoundTrip(InProcess|PubsubOnly|HTTP|Alone|Blocks)?$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentFloor(API)?(Direct)?$", full: 500, quick: 100},
 	{pkg: "./internal/e2e", bench: "^Benchmark(CrossAgentProcesses|RawAcrossProcesses)$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentCost$", full: 300, quick: 100},

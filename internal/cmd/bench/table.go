@@ -172,6 +172,8 @@ func build(res *results) *table {
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "≤ 3×", atMost(3))
 	t.cmp("… the same API round trips with nothing beside them (no raw round trip after each), as the raw baseline is measured: p50 (CrossAgentRoundTripAlone vs RawPubsubRoundTrip)",
 		t.fig("BenchmarkCrossAgentRoundTripAlone", "p50-µs"), t.fig("BenchmarkRawPubsubRoundTrip", "p50-µs"), µs, "", nil)
+	t.cmp("… the same API round trips and raw gossipsub request/responses (2 bare hosts), each with nothing beside it, in one loop, 50 of ours then 50 of raw in turn: p50 (CrossAgentRoundTripBlocks: ours vs raw)",
+		t.fig("BenchmarkCrossAgentRoundTripBlocks", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripBlocks", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… the same round trips, each followed by a raw gossipsub request/response between two bare hosts in the same loop: p50 (vs that interleaved raw p50)",
 		t.fig("BenchmarkCrossAgentRoundTrip", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTrip", "raw-p50-µs"), µs, "", nil)
 	t.cmp("… submitted in process (Node.RunJob: the same job.run, without the local API call), p50 (vs the first row's raw baseline)",
