@@ -23,7 +23,13 @@ func Interleaved(b *testing.B, warm int, ours, raw func() time.Duration) {
 		rawLat = append(rawLat, raw())
 	}
 	b.StopTimer()
-	if b.N == 0 {
+	reportPair(b, lat, rawLat)
+}
+
+// reportPair reports ours (lat) and raw (rawLat), as Interleaved says,
+// unless there are none.
+func reportPair(b *testing.B, lat, rawLat []time.Duration) {
+	if len(lat) == 0 || len(rawLat) == 0 {
 		return
 	}
 	p50, total := report(b, "", lat)
@@ -92,11 +98,5 @@ func Blocks(b *testing.B, warm, block int, ours, raw func() time.Duration) {
 		}
 	}
 	b.StopTimer()
-	if b.N == 0 {
-		return
-	}
-	p50, total := report(b, "", lat)
-	raw50, _ := report(b, "raw-", rawLat)
-	b.ReportMetric(float64(len(lat))/total.Seconds(), "jobs/s")
-	b.ReportMetric(float64(p50)/float64(raw50), "ratio-p50")
+	reportPair(b, lat, rawLat)
 }
