@@ -41,11 +41,10 @@ func (o *Overlay) connect(pi peer.AddrInfo, via string) error {
 	}
 	ctx, cancel := context.WithTimeout(o.ctx, connectTimeout)
 	defer cancel()
-	if err := o.host.Connect(ctx, pi); err != nil {
-		return err
-	}
-	o.table.noteFound(pi.ID, via)
-	return nil
+	o.table.dialing(pi.ID, via)
+	err := o.host.Connect(ctx, pi)
+	o.table.dialed(pi.ID, via, err == nil)
+	return err
 }
 
 // connectAsync dials pi in the background, at most maxParallelDial at once.

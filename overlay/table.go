@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"time"
@@ -23,6 +24,7 @@ type liveTable struct {
 	mu    sync.Mutex
 	rows  map[peer.ID]*tableEntry // guarded by mu
 	found map[peer.ID]string      // guarded by mu
+	dials map[peer.ID]string      // how peers being dialled were found, until the dial ends; guarded by mu
 	hooks []func(*model.Peer)     // guarded by mu
 }
 
@@ -33,14 +35,30 @@ type tableEntry struct {
 }
 
 func newLiveTable() *liveTable {
-	return &liveTable{rows: make(map[peer.ID]*tableEntry), found: make(map[peer.ID]string)}
+	return &liveTable{rows: make(map[peer.ID]*tableEntry), found: make(map[peer.ID]string),
+		dials: make(map[peer.ID]string)}
 }
 
-// noteFound records how p was first found, unless already known.
-func (t *liveTable) noteFound(p peer.ID, via string) {
+// dialing records that p, found via via, is being dialled: a presence
+// record that comes over that connection before the dial returns (the
+// dial waits for identify) is credited to via, not to presence.
+func (t *liveTable) dialing(p peer.ID, via string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, ok := t.found[p]; !ok {
+	if _, ok := t.dials[p]; !ok {
+		t.dials[p] = via
+	}
+}
+
+// dialed ends a dial of p that dialing recorded; when it connected, p was
+// found via via unless it was known already.
+func (t *liveTable) dialed(p peer.ID, via string, connected bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dials[p] == via {
+		delete(t.dials, p)
+	}
+	if _, ok := t.found[p]; !ok && connected {
 		t.found[p] = via
 	}
 }
@@ -94,7 +112,7 @@ func (t *liveTable) apply(r *presenceRecord, now time.Time) (model.Peer, bool) {
 	old := e.row
 	via, ok := t.found[r.peer]
 	if !ok {
-		via = FoundPresence
+		via = cmp.Or(t.dials[r.peer], FoundPresence)
 		t.found[r.peer] = via
 	}
 	e.row = model.Peer{
