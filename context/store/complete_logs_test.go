@@ -17,15 +17,7 @@ func TestCompleteJobWithLogs(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)
 	const ctxID = 2
-	dispatched := func(id uint64) string {
-		t.Helper()
-		j := &model.RunnerJob{ID: id, CallerID: 1, ContextID: ctxID, Script: "-", ScriptType: "sh",
-			Status: model.JobDispatched, Attempt: 2}
-		if err := s.SaveJob(ctx, j); err != nil {
-			t.Fatal(err)
-		}
-		return store.JobKey(1, id)
-	}
+	dispatched := func(id uint64) string { return ctDispatched(t, s, ctxID, id, 2) }
 	db := srv.Client(t, ctxID)
 	logs := func(key string) []string {
 		t.Helper()

@@ -24,12 +24,7 @@ func TestCompleteSentJobSettlesItsMessage(t *testing.T) {
 	db := srv.Client(t, ctxID)
 	sent := func(id uint64, msgStatus model.MessageStatus) (jobKey, msgKey string) {
 		t.Helper()
-		j := &model.RunnerJob{ID: id, CallerID: 1, ContextID: ctxID, Script: "-", ScriptType: "noop",
-			Status: model.JobDispatched, Attempt: 1}
-		if err := s.SaveJob(ctx, j); err != nil {
-			t.Fatal(err)
-		}
-		jobKey, msgKey = store.JobKey(1, id), store.MessageKey(1, id)
+		jobKey, msgKey = ctDispatched(t, s, ctxID, id, 1), store.MessageKey(1, id)
 		if err := db.HSet(ctx, msgKey, "status", string(msgStatus), "message_type", "job").Err(); err != nil {
 			t.Fatal(err)
 		}

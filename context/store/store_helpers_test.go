@@ -69,6 +69,19 @@ var ctBigScript = func() string {
 	return b.String()[:1<<20]
 }()
 
+// ctDispatched saves job id of caller 1 in context ctxID as dispatched,
+// at attempt, as a job sent to another agent stands before its result;
+// it returns the job's key.
+func ctDispatched(t *testing.T, s *store.Store, ctxID, id uint64, attempt int64) string {
+	t.Helper()
+	j := &model.RunnerJob{ID: id, CallerID: 1, ContextID: ctxID, Script: "-", ScriptType: "sh",
+		Status: model.JobDispatched, Attempt: attempt}
+	if err := s.SaveJob(ctCtx(t), j); err != nil {
+		t.Fatal(err)
+	}
+	return store.JobKey(1, id)
+}
+
 func ctJob(ctxID, caller, id uint64) *model.RunnerJob {
 	return &model.RunnerJob{
 		ID:            id,
