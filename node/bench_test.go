@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/overlaybench"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/overlay/overlaybench"
 )
 
 // BenchmarkCrossAgentRoundTrip: submit a no-op job from agent A into

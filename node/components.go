@@ -3,13 +3,12 @@ package node
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
-	"github.com/hyphae-run/hyphae/node/bridge"
 	"github.com/hyphae-run/hyphae/overlay"
+	"github.com/hyphae-run/hyphae/overlay/bridge"
 )
 
 // startComponents starts runner, overlay, bridge and scheduler as the
@@ -153,8 +152,6 @@ func (n *Node) stopLocal(ctx context.Context, ctxID uint64, jobKey string) error
 	}
 	return n.runner.Stop(ctx, ctxID, jobKey)
 }
-
-func timeSince(t time.Time) time.Duration { return time.Since(t) }
 
 // offer is the runner's Offer for the bridge, or nil without a runner.
 func (n *Node) offer() func(uint64) (store.ClaimSpec, func(*store.Claim), bool) {

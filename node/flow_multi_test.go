@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
@@ -54,7 +56,7 @@ func waitFlow(t *testing.T, a *agent, v *node.FlowView) *node.FlowView {
 	deadline := time.Now().Add(60 * time.Second)
 	for !v.Terminal() {
 		if time.Now().After(deadline) {
-			t.Fatalf("flow %d did not end: %s", v.ID, scheduler.Render(&v.Status))
+			t.Fatalf("flow %d did not end: %s", v.ID, flowtext.Render(&v.Status))
 		}
 		var next node.FlowView
 		a.call(t, "flow.wait", node.FlowWaitParams{FlowRef: node.FlowRef{Context: v.ContextID, ID: v.ID},
@@ -101,7 +103,7 @@ func TestFlowChainAlternatingAgents(t *testing.T) {
 	v := waitFlow(t, a, runFlow(t, a, f.String()))
 	t.Logf("10-job chain over two agents: %v", time.Since(start).Round(time.Millisecond))
 	if v.Status.Status != "finished" {
-		t.Fatalf("flow ended %s: %s\n%s", v.Status.Status, v.Error, scheduler.Render(&v.Status))
+		t.Fatalf("flow ended %s: %s\n%s", v.Status.Status, v.Error, flowtext.Render(&v.Status))
 	}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("j%d", i)
@@ -110,7 +112,7 @@ func TestFlowChainAlternatingAgents(t *testing.T) {
 			on = b
 		}
 		j := jobOf(t, v, name)
-		if j.State != scheduler.StateCompleted || j.Runner != on.peerID() || j.Attempt != 1 {
+		if j.State != model.NodeCompleted || j.Runner != on.peerID() || j.Attempt != 1 {
 			t.Errorf("job %s: state %s runner %s attempt %d, want completed on %s", name, j.State, j.Runner, j.Attempt, on.peerID())
 		}
 		if got := v.Result[name+".n"]; got != strconv.Itoa(i+1) {
@@ -159,7 +161,7 @@ jobs:
 		t.Fatalf("flow after cancel: %s %q", v.Status.Status, v.Error)
 	}
 	for _, name := range []string{"long", "next", "last"} {
-		if j := jobOf(t, v, name); j.State != scheduler.StateCancelled {
+		if j := jobOf(t, v, name); j.State != model.NodeCancelled {
 			t.Errorf("job %s: state %s, want cancelled", name, j.State)
 		}
 	}
@@ -218,8 +220,8 @@ jobs:
 	t0 := time.Now()
 	a.call(t, "flow.cancel", node.FlowRef{Context: 1, ID: v.ID}, v)
 	v = waitFlow(t, a, v)
-	if v.Status.Status != "error" || jobOf(t, v, "far").State != scheduler.StateCancelled {
-		t.Fatalf("flow after cancel: %s", scheduler.Render(&v.Status))
+	if v.Status.Status != "error" || jobOf(t, v, "far").State != model.NodeCancelled {
+		t.Fatalf("flow after cancel: %s", flowtext.Render(&v.Status))
 	}
 	// The next resend finds the job cancelled and withdraws the message;
 	// from then on nothing can send it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
@@ -65,7 +66,7 @@ func (n *Node) info(ctx context.Context) (*InfoView, error) {
 	v := &InfoView{Version: Version, PeerID: n.id.PeerID().String(), AgeRecip: n.id.AgeRecipient(),
 		Roles: n.cfg.Roles, DataDir: n.cfg.DataDir, Store: "external", Persistent: true,
 		API: n.apiAddr, Socket: n.paths.Socket, Draining: n.draining.Load(),
-		UptimeSec: int64(timeSince(n.started).Seconds()), ListenAddrs: n.listenAddrs(),
+		UptimeSec: int64(time.Since(n.started).Seconds()), ListenAddrs: n.listenAddrs(),
 		ScriptTypes: n.scriptTypes(), Contexts: []uint64{}}
 	if n.self != nil {
 		v.ActorID = n.self.ID

@@ -43,6 +43,9 @@ type FlowView struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// FlowSummary is a row of flow.list: a flow with its job counts.
+type FlowSummary = scheduler.Summary
+
 func (n *Node) registerFlowMethods() {
 	api.Register(n.table, "flow.create", "Validate and store a flow file (text + base dir); with start, start it too.", n.flowCreate)
 	api.Register(n.table, "flow.start", "Start a created flow.", func(ctx context.Context, p FlowRef) (*FlowView, error) {
@@ -56,7 +59,7 @@ func (n *Node) registerFlowMethods() {
 	})
 	api.Register(n.table, "flow.list", "List a context's flows with progress.", func(ctx context.Context, p struct {
 		Context uint64 `json:"context"`
-	}) ([]scheduler.Summary, error) {
+	}) ([]FlowSummary, error) {
 		if err := n.checkFlowContext(ctx, p.Context); err != nil {
 			return nil, err
 		}

@@ -64,7 +64,7 @@ func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow
 	for i, spec := range f.Jobs {
 		jobs[i] = jobOf(spec, fl, ids, deps[spec.Name])
 		fl.Jobs = append(fl.Jobs, jobs[i].ID)
-		nodes[spec.Name] = string(StatePending)
+		nodes[spec.Name] = string(model.NodePending)
 	}
 	return fl, jobs, nodes
 }

@@ -32,7 +32,7 @@ func (s *Scheduler) stepAndDispatch(ctx context.Context, r *flowRun, step *store
 		n := r.nodes[name]
 		plans[i] = attempt{n: n, base: n.job, rt: s.route(ctx, r, n, nil)}
 	}
-	return s.send(ctx, r, step, plans, []string{string(StateReady)})
+	return s.send(ctx, r, step, plans, []string{string(model.NodeReady)})
 }
 
 // send applies step (when not nil), then writes the planned attempts
@@ -68,7 +68,7 @@ func (s *Scheduler) send(ctx context.Context, r *flowRun, step *store.FlowStep, 
 
 // sent records a dispatched node (caller holds r.mu).
 func (s *Scheduler) sent(r *flowRun, name string, m *model.Message) {
-	r.state[name] = StateDispatched
+	r.state[name] = model.NodeDispatched
 	if m != nil {
 		r.remote[name] = &remoteTrack{peer: m.Dst, msgKey: store.MessageKey(m.CallerID, m.ID)}
 	}

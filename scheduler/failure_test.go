@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/internal/flowtext"
 )
 
 func TestFailureCancelsDependents(t *testing.T) {
@@ -25,8 +25,8 @@ jobs:
 	if !strings.HasPrefix(st.Error, `job "bad" failed: `) {
 		t.Fatalf("flow error %q, want it to name job bad", st.Error)
 	}
-	wantStates(t, st, map[string]scheduler.NodeState{"a": scheduler.StateCompleted, "bad": scheduler.StateFailed,
-		"next": scheduler.StateCancelled, "last": scheduler.StateCancelled, "other": scheduler.StateCompleted})
+	wantStates(t, st, map[string]model.NodeState{"a": model.NodeCompleted, "bad": model.NodeFailed,
+		"next": model.NodeCancelled, "last": model.NodeCancelled, "other": model.NodeCompleted})
 	if e.w.count("next") != 0 || e.w.count("last") != 0 {
 		t.Fatal("a cancelled job ran")
 	}
@@ -45,12 +45,12 @@ jobs:
 `)
 	st := e.wait(t, s, fl.ID)
 	wantFlow(t, st, model.FlowFinished)
-	wantStates(t, st, map[string]scheduler.NodeState{"soft": scheduler.StateFailed, "next": scheduler.StateCompleted})
+	wantStates(t, st, map[string]model.NodeState{"soft": model.NodeFailed, "next": model.NodeCompleted})
 	if st.Result["next.saw"] != "1" {
 		t.Fatalf("next saw %q, want 1", st.Result["next.saw"])
 	}
-	if !strings.Contains(scheduler.Render(st), "(continue_on_error)") {
-		t.Fatalf("render does not mark the tolerated failure:\n%s", scheduler.Render(st))
+	if !strings.Contains(flowtext.Render(st), "(continue_on_error)") {
+		t.Fatalf("render does not mark the tolerated failure:\n%s", flowtext.Render(st))
 	}
 }
 
@@ -70,8 +70,8 @@ jobs:
 	if st.Error != "timeout after 1s" {
 		t.Fatalf("flow error %q, want \"timeout after 1s\"", st.Error)
 	}
-	wantStates(t, st, map[string]scheduler.NodeState{"quick": scheduler.StateCompleted,
-		"slow": scheduler.StateCancelled, "after": scheduler.StateCancelled})
+	wantStates(t, st, map[string]model.NodeState{"quick": model.NodeCompleted,
+		"slow": model.NodeCancelled, "after": model.NodeCancelled})
 	eventually(t, "the slow job to be killed", func() bool {
 		j, err := e.st.LoadJobKey(e.ctx, ctxID, job(t, st, "slow").Key)
 		return err == nil && j.Status == model.JobError
@@ -91,7 +91,7 @@ jobs:
 `)
 	eventually(t, "long to start", func() bool {
 		st, err := s.Status(e.ctx, ctxID, fl.ID)
-		return err == nil && job(t, st, "long").State == scheduler.StateRunning
+		return err == nil && job(t, st, "long").State == model.NodeRunning
 	})
 	if err := s.Cancel(e.ctx, ctxID, fl.ID); err != nil {
 		t.Fatalf("Cancel: %v", err)
@@ -101,7 +101,7 @@ jobs:
 	if st.Error != "cancelled" {
 		t.Fatalf("flow error %q, want cancelled", st.Error)
 	}
-	wantStates(t, st, map[string]scheduler.NodeState{"long": scheduler.StateCancelled, "after": scheduler.StateCancelled})
+	wantStates(t, st, map[string]model.NodeState{"long": model.NodeCancelled, "after": model.NodeCancelled})
 	eventually(t, "long to be killed", func() bool { return e.w.count("long") == 1 })
 	if err := s.Cancel(e.ctx, ctxID, fl.ID); err == nil {
 		t.Fatal("cancelling an ended flow: want an error")
@@ -120,8 +120,8 @@ jobs:
 `)
 	st := e.wait(t, s, fl.ID)
 	wantFlow(t, st, model.FlowError)
-	wantStates(t, st, map[string]scheduler.NodeState{"bad": scheduler.StateFailed,
-		"long": scheduler.StateCancelled, "more": scheduler.StateCancelled})
+	wantStates(t, st, map[string]model.NodeState{"bad": model.NodeFailed,
+		"long": model.NodeCancelled, "more": model.NodeCancelled})
 	eventually(t, "long to be stopped", func() bool { return e.w.count("long") == 1 })
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
@@ -135,11 +136,11 @@ func job(t *testing.T, st *scheduler.Status, name string) scheduler.JobState {
 }
 
 // wantStates asserts the node state of each named job.
-func wantStates(t *testing.T, st *scheduler.Status, want map[string]scheduler.NodeState) {
+func wantStates(t *testing.T, st *scheduler.Status, want map[string]model.NodeState) {
 	t.Helper()
 	for name, s := range want {
 		if got := job(t, st, name).State; got != s {
-			t.Errorf("job %s: state %s, want %s\n%s", name, got, s, scheduler.Render(st))
+			t.Errorf("job %s: state %s, want %s\n%s", name, got, s, flowtext.Render(st))
 		}
 	}
 }
@@ -147,6 +148,6 @@ func wantStates(t *testing.T, st *scheduler.Status, want map[string]scheduler.No
 func wantFlow(t *testing.T, st *scheduler.Status, status model.FlowStatus) {
 	t.Helper()
 	if st.Status != status {
-		t.Fatalf("flow status %s (error %q), want %s\n%s", st.Status, st.Error, status, scheduler.Render(st))
+		t.Fatalf("flow status %s (error %q), want %s\n%s", st.Status, st.Error, status, flowtext.Render(st))
 	}
 }

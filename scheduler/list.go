@@ -36,7 +36,7 @@ func (s *Scheduler) List(ctx context.Context, ctxID uint64) ([]Summary, error) {
 		sum := Summary{ID: f.ID, ContextID: f.ContextID, Name: f.Name, Status: f.Status,
 			Error: f.Extra[fError], CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
 		for _, st := range nodes {
-			sum.Progress.add(NodeState(st))
+			sum.Progress.add(model.NodeState(st))
 		}
 		out = append(out, sum)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 )
 
@@ -57,7 +58,7 @@ func (s *Scheduler) reconcile(ctx context.Context, r *flowRun) error {
 
 // settleEnded handles in-flight nodes whose job has ended.
 func (s *Scheduler) settleEnded(ctx context.Context, r *flowRun) error {
-	names := r.inState(StateDispatched, StateRunning)
+	names := r.inState(model.NodeDispatched, model.NodeRunning)
 	keys := make([]string, len(names))
 	for i, name := range names {
 		keys[i] = r.nodes[name].key
@@ -80,13 +81,13 @@ func (s *Scheduler) settleEnded(ctx context.Context, r *flowRun) error {
 // all met (a crash can leave either).
 func (s *Scheduler) dispatchStalled(ctx context.Context, r *flowRun) error {
 	var moves []store.NodeMove
-	for _, name := range r.inState(StatePending) {
+	for _, name := range r.inState(model.NodePending) {
 		ok := true
 		for _, need := range r.nodes[name].needs {
 			ok = ok && r.satisfied(need, r.state[need])
 		}
 		if ok {
-			moves = append(moves, store.NodeMove{Name: name, From: []string{string(StatePending)}, To: string(StateReady)})
+			moves = append(moves, store.NodeMove{Name: name, From: []string{string(model.NodePending)}, To: string(model.NodeReady)})
 		}
 	}
 	if len(moves) > 0 {
@@ -94,5 +95,5 @@ func (s *Scheduler) dispatchStalled(ctx context.Context, r *flowRun) error {
 			return err
 		}
 	}
-	return s.dispatch(ctx, r, r.inState(StateReady))
+	return s.dispatch(ctx, r, r.inState(model.NodeReady))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -95,7 +96,7 @@ func done(t *testing.T, e *env, flowID uint64) int {
 	}
 	n := 0
 	for _, s := range nodes {
-		if scheduler.NodeState(s).Terminal() {
+		if model.NodeState(s).Terminal() {
 			n++
 		}
 	}
@@ -185,7 +186,7 @@ func TestDuplicateEvents(t *testing.T) {
 	eventually(t, "two jobs done", func() bool { return done(t, e, fl.ID) >= 2 })
 	st, _ := s.Status(e.ctx, ctxID, fl.ID)
 	for _, j := range st.Jobs {
-		if j.State == scheduler.StateCompleted {
+		if j.State == model.NodeCompleted {
 			rdb.LPush(e.ctx, store.JobsDoneKey, j.Key, j.Key)
 		}
 	}
@@ -198,7 +199,7 @@ func TestDuplicateEvents(t *testing.T) {
 	eventually(t, "jobs_done drained", func() bool { return rdb.LLen(e.ctx, store.JobsDoneKey).Val() == 0 })
 	after, _ := s.Status(e.ctx, ctxID, fl.ID)
 	if after.Version != before || after.Status != model.FlowFinished {
-		t.Fatalf("late duplicates changed the flow:\n%s", scheduler.Render(after))
+		t.Fatalf("late duplicates changed the flow:\n%s", flowtext.Render(after))
 	}
 	wantRunOnce(t, after, runs)
 }

@@ -153,7 +153,7 @@ func TestRemoteRunnerLostNoRetries(t *testing.T) {
 	fl := e.run(t, s, "jobs:\n  far: {type: sh, runner: "+peerA+", script: 'true'}\n  next: {type: sh, needs: far, script: 'true'}\n")
 	st := e.wait(t, s, fl.ID)
 	wantFlow(t, st, model.FlowError)
-	if !strings.Contains(st.Error, "lost") || job(t, st, "next").State != scheduler.StateCancelled {
+	if !strings.Contains(st.Error, "lost") || job(t, st, "next").State != model.NodeCancelled {
 		t.Fatalf("error %q, next %s", st.Error, job(t, st, "next").State)
 	}
 }

@@ -48,7 +48,7 @@ type flowRun struct {
 	mu       sync.Mutex
 	status   model.FlowStatus             // guarded by mu
 	deadline time.Time                    // guarded by mu
-	state    map[string]NodeState         // guarded by mu
+	state    map[string]model.NodeState   // guarded by mu
 	results  map[string]map[string]string // guarded by mu: job → result
 	fatal    string                       // guarded by mu: why the flow fails
 	ended    bool                         // guarded by mu
@@ -61,7 +61,7 @@ type flowRun struct {
 func newRun(g *store.FlowGraph) (*flowRun, error) {
 	f := g.Flow
 	r := &flowRun{key: runKey{f.ContextID, f.ID}, caller: f.CallerID, env: f.EnvVars,
-		nodes: map[string]*node{}, status: f.Status, state: map[string]NodeState{},
+		nodes: map[string]*node{}, status: f.Status, state: map[string]model.NodeState{},
 		results: map[string]map[string]string{}, fatal: f.Extra[fError], remote: map[string]*remoteTrack{},
 		onFailure: OnFailure(f.Extra[fOnFailure])}
 	if r.onFailure != OnFailureStop {
@@ -75,9 +75,9 @@ func newRun(g *store.FlowGraph) (*flowRun, error) {
 		return nil, err
 	}
 	for name := range r.nodes {
-		r.state[name] = NodeState(g.Nodes[name])
+		r.state[name] = model.NodeState(g.Nodes[name])
 		if r.state[name] == "" {
-			r.state[name] = StatePending
+			r.state[name] = model.NodePending
 		}
 	}
 	r.loadResults(g.Results)
@@ -144,16 +144,16 @@ func atoi(s string) int64 {
 }
 
 // satisfied reports whether a node in state st lets its dependents run.
-func (r *flowRun) satisfied(name string, st NodeState) bool {
-	return st == StateCompleted || (st == StateFailed && r.nodes[name].cont)
+func (r *flowRun) satisfied(name string, st model.NodeState) bool {
+	return st == model.NodeCompleted || (st == model.NodeFailed && r.nodes[name].cont)
 }
 
 // readyAfter lists the pending dependents of name that become ready once
 // name is in state st (caller holds mu).
-func (r *flowRun) readyAfter(name string, st NodeState) []string {
+func (r *flowRun) readyAfter(name string, st model.NodeState) []string {
 	var out []string
 	for _, d := range r.nodes[name].deps {
-		if r.state[d] != StatePending {
+		if r.state[d] != model.NodePending {
 			continue
 		}
 		ok := true
@@ -190,7 +190,7 @@ func (r *flowRun) descendants(name string) []string {
 }
 
 // inState lists the nodes (file order) whose state is one of states.
-func (r *flowRun) inState(states ...NodeState) []string {
+func (r *flowRun) inState(states ...model.NodeState) []string {
 	var out []string
 	for _, name := range r.order {
 		for _, s := range states {
@@ -221,8 +221,8 @@ func (r *flowRun) applyMoves(moves []store.NodeMove, moved []string) {
 	}
 	for _, m := range moves {
 		if did[m.Name] {
-			r.state[m.Name] = NodeState(m.To)
-			if !NodeState(m.To).InFlight() {
+			r.state[m.Name] = model.NodeState(m.To)
+			if !model.NodeState(m.To).InFlight() {
 				delete(r.remote, m.Name)
 			}
 		}

@@ -23,9 +23,9 @@ func (s *Scheduler) settle(ctx context.Context, r *flowRun, j *model.RunnerJob) 
 	}
 	switch {
 	case j.Status == model.JobFinished:
-		return s.passed(ctx, r, n, j, StateCompleted)
+		return s.passed(ctx, r, n, j, model.NodeCompleted)
 	case n.cont:
-		return s.passed(ctx, r, n, j, StateFailed)
+		return s.passed(ctx, r, n, j, model.NodeFailed)
 	}
 	return s.failed(ctx, r, n, j)
 }
@@ -33,11 +33,11 @@ func (s *Scheduler) settle(ctx context.Context, r *flowRun, j *model.RunnerJob) 
 // passed ends a node whose dependents may run (completed, or failed with
 // continue_on_error): record its result, make ready what it unblocks and
 // dispatch that — one round trip.
-func (s *Scheduler) passed(ctx context.Context, r *flowRun, n *node, j *model.RunnerJob, to NodeState) error {
+func (s *Scheduler) passed(ctx context.Context, r *flowRun, n *node, j *model.RunnerJob, to model.NodeState) error {
 	ready := r.readyAfter(n.name, to)
 	moves := []store.NodeMove{{Name: n.name, From: inFlight, To: string(to)}}
 	for _, d := range ready {
-		moves = append(moves, store.NodeMove{Name: d, From: []string{string(StatePending)}, To: string(StateReady)})
+		moves = append(moves, store.NodeMove{Name: d, From: []string{string(model.NodePending)}, To: string(model.NodeReady)})
 	}
 	step := store.FlowStep{Node: n.name, NodeStates: inFlight, Moves: moves,
 		Results: prefixed(n.name, j.Result), Flow: s.touch()}
@@ -56,7 +56,7 @@ func (s *Scheduler) failed(ctx context.Context, r *flowRun, n *node, j *model.Ru
 		why = "ended with status " + string(j.Status)
 	}
 	r.setFatal(fmt.Sprintf("job %q failed: %s", n.name, why))
-	moves := []store.NodeMove{{Name: n.name, From: inFlight, To: string(StateFailed)}}
+	moves := []store.NodeMove{{Name: n.name, From: inFlight, To: string(model.NodeFailed)}}
 	victims := r.descendants(n.name)
 	if r.onFailure == OnFailureStop {
 		victims = r.order
@@ -66,7 +66,7 @@ func (s *Scheduler) failed(ctx context.Context, r *flowRun, n *node, j *model.Ru
 		if v == n.name || r.state[v].Terminal() {
 			continue
 		}
-		moves = append(moves, store.NodeMove{Name: v, From: open, To: string(StateCancelled)})
+		moves = append(moves, store.NodeMove{Name: v, From: open, To: string(model.NodeCancelled)})
 		if r.state[v].InFlight() {
 			stops = append(stops, v)
 		}
@@ -89,7 +89,7 @@ func (s *Scheduler) abort(ctx context.Context, r *flowRun, reason string) error 
 	var stops []string
 	for _, name := range r.order {
 		if st := r.state[name]; !st.Terminal() {
-			moves = append(moves, store.NodeMove{Name: name, From: open, To: string(StateCancelled)})
+			moves = append(moves, store.NodeMove{Name: name, From: open, To: string(model.NodeCancelled)})
 			if st.InFlight() {
 				stops = append(stops, name)
 			}

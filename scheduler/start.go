@@ -40,7 +40,7 @@ func (s *Scheduler) start(ctx context.Context, r *flowRun) error {
 	for _, name := range r.order {
 		if len(r.nodes[name].needs) == 0 {
 			roots = append(roots, name)
-			moves = append(moves, store.NodeMove{Name: name, From: []string{string(StatePending)}, To: string(StateReady)})
+			moves = append(moves, store.NodeMove{Name: name, From: []string{string(model.NodePending)}, To: string(model.NodeReady)})
 		}
 	}
 	step := store.FlowStep{FlowStatus: []string{string(model.FlowDispatched)}, Moves: moves, Flow: fields, Active: "add"}

@@ -1,34 +1,10 @@
 package scheduler
 
-// NodeState is the progress of one job of a flow, persisted in
-// flow_nodes:<flow id>.
-type NodeState string
-
-// Node states. A node moves pending → ready → dispatched → (running) →
-// completed | failed, or to cancelled from any state before those.
-// "running" is shown when the job's hash says started; the stored state
-// stays dispatched until the job ends.
-const (
-	StatePending    NodeState = "pending"
-	StateReady      NodeState = "ready"
-	StateDispatched NodeState = "dispatched"
-	StateRunning    NodeState = "running"
-	StateCompleted  NodeState = "completed"
-	StateFailed     NodeState = "failed"
-	StateCancelled  NodeState = "cancelled"
-)
-
-// Terminal reports whether the node has ended.
-func (s NodeState) Terminal() bool {
-	return s == StateCompleted || s == StateFailed || s == StateCancelled
-}
-
-// InFlight reports whether a runner has the node's job.
-func (s NodeState) InFlight() bool { return s == StateDispatched || s == StateRunning }
+import "github.com/hyphae-run/hyphae/context/model"
 
 var (
-	inFlight = []string{string(StateDispatched), string(StateRunning)}
-	open     = []string{string(StatePending), string(StateReady), string(StateDispatched), string(StateRunning)}
+	inFlight = []string{string(model.NodeDispatched), string(model.NodeRunning)}
+	open     = []string{string(model.NodePending), string(model.NodeReady), string(model.NodeDispatched), string(model.NodeRunning)}
 )
 
 // Extra fields of ours on the flow and job hashes (model.Extra).

@@ -34,7 +34,7 @@ type Status struct {
 type JobState struct {
 	Name            string            `json:"name"`
 	Key             string            `json:"key"`
-	State           NodeState         `json:"state"`
+	State           model.NodeState   `json:"state"`
 	Status          model.JobStatus   `json:"status"` // the job hash's own status
 	Type            string            `json:"script_type"`
 	Runner          string            `json:"runner,omitempty"`
@@ -100,21 +100,21 @@ func (s *Scheduler) jobStates(g *store.FlowGraph) []JobState {
 	out := make([]JobState, 0, len(g.Jobs))
 	for _, j := range g.Jobs {
 		if j != nil {
-			out = append(out, s.jobState(j, NodeState(g.Nodes[j.Name]), byID))
+			out = append(out, s.jobState(j, model.NodeState(g.Nodes[j.Name]), byID))
 		}
 	}
 	return topoSort(out)
 }
 
-func (s *Scheduler) jobState(j *model.RunnerJob, st NodeState, byID map[uint64]string) JobState {
+func (s *Scheduler) jobState(j *model.RunnerJob, st model.NodeState, byID map[uint64]string) JobState {
 	if st == "" {
-		st = StatePending
+		st = model.NodePending
 	}
 	// Shown as running from the moment the runner starts it until the
 	// scheduler has taken in its end (so a view never steps back to
 	// dispatched between the job's end and the node's).
-	if st == StateDispatched && (j.Status == model.JobStarted || j.Status.Terminal()) {
-		st = StateRunning
+	if st == model.NodeDispatched && (j.Status == model.JobStarted || j.Status.Terminal()) {
+		st = model.NodeRunning
 	}
 	js := JobState{Name: j.Name, Key: store.JobKey(j.CallerID, j.ID), State: st, Status: j.Status,
 		Type: j.ScriptType, Runner: j.Runner, Attempt: j.Attempt, Retries: j.Retries, Result: j.Result,
@@ -125,7 +125,7 @@ func (s *Scheduler) jobState(j *model.RunnerJob, st NodeState, byID map[uint64]s
 	for _, id := range j.Prerequisites {
 		js.Needs = append(js.Needs, byID[id])
 	}
-	if start := atoi(j.Extra[fDispatchedAt]); start > 0 && st != StatePending && st != StateReady {
+	if start := atoi(j.Extra[fDispatchedAt]); start > 0 && st != model.NodePending && st != model.NodeReady {
 		end := s.cfg.Now().Unix()
 		if j.Status.Terminal() {
 			end = j.UpdatedAt
@@ -135,22 +135,22 @@ func (s *Scheduler) jobState(j *model.RunnerJob, st NodeState, byID map[uint64]s
 	return js
 }
 
-func (p *Progress) add(st NodeState) {
+func (p *Progress) add(st model.NodeState) {
 	p.Total++
 	switch st {
-	case StatePending:
+	case model.NodePending:
 		p.Pending++
-	case StateReady:
+	case model.NodeReady:
 		p.Ready++
-	case StateDispatched:
+	case model.NodeDispatched:
 		p.Dispatched++
-	case StateRunning:
+	case model.NodeRunning:
 		p.Running++
-	case StateCompleted:
+	case model.NodeCompleted:
 		p.Completed++
-	case StateFailed:
+	case model.NodeFailed:
 		p.Failed++
-	case StateCancelled:
+	case model.NodeCancelled:
 		p.Cancelled++
 	}
 	p.Done = p.Completed + p.Failed + p.Cancelled

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/node"
-	"github.com/hyphae-run/hyphae/scheduler"
 )
 
 // flowYAML is bob's flow; %s are alice's and carol's peer IDs.
@@ -133,7 +133,7 @@ func (s *story) follow(ctx context.Context, bob *agent, id uint64) (*node.FlowVi
 		return nil, fmt.Errorf("bob: flow.status: %w", err)
 	}
 	after := first.Version
-	s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), scheduler.ProgressLine(&first.Status))
+	s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), flowtext.ProgressLine(&first.Status))
 	for {
 		var fv node.FlowView
 		p := map[string]any{"context": 1, "id": id, "after": after, "timeout": 5}
@@ -141,11 +141,11 @@ func (s *story) follow(ctx context.Context, bob *agent, id uint64) (*node.FlowVi
 			return nil, fmt.Errorf("bob: flow.wait: %w", err)
 		}
 		if fv.Version != after {
-			s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), scheduler.ProgressLine(&fv.Status))
+			s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), flowtext.ProgressLine(&fv.Status))
 			after = fv.Version
 		}
 		if fv.Status.Status.Terminal() {
-			s.say("\n%s", indent(s.names(treeOnly(scheduler.Render(&fv.Status)))))
+			s.say("\n%s", indent(s.names(treeOnly(flowtext.Render(&fv.Status)))))
 			return &fv, nil
 		}
 	}

@@ -11,8 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/node"
-	"github.com/hyphae-run/hyphae/scheduler"
 )
 
 func newFlow(g *globals) *cobra.Command {
@@ -120,7 +121,7 @@ func showFlow(w io.Writer, v *node.FlowView, asJSON, ended bool) error {
 			return err
 		}
 	} else if ended {
-		fmt.Fprint(w, scheduler.Render(&v.Status))
+		fmt.Fprint(w, flowtext.Render(&v.Status))
 	} else {
 		fmt.Fprintf(w, "flow %d (%s) started in context %d with %d jobs; follow it with:\n  hyphae flow watch %d --context %d\n",
 			v.ID, v.Name, v.ContextID, len(v.Jobs), v.ID, v.ContextID)
@@ -152,18 +153,18 @@ func followFlow(ctx context.Context, g *globals, v *node.FlowView, onChange func
 // progressPrinter prints one line per job whose state changed.
 func progressPrinter(w io.Writer) func(prev, cur *node.FlowView) {
 	return func(prev, cur *node.FlowView) {
-		was := map[string]scheduler.NodeState{}
+		was := map[string]model.NodeState{}
 		if prev != nil {
 			for _, j := range prev.Jobs {
 				was[j.Name] = j.State
 			}
 		}
 		for _, j := range cur.Jobs {
-			if j.State == was[j.Name] || (prev == nil && j.State == scheduler.StatePending) {
+			if j.State == was[j.Name] || (prev == nil && j.State == model.NodePending) {
 				continue
 			}
 			line := fmt.Sprintf("%s  [%d/%d]  %-16s %s", time.Now().Format("15:04:05"), cur.Progress.Done, cur.Progress.Total, j.Name, j.State)
-			if j.Error != "" && j.State == scheduler.StateFailed {
+			if j.Error != "" && j.State == model.NodeFailed {
 				line += "  " + j.Error
 			}
 			fmt.Fprintln(w, line)
@@ -223,7 +224,7 @@ func newFlowStatus(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), v)
 			}
-			fmt.Fprint(cmd.OutOrStdout(), scheduler.Render(&v.Status))
+			fmt.Fprint(cmd.OutOrStdout(), flowtext.Render(&v.Status))
 			return nil
 		})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -242,7 +243,7 @@ func newFlowWatch(g *globals) *cobra.Command {
 			draw := progressPrinter(out)
 			if tty {
 				draw = func(_, cur *node.FlowView) {
-					fmt.Fprint(out, "\033[H\033[2J"+scheduler.Render(&cur.Status))
+					fmt.Fprint(out, "\033[H\033[2J"+flowtext.Render(&cur.Status))
 				}
 			}
 			end, err := followFlow(cmd.Context(), g, &v, draw)
@@ -250,7 +251,7 @@ func newFlowWatch(g *globals) *cobra.Command {
 				return err
 			}
 			if !tty {
-				fmt.Fprint(out, scheduler.Render(&end.Status))
+				fmt.Fprint(out, flowtext.Render(&end.Status))
 			}
 			return showFlow(io.Discard, end, false, true)
 		})
@@ -272,7 +273,7 @@ func newFlowCancel(g *globals) *cobra.Command {
 			if err := g.call(cmd.Context(), "flow.cancel", ref, &v); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "flow %d cancelled: %s\n", v.ID, scheduler.ProgressLine(&v.Status))
+			fmt.Fprintf(cmd.OutOrStdout(), "flow %d cancelled: %s\n", v.ID, flowtext.ProgressLine(&v.Status))
 			return nil
 		})
 }
@@ -288,7 +289,7 @@ func newFlowList(g *globals) *cobra.Command {
 			if ctxID == 0 {
 				return usage("--context N is required")
 			}
-			var fs []scheduler.Summary
+			var fs []node.FlowSummary
 			if err := g.call(cmd.Context(), "flow.list", map[string]any{"context": ctxID}, &fs); err != nil {
 				return err
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyphae-run/hyphae/node"
-	"github.com/hyphae-run/hyphae/node/bridge"
 )
 
 func newJobLogs(g *globals) *cobra.Command {
@@ -110,7 +109,7 @@ func (f *logFollower) noteOnce(lv *node.LogsView) {
 		verb, lines = "ran", "these are the last %d lines its result brought home"
 	}
 	fmt.Fprintf(f.errw, "note: %s %s on %s, which cannot be read now (%s); "+lines+"\n",
-		f.key, verb, orNone(lv.Runner), lv.Note, bridge.ResultLogLines)
+		f.key, verb, orNone(lv.Runner), lv.Note, lv.ResultLines)
 }
 
 // orNone is s, or "no agent yet" when empty.

@@ -99,7 +99,6 @@ Start here:
 	} {
 		root.AddCommand(add(g))
 	}
-	addLater(root, g)
 	return root
 }
 

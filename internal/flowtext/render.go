@@ -1,4 +1,6 @@
-package scheduler
+// Package flowtext draws a flow's status as text for people: the CLI's
+// `flow status`/`watch` and the demo print it; scripts read --json instead.
+package flowtext
 
 import (
 	"fmt"
@@ -6,11 +8,14 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/scheduler"
 )
 
-var symbols = map[NodeState]string{
-	StateCompleted: "✓", StateFailed: "✗", StateRunning: "●", StateDispatched: "●",
-	StatePending: "○", StateReady: "○", StateCancelled: "⊘",
+var symbols = map[model.NodeState]string{
+	model.NodeCompleted: "✓", model.NodeFailed: "✗", model.NodeRunning: "●", model.NodeDispatched: "●",
+	model.NodePending: "○", model.NodeReady: "○", model.NodeCancelled: "⊘",
 }
 
 // Render draws a flow as text: a header with progress, then one line per
@@ -23,7 +28,7 @@ var symbols = map[NodeState]string{
 //	├─ ● build        running     sh  self  3s
 //	│  └─ ○ publish   pending     sh        needs: build, test
 //	└─ ✓ test         completed   sh  self  2s
-func Render(st *Status) string {
+func Render(st *scheduler.Status) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "flow %d %s (context %d): %s — %s\n", st.ID, st.Name, st.ContextID, st.Status, ProgressLine(st))
 	rows := treeRows(st.Jobs)
@@ -46,7 +51,7 @@ func Render(st *Status) string {
 }
 
 // ProgressLine is "3/5 done (1 failed), 1 running, 1 waiting".
-func ProgressLine(st *Status) string {
+func ProgressLine(st *scheduler.Status) string {
 	p := st.Progress
 	s := fmt.Sprintf("%d/%d done", p.Done, p.Total)
 	var bad []string
@@ -71,11 +76,11 @@ func ProgressLine(st *Status) string {
 // row is one drawn line: tree prefix, symbol and name; then the job.
 type row struct {
 	head string
-	job  *JobState
+	job  *scheduler.JobState
 }
 
 // treeRows lays the DAG out as a tree over each job's deepest need.
-func treeRows(jobs []JobState) []row {
+func treeRows(jobs []scheduler.JobState) []row {
 	idx := make(map[string]int, len(jobs))
 	for i, j := range jobs {
 		idx[j.Name] = i
@@ -117,7 +122,7 @@ func treeRows(jobs []JobState) []row {
 }
 
 // details is the part of a job's line after its name.
-func details(j *JobState) string {
+func details(j *scheduler.JobState) string {
 	parts := []string{fmt.Sprintf("%-10s", j.State), j.Type}
 	if j.Runner != "" {
 		parts = append(parts, shortPeer(j.Runner))
@@ -131,10 +136,10 @@ func details(j *JobState) string {
 	if len(j.Needs) > 1 {
 		parts = append(parts, "needs: "+strings.Join(j.Needs, ", "))
 	}
-	if j.State == StateFailed && j.ContinueOnError {
+	if j.State == model.NodeFailed && j.ContinueOnError {
 		parts = append(parts, "(continue_on_error)")
 	}
-	if j.Error != "" && j.State != StateCompleted {
+	if j.Error != "" && j.State != model.NodeCompleted {
 		parts = append(parts, "— "+oneLine(j.Error, 80))
 	}
 	return strings.TrimRight(strings.Join(parts, "  "), " ")

@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hyphae-run/hyphae/overlay"
-	"github.com/libp2p/go-libp2p-pubsub"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/bridge"
+	"github.com/hyphae-run/hyphae/overlay/bridge"
 )
 
 // LogsView answers job.logs.
@@ -26,6 +26,8 @@ type LogsView struct {
 	Source string `json:"source,omitempty"`
 	More   bool   `json:"more,omitempty"` // more lines wait after Next: ask again at once
 	Note   string `json:"note,omitempty"` // why the runner's agent was not read
+	// ResultLines is how many last lines a result brings home (with Note).
+	ResultLines int `json:"result_lines,omitempty"`
 }
 
 func (n *Node) registerJobMoreMethods() {
@@ -94,7 +96,7 @@ func (n *Node) sentJobLogs(ctx context.Context, p JobRef, j *model.RunnerJob, fr
 	if lerr != nil {
 		return nil, lerr
 	}
-	v.Source, v.Note = "result", logsNote(err, j.Status)
+	v.Source, v.Note, v.ResultLines = "result", logsNote(err, j.Status), bridge.ResultLogLines
 	return v, nil
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
-	"github.com/hyphae-run/hyphae/scheduler"
 )
 
 // msgOutLoop takes message keys from a context's msg_out and sends each
@@ -326,7 +325,7 @@ func (b *Bridge) cancelledFlowJob(ctx context.Context, ctxID uint64, m *model.Me
 	}
 	j := m.Job[0]
 	f, err := b.st.Fields(ctx, ctxID, store.FlowNodesKey(j.FlowID), j.Name)
-	if err != nil || len(f) != 1 || !scheduler.NodeState(f[0]).Terminal() {
+	if err != nil || len(f) != 1 || !model.NodeState(f[0]).Terminal() {
 		return ""
 	}
 	return fmt.Sprintf("withdrawn before delivery: job %q of flow %d is %s", j.Name, j.FlowID, f[0])
