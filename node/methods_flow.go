@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"time"
 
@@ -147,7 +146,12 @@ func (n *Node) flowWait(ctx context.Context, p FlowWaitParams) (*FlowView, error
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	st, err := n.sched.Next(wctx, p.Context, p.ID, p.After)
-	if err != nil && (st == nil || !errors.Is(err, context.DeadlineExceeded)) {
+	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		// The wait ran out (maybe mid-read): answer with the flow as it is
+		// now, read under the caller's context, so the caller waits again.
+		st, err = n.sched.Status(ctx, p.Context, p.ID)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return &FlowView{Status: *st}, nil
