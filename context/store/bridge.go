@@ -399,15 +399,6 @@ func (s *Store) OutboxSize(ctx context.Context, ctxID uint64) (int64, error) {
 	return db.ZCard(ctx, OutboxKey).Result()
 }
 
-// SetFields writes fields onto any hash in a context DB.
-func (s *Store) SetFields(ctx context.Context, ctxID uint64, key string, fields model.Hash) error {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return err
-	}
-	return wrap("store.SetFields", hset(ctx, db, key, fields))
-}
-
 // Fields reads named fields of a hash ("" for missing ones).
 func (s *Store) Fields(ctx context.Context, ctxID uint64, key string, names ...string) ([]string, error) {
 	db, err := s.DB(ctxID)

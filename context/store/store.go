@@ -83,9 +83,6 @@ func (s *Store) databases(ctx context.Context) uint64 {
 // Databases returns how many DBs the server has (contexts are 1..n-1).
 func (s *Store) Databases() uint64 { return s.maxDB }
 
-// Global returns the DB 0 client.
-func (s *Store) Global() *redis.Client { return s.global }
-
 // DB returns the client for context id's database, refusing ids the server
 // cannot SELECT.
 func (s *Store) DB(id uint64) (*redis.Client, error) {
