@@ -48,16 +48,6 @@ type Context struct {
 	Extra     Hash
 }
 
-// Role is an actor's role in a context.
-type Role string
-
-// Roles, weakest first.
-const (
-	RoleReader   Role = "reader"
-	RoleExecutor Role = "executor"
-	RoleAdmin    Role = "admin"
-)
-
 // ToHash encodes c as a Redis hash.
 func (c *Context) ToHash() Hash {
 	w := newWriter(c.Extra)
@@ -65,9 +55,9 @@ func (c *Context) ToHash() Hash {
 	if c.Name != "" {
 		w.str("name", c.Name)
 	}
-	w.ids("admins", c.Admins)
-	w.ids("readers", c.Readers)
-	w.ids("executors", c.Executors)
+	w.ids(RoleAdmin.ListField(), c.Admins)
+	w.ids(RoleReader.ListField(), c.Readers)
+	w.ids(RoleExecutor.ListField(), c.Executors)
 	w.i64("created_at", c.CreatedAt)
 	w.i64("updated_at", c.UpdatedAt)
 	return w.h
@@ -79,79 +69,12 @@ func ContextFromHash(key string, h Hash) (*Context, error) {
 	c := &Context{
 		ID:        r.u64("id"),
 		Name:      r.str("name"),
-		Admins:    r.ids("admins"),
-		Readers:   r.ids("readers"),
-		Executors: r.ids("executors"),
+		Admins:    r.ids(RoleAdmin.ListField()),
+		Readers:   r.ids(RoleReader.ListField()),
+		Executors: r.ids(RoleExecutor.ListField()),
 		CreatedAt: r.i64("created_at"),
 		UpdatedAt: r.i64("updated_at"),
 	}
 	c.Extra = r.extra()
 	return c, r.err
 }
-
-// Has reports whether actor holds role (or a stronger one) in c. Admins may
-// do everything; executors may also read.
-func (c *Context) Has(actor uint64, role Role) bool {
-	in := func(l []uint64) bool {
-		for _, x := range l {
-			if x == actor {
-				return true
-			}
-		}
-		return false
-	}
-	switch role {
-	case RoleAdmin:
-		return in(c.Admins)
-	case RoleExecutor:
-		return in(c.Admins) || in(c.Executors)
-	case RoleReader:
-		return in(c.Admins) || in(c.Executors) || in(c.Readers)
-	}
-	return false
-}
-
-// Grant adds actor to role's list; it reports whether anything changed.
-func (c *Context) Grant(actor uint64, role Role) bool {
-	l := c.list(role)
-	if l == nil {
-		return false
-	}
-	for _, x := range *l {
-		if x == actor {
-			return false
-		}
-	}
-	*l = append(*l, actor)
-	return true
-}
-
-// Revoke removes actor from role's list; it reports whether anything changed.
-func (c *Context) Revoke(actor uint64, role Role) bool {
-	l := c.list(role)
-	if l == nil {
-		return false
-	}
-	for i, x := range *l {
-		if x == actor {
-			*l = append((*l)[:i:i], (*l)[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
-
-func (c *Context) list(role Role) *[]uint64 {
-	switch role {
-	case RoleAdmin:
-		return &c.Admins
-	case RoleExecutor:
-		return &c.Executors
-	case RoleReader:
-		return &c.Readers
-	}
-	return nil
-}
-
-// Valid reports whether r is a known role.
-func (r Role) Valid() bool { return r == RoleReader || r == RoleExecutor || r == RoleAdmin }
