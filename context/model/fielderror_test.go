@@ -45,6 +45,7 @@ var (
 	badJobs  = []string{"x", `{}`, `[1]`, `["job:1:1"]`, `[{"id":"x"}]`, `[{"status":"nope"}]`, `[{"timeout":-1}]`}
 	badEnum  = []string{"nope", "FINISHED", "Finished ", "done"}
 	badNonNe = []string{"-1", "-9223372036854775808"}
+	badCores = []string{"x", "-0.5", "NaN", "Inf", "-Inf", "1e400", "0.5 ", "½", "1,5", "50%"}
 )
 
 type fieldCase struct {
@@ -72,6 +73,7 @@ var garbageCases = map[string][]fieldCase{
 	"RunnerJob": {
 		{"id", badUint}, {"caller_id", badUint}, {"context_id", badUint}, {"flow_id", badUint},
 		{"timeout", append(badInt, badNonNe...)}, {"retries", append(badInt, badNonNe...)},
+		{"memory_mb", append(badInt, badNonNe...)}, {"cpu", badCores},
 		{"env_vars", badMap}, {"result", badMap}, {"prerequisites", badIDs}, {"dependends", badIDs},
 		{"status", append(badEnum, "acknowledged")}, {"attempt", badInt},
 		{"created_at", badInt}, {"updated_at", badInt},

@@ -91,7 +91,7 @@ func FuzzJobFromHash(f *testing.F) {
 		h := parseHash(data)
 		j, err := model.JobFromHash("job:1:2", maps.Clone(h))
 		checkDecoded(t, "job:1:2", h, j, err, (*model.RunnerJob).ToHash, model.JobFromHash, jobFields)
-		if err == nil && (j.Timeout < 0 || j.Retries < 0 || (j.Status != "" && !j.Status.Valid())) {
+		if err == nil && (j.Timeout < 0 || j.Retries < 0 || j.MemoryMB < 0 || j.CPU < 0 || (j.Status != "" && !j.Status.Valid())) {
 			t.Fatalf("accepted out-of-range values: %+v", j)
 		}
 	})

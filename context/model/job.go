@@ -1,6 +1,11 @@
 package model
 
-import "regexp"
+import (
+	"errors"
+	"math"
+	"regexp"
+	"strconv"
+)
 
 // ValidScriptType reports whether t may name a script type: letters,
 // digits and . _ + -, starting with a letter or digit. Flow files and the
@@ -20,8 +25,10 @@ type RunnerJob struct {
 	FlowID        uint64 // + flow it belongs to, 0 for none
 	Script        string
 	ScriptType    string
-	Timeout       int64 // seconds; 0 = runner default
-	Retries       int64 // extra attempts after the first
+	Timeout       int64   // seconds; 0 = runner default
+	Retries       int64   // extra attempts after the first
+	MemoryMB      int64   // + memory limit in MiB; 0 = none (enforced where the runner has cgroups)
+	CPU           float64 // + CPU limit in cores, e.g. 0.5; 0 = none (enforced likewise)
 	EnvVars       map[string]string
 	Result        map[string]string
 	Prerequisites []uint64
@@ -51,6 +58,12 @@ func (j *RunnerJob) ToHash() Hash {
 	w.str("script_type", j.ScriptType)
 	w.i64("timeout", j.Timeout)
 	w.i64("retries", j.Retries)
+	if j.MemoryMB != 0 {
+		w.i64("memory_mb", j.MemoryMB)
+	}
+	if j.CPU != 0 {
+		w.str("cpu", strconv.FormatFloat(j.CPU, 'f', -1, 64))
+	}
 	w.strMap("env_vars", j.EnvVars)
 	w.strMap("result", j.Result)
 	w.ids("prerequisites", j.Prerequisites)
@@ -77,6 +90,8 @@ func JobFromHash(key string, h Hash) (*RunnerJob, error) {
 		ScriptType:    r.str("script_type"),
 		Timeout:       r.i64("timeout"),
 		Retries:       r.i64("retries"),
+		MemoryMB:      r.i64("memory_mb"),
+		CPU:           cores(r, "cpu"),
 		EnvVars:       r.strMap("env_vars"),
 		Result:        r.strMap("result"),
 		Prerequisites: r.ids("prerequisites"),
@@ -97,6 +112,27 @@ func JobFromHash(key string, h Hash) (*RunnerJob, error) {
 	if j.Retries < 0 {
 		r.fail("retries", h["retries"], errNegative)
 	}
+	if j.MemoryMB < 0 {
+		r.fail("memory_mb", h["memory_mb"], errNegative)
+	}
 	j.Extra = r.extra()
 	return j, r.err
+}
+
+// cores decodes a CPU limit: a finite decimal number of cores, at least 0.
+func cores(r *reader, field string) float64 {
+	v, ok := r.raw(field)
+	if !ok {
+		return 0
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	switch {
+	case err != nil || math.IsNaN(f) || math.IsInf(f, 0):
+		r.fail(field, v, errors.New("want a decimal number of cores such as 0.5 or 2"))
+		return 0
+	case f < 0:
+		r.fail(field, v, errNegative)
+		return 0
+	}
+	return f
 }

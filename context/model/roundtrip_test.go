@@ -89,6 +89,8 @@ func fullJob() *model.RunnerJob {
 		ScriptType:    model.ScriptPython,
 		Timeout:       3600,
 		Retries:       2,
+		MemoryMB:      512,
+		CPU:           1.5,
 		EnvVars:       map[string]string{"PATH": "/bin", "UNI": uni, "E": ""},
 		Result:        map[string]string{"stdout": "done\n", "code": "0"},
 		Prerequisites: []uint64{40, 41},
