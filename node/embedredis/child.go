@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
+	"sync"
 )
 
 const (
@@ -18,74 +17,84 @@ const (
 	maxSocketPath = 107
 )
 
-// Phases of a child. Only the exit of a running child is unexpected.
-const (
-	phaseStarting int32 = iota
-	phaseRunning
-	phaseStopping
-	phaseDead
-)
-
-// child is a managed redis-server process and the files it uses.
+// child is the data dir's managed redis-server: the files it uses, the
+// current process, and the goroutine that restarts it when it dies.
 type child struct {
-	dir      string // DataDir/redis
-	sock     string
-	pidPath  string
-	logPath  string
-	logStart int64 // offset of this run's output in the log
-	logFile  *os.File
-	lock     *os.File
-	cmd      *exec.Cmd
-	log      *slog.Logger
-	phase    atomic.Int32  // phaseStarting, phaseRunning, phaseStopping, phaseDead
-	exited   chan struct{} // closed after cmd.Wait returned and Done closed
-	waitErr  error         // cmd.Wait's result; read after exited
+	dir     string // DataDir/redis
+	sock    string
+	pidPath string
+	logPath string
+	logFile *os.File
+	lock    *os.File
+	bin     string
+	args    []string
+	policy  RestartPolicy
+	log     *slog.Logger
+
+	// ctx ends when Shutdown begins: from then on nothing is restarted.
+	ctx        context.Context
+	cancel     context.CancelFunc
+	supervised chan struct{} // closed when supervise returns
+
+	mu  sync.Mutex
+	cur *proc // the latest process; nil if a restart could not even spawn
 }
 
-// startChild runs bin as the data dir's redis-server and waits until it is
-// ready. On error nothing is left running and the lock is released.
+// startChild runs bin as the data dir's redis-server, waits until it is
+// ready and leaves it supervised. On error nothing is left running and the
+// lock is released.
 func startChild(ctx context.Context, opts Options, bin string) (*Server, error) {
 	if err := checkVersion(ctx, bin); err != nil {
 		return nil, err
 	}
-	c, err := prepareChild(ctx, opts)
+	c, err := prepareChild(ctx, opts, bin)
 	if err != nil {
 		return nil, err
 	}
-	s := newServer(KindRedisServer, "unix://"+c.sock, true, opts.Log)
+	p, err := c.startProc(ctx)
+	if err != nil {
+		c.release()
+		return nil, err
+	}
+	s := newServer(KindRedisServer, "unix://"+c.sock, true, opts)
 	s.child = c
-	s.stop = c.shutdown
-	if err := c.spawn(bin, childArgs(c, opts.Databases), s); err != nil {
-		c.release()
-		return nil, err
+	s.stop = func(ctx context.Context) error {
+		err := c.shutdown(ctx)
+		s.finish(nil)
+		return err
 	}
-	err = c.waitReady(ctx, opts.Log)
-	if err == nil && !c.phase.CompareAndSwap(phaseStarting, phaseRunning) {
-		<-c.exited // it died right after answering PING
-		err = c.startError(fmt.Sprintf("redis-server exited during start (%v)", c.waitErr))
-	}
-	if err != nil {
-		c.phase.Store(phaseStopping)
-		c.kill()
-		<-c.exited
-		c.release()
-		return nil, err
-	}
-	opts.Log.Info("embedredis: redis-server ready", "bin", bin, "pid", c.cmd.Process.Pid,
+	go c.supervise(s)
+	opts.Log.Info("embedredis: redis-server ready", "bin", bin, "pid", p.pid(),
 		"socket", c.sock, "dir", c.dir, "databases", opts.Databases)
 	return s, nil
 }
 
+// startProc spawns a redis-server and waits until it answers PING; one that
+// does not is killed.
+func (c *child) startProc(ctx context.Context) (*proc, error) {
+	p, err := c.spawn()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.waitReady(ctx, p); err != nil {
+		p.kill()
+		<-p.exited
+		return nil, err
+	}
+	return p, nil
+}
+
 // prepareChild creates DataDir/redis, takes the data dir's lock, clears what a
 // crashed agent left behind and opens the log.
-func prepareChild(ctx context.Context, opts Options) (*child, error) {
+func prepareChild(ctx context.Context, opts Options, bin string) (*child, error) {
 	if opts.DataDir == "" {
 		return nil, fmt.Errorf("redis-server needs Options.DataDir")
 	}
 	dir := filepath.Join(opts.DataDir, "redis")
 	c := &child{dir: dir, sock: filepath.Join(dir, socketName),
 		pidPath: filepath.Join(dir, pidName), logPath: filepath.Join(dir, logName),
-		exited: make(chan struct{}), log: opts.Log}
+		bin: bin, policy: opts.Restart, log: opts.Log, supervised: make(chan struct{})}
+	c.args = childArgs(c, opts.Databases)
 	if len(c.sock) > maxSocketPath {
 		return nil, fmt.Errorf("socket path %s is %d bytes, longer than the "+
 			"%d a unix socket allows: use a shorter data dir", c.sock, len(c.sock), maxSocketPath)
@@ -98,12 +107,13 @@ func prepareChild(ctx context.Context, opts Options) (*child, error) {
 		return nil, err
 	}
 	if err = clearLeftover(ctx, c, opts.Log); err == nil {
-		c.logFile, c.logStart, err = openLog(dir)
+		c.logFile, err = openLog(dir)
 	}
 	if err != nil {
 		releaseLock(c.lock)
 		return nil, err
 	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return c, nil
 }
 
@@ -137,6 +147,7 @@ func childArgs(c *child, databases int) []string {
 // release removes the pid file and a socket file left by a killed child,
 // and closes the log and the lock. Only call it when the child is gone.
 func (c *child) release() {
+	c.cancel()
 	_ = os.Remove(c.pidPath)
 	_ = os.Remove(c.sock)
 	if c.logFile != nil {

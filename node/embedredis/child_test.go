@@ -2,13 +2,10 @@ package embedredis
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 func startChildT(t *testing.T, dataDir string) *Server {
@@ -79,26 +76,6 @@ func TestShutdownTwice(t *testing.T) {
 				t.Fatalf("Err after Shutdown = %v, want nil", err)
 			}
 		})
-	}
-}
-
-func TestChildKilledIsReported(t *testing.T) {
-	logs := &syncBuffer{}
-	needRedisServer(t)
-	s := startT(t, Options{DataDir: t.TempDir(), Log: slogTo(logs)})
-	if err := syscall.Kill(s.child.cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-s.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("Done not closed 5s after redis-server was killed")
-	}
-	if err := s.Err(); !errors.Is(err, ErrDied) {
-		t.Fatalf("Err = %v, want an unexpected-exit error", err)
-	}
-	if !strings.Contains(logs.String(), "level=ERROR") {
-		t.Fatalf("no ERROR log for the dead child; logs:\n%s", logs)
 	}
 }
 

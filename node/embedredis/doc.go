@@ -13,8 +13,7 @@
 //     and in its own process group, so a terminal's Ctrl-C reaches the agent
 //     only and the agent decides the shutdown order. Shutdown sends SHUTDOWN
 //     (which flushes the AOF), waits for the exit and kills the process group
-//     if it does not exit within 10 s. If the child dies while the
-//     agent runs, this is logged at ERROR level and reported via Done and Err.
+//     if it does not exit within 10 s. See "When the child dies" below.
 //
 //   - "in-process": otherwise, a Redis-protocol server from
 //     github.com/alicebob/miniredis/v2 listens on 127.0.0.1 on a random port,
@@ -23,6 +22,22 @@
 //     look like redis-server with --databases N: SELECT, MOVE and SWAPDB
 //     refuse an index >= N and CONFIG GET databases answers N; keys expire
 //     on the wall clock.
+//
+// # When the child dies
+//
+// A child that exits without being asked (kill -9, the OOM killer, a crash)
+// is logged at ERROR level with its log's tail and restarted on the same
+// socket and files, so its append-only file brings the data back and
+// clients reconnect to the same URL. Restarts wait 100 ms, doubling up to
+// 5 s, and one outage gets 8 of them (Options.Restart); a child that dies
+// again within a minute of coming back continues the same outage, so one
+// that cannot stay up is not restarted forever. Meanwhile Healthy is false
+// and Health says why; Options.OnEvent hears "down", then "up" or
+// "failed". When no restart works, Failed and Done are closed and Err says
+// why: the agent cannot work without its store and should exit non-zero so
+// that its own supervisor restarts it. Shutdown ends the restarts first: a
+// child it finds being restarted is stopped too. The in-process server
+// cannot die on its own and has none of this.
 //
 // # One data dir, one server
 //

@@ -1,6 +1,7 @@
 package embedredis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,13 @@ type Options struct {
 	Log *slog.Logger
 	// ForceInProcess skips redis-server even when it is installed.
 	ForceInProcess bool
+	// Restart bounds the restarts of a redis-server child that dies on its
+	// own; the zero value means the defaults (RestartPolicy).
+	Restart RestartPolicy
+	// OnEvent, if set, is told each change of health of the child (down, up,
+	// failed), in order, from the goroutine that restarts it: it must return
+	// quickly. The in-process server has no events.
+	OnEvent func(Event)
 }
 
 // Server is a running embedded Redis. Its methods are safe for concurrent use.
@@ -51,11 +59,15 @@ type Server struct {
 	stop       func(ctx context.Context) error
 	child      *child // nil for the in-process kind
 
-	done     chan struct{}
-	mu       sync.Mutex
-	err      error
-	stopOnce sync.Once
-	stopErr  error
+	onEvent    func(Event)
+	done       chan struct{}
+	failed     chan struct{}
+	finishOnce sync.Once
+	mu         sync.Mutex
+	err        error
+	health     error
+	stopOnce   sync.Once
+	stopErr    error
 }
 
 // Start starts the embedded Redis described by opts and returns once it
@@ -88,6 +100,7 @@ func (o Options) withDefaults() Options {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	o.Restart = o.Restart.withDefaults()
 	if o.DataDir != "" {
 		if abs, err := filepath.Abs(o.DataDir); err == nil {
 			o.DataDir = abs
@@ -96,13 +109,15 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func newServer(kind, url string, persistent bool, log *slog.Logger) *Server {
+func newServer(kind, url string, persistent bool, opts Options) *Server {
 	return &Server{
 		kind:       kind,
 		url:        url,
 		persistent: persistent,
-		log:        log,
+		log:        opts.Log,
+		onEvent:    opts.OnEvent,
 		done:       make(chan struct{}),
+		failed:     make(chan struct{}),
 	}
 }
 
@@ -117,28 +132,38 @@ func (s *Server) Persistent() bool { return s.persistent }
 // Kind is KindRedisServer or KindInProcess.
 func (s *Server) Kind() string { return s.kind }
 
-// Done is closed when the server has stopped, by Shutdown or by dying.
+// Done is closed when the server has stopped for good: by Shutdown, or
+// when a dead child could not be restarted (then Failed is closed too).
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// Err is nil while the server runs and after a Shutdown; once Done is
-// closed because the server died on its own, it says why.
+// Err is nil while the server runs (also while a dead child is being
+// restarted) and after a Shutdown; once Failed is closed it says why.
 func (s *Server) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
 }
 
-// finish records why the server stopped and closes Done. Called once.
+// finish records why the server stopped and closes Done, and Failed when
+// err is not nil. Only the first call counts: a Shutdown after a failure
+// keeps the failure.
 func (s *Server) finish(err error) {
-	s.mu.Lock()
-	s.err = err
-	s.mu.Unlock()
-	close(s.done)
+	s.finishOnce.Do(func() {
+		s.mu.Lock()
+		s.err = err
+		s.health = cmp.Or(err, ErrStopped)
+		s.mu.Unlock()
+		if err != nil {
+			close(s.failed)
+		}
+		close(s.done)
+	})
 }
 
-// Shutdown stops the server: for the child, a graceful SHUTDOWN (the AOF is
-// flushed), a wait for its exit and a kill after 10 s or when ctx
-// ends. Calling it again returns the first call's result.
+// Shutdown stops the server: for the child, no more restarts, then a
+// graceful SHUTDOWN (the AOF is flushed), a wait for its exit and a kill
+// after 10 s or when ctx ends. Call it also after Failed, to release the
+// data dir. Calling it again returns the first call's result.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopOnce.Do(func() {
 		if err := s.stop(ctx); err != nil {
@@ -148,5 +173,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return s.stopErr
 }
 
-// ErrDied is wrapped by Err when the redis-server child exited on its own.
+// ErrDied is wrapped by Health while a child that exited on its own is
+// restarted, and by Err when it could not be.
 var ErrDied = errors.New("embedded redis-server exited unexpectedly")

@@ -107,3 +107,11 @@ func ctxT(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// childPid is the pid of the current redis-server process of s.
+func childPid(s *Server) int {
+	if p := s.child.current(); p != nil {
+		return p.pid()
+	}
+	return 0
+}

@@ -28,7 +28,7 @@ func startInProcess(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("in-process redis: %w", err)
 	}
 	u := url.URL{Scheme: "redis", User: url.UserPassword("", password), Host: m.Addr()}
-	s := newServer(KindInProcess, u.String(), false, opts.Log)
+	s := newServer(KindInProcess, u.String(), false, opts)
 	s.stop = func(context.Context) error {
 		m.Close()
 		s.finish(nil)

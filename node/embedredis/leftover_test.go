@@ -117,6 +117,6 @@ func TestHelperAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("CHILDPID=%d\n", s.child.cmd.Process.Pid)
+	fmt.Printf("CHILDPID=%d\n", childPid(s))
 	time.Sleep(time.Minute) // until killed
 }

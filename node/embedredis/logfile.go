@@ -17,23 +17,26 @@ const (
 	tailLines = 15
 )
 
-// openLog opens dir/redis.log for appending (after rotating a large one) and
-// returns it with the offset where this run's output starts.
-func openLog(dir string) (*os.File, int64, error) {
+// openLog opens dir/redis.log for appending, after rotating a large one.
+func openLog(dir string) (*os.File, error) {
 	path := filepath.Join(dir, logName)
 	if fi, err := os.Stat(path); err == nil && fi.Size() > logRotateSize {
 		_ = os.Rename(path, path+".1")
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, 0, fmt.Errorf("open redis log: %w", err)
+		return nil, fmt.Errorf("open redis log: %w", err)
 	}
+	return f, nil
+}
+
+// logEnd is the log's current size: where the next process's output starts.
+func logEnd(f *os.File) int64 {
 	off, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
-		f.Close()
-		return nil, 0, fmt.Errorf("open redis log: %w", err)
+		return 0 // the tail quoted in errors may then show older runs too
 	}
-	return f, off, nil
+	return off
 }
 
 // logTail returns the last lines written to path since offset from.

@@ -9,62 +9,70 @@ import (
 	"syscall"
 )
 
-// spawn starts the child and a goroutine that waits for it and reports its
-// end to s. cmd.Start runs on an OS thread locked for the child's whole life:
-// Linux delivers Pdeathsig when the thread that forked the child exits, and
-// the Go runtime may end an unlocked thread's life at any time.
-func (c *child) spawn(bin string, args []string, s *Server) error {
-	c.cmd = exec.Command(bin, args...)
-	c.cmd.Dir = c.dir
-	c.cmd.Stdout = c.logFile
-	c.cmd.Stderr = c.logFile
-	c.cmd.SysProcAttr = childProcAttr()
-	started := make(chan error, 1)
-	go c.run(started, s)
-	if err := <-started; err != nil {
-		return fmt.Errorf("start %s: %w", bin, err)
-	}
-	pid := strconv.Itoa(c.cmd.Process.Pid) + "\n"
-	if err := os.WriteFile(c.pidPath, []byte(pid), 0o600); err != nil {
-		s.log.Warn("embedredis: cannot write pid file", "path", c.pidPath, "err", err)
-	}
-	return nil
+// proc is one run of redis-server: the first, or one restart.
+type proc struct {
+	cmd      *exec.Cmd
+	logStart int64         // offset of this run's output in the log
+	exited   chan struct{} // closed after cmd.Wait returned
+	waitErr  error         // cmd.Wait's result; read after exited
 }
 
-// run starts the child, then waits for it on the same locked thread.
-func (c *child) run(started chan<- error, s *Server) {
+// spawn starts a redis-server process and makes it the current one. It
+// does not wait for it to be ready.
+func (c *child) spawn() (*proc, error) {
+	p := &proc{logStart: logEnd(c.logFile), exited: make(chan struct{})}
+	p.cmd = exec.Command(c.bin, c.args...)
+	p.cmd.Dir = c.dir
+	p.cmd.Stdout = c.logFile
+	p.cmd.Stderr = c.logFile
+	p.cmd.SysProcAttr = childProcAttr()
+	started := make(chan error, 1)
+	go p.run(started)
+	if err := <-started; err != nil {
+		c.setCurrent(nil)
+		return nil, fmt.Errorf("start %s: %w", c.bin, err)
+	}
+	c.setCurrent(p)
+	pid := strconv.Itoa(p.pid()) + "\n"
+	if err := os.WriteFile(c.pidPath, []byte(pid), 0o600); err != nil {
+		c.log.Warn("embedredis: cannot write pid file", "path", c.pidPath, "err", err)
+	}
+	return p, nil
+}
+
+// run starts the process, then waits for it on the same OS thread, locked
+// for the process's whole life: Linux delivers Pdeathsig when the thread
+// that forked the child exits, and the Go runtime may end an unlocked
+// thread's life at any time.
+func (p *proc) run(started chan<- error) {
 	runtime.LockOSThread()
 	// No UnlockOSThread: the thread ends with this goroutine, after the child.
-	if err := c.cmd.Start(); err != nil {
-		close(c.exited)
+	if err := p.cmd.Start(); err != nil {
+		close(p.exited)
 		started <- err
 		return
 	}
 	started <- nil
-	c.waitErr = c.cmd.Wait()
-	c.reportExit(s)
-	close(c.exited) // after s.Done: Shutdown returns with Done closed
+	p.waitErr = p.cmd.Wait()
+	close(p.exited)
 }
 
-// reportExit closes s.Done; the exit of a running child that nobody asked
-// to stop is logged loudly and becomes s.Err.
-func (c *child) reportExit(s *Server) {
-	if c.phase.Swap(phaseDead) != phaseRunning {
-		s.finish(nil) // stopped on purpose, or failed during Start
-		return
-	}
-	tail := logTail(c.logPath, c.logStart)
-	err := fmt.Errorf("%w (pid %d): %v; log %s ends with:\n%s",
-		ErrDied, c.cmd.Process.Pid, c.waitErr, c.logPath, tail)
-	s.log.Error("embedredis: redis-server EXITED UNEXPECTEDLY; the agent's store is gone",
-		"pid", c.cmd.Process.Pid, "status", fmt.Sprint(c.waitErr), "log", c.logPath, "log_tail", tail)
-	s.finish(err)
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// kill sends SIGKILL to the process group, which also ends a background
+// AOF rewrite the process may have forked.
+func (p *proc) kill() {
+	_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
 }
 
-// kill sends SIGKILL to the child's process group.
-func (c *child) kill() {
-	if c.cmd == nil || c.cmd.Process == nil {
-		return
-	}
-	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+func (c *child) current() *proc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur
+}
+
+func (c *child) setCurrent(p *proc) {
+	c.mu.Lock()
+	c.cur = p
+	c.mu.Unlock()
 }

@@ -3,7 +3,6 @@ package embedredis
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 )
@@ -11,10 +10,10 @@ import (
 // pollInterval is how often a starting or stopping child is probed.
 const pollInterval = 50 * time.Millisecond
 
-// waitReady returns once the child answers PING with PONG. It fails if the
-// child exits, if nothing answers within readyTimeout, or when ctx ends. A
-// LOADING reply (a big AOF being read) lifts readyTimeout: ctx bounds it.
-func (c *child) waitReady(ctx context.Context, log *slog.Logger) error {
+// waitReady returns once p answers PING with PONG. It fails if p exits, if
+// nothing answers within readyTimeout, or when ctx ends. A LOADING reply (a
+// big AOF being read) lifts readyTimeout: ctx bounds it.
+func (c *child) waitReady(ctx context.Context, p *proc) error {
 	deadline := time.NewTimer(readyTimeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(pollInterval)
@@ -27,22 +26,22 @@ func (c *child) waitReady(ctx context.Context, log *slog.Logger) error {
 		if ok && strings.HasPrefix(line, "-LOADING") && !loading {
 			loading = true
 			deadline.Stop()
-			log.Info("embedredis: redis-server is loading its append-only file")
+			c.log.Info("embedredis: redis-server is loading its append-only file")
 		}
 		select {
-		case <-c.exited:
-			return c.startError(fmt.Sprintf("redis-server exited during start (%v)", c.waitErr))
+		case <-p.exited:
+			return c.startError(p, fmt.Sprintf("redis-server exited during start (%v)", p.waitErr))
 		case <-deadline.C:
-			return c.startError(fmt.Sprintf("redis-server did not answer PING on %s within %s",
+			return c.startError(p, fmt.Sprintf("redis-server did not answer PING on %s within %s",
 				c.sock, readyTimeout))
 		case <-ctx.Done():
-			return c.startError(fmt.Sprintf("waiting for redis-server: %v", ctx.Err()))
+			return c.startError(p, fmt.Sprintf("waiting for redis-server: %v", ctx.Err()))
 		case <-tick.C:
 		}
 	}
 }
 
-// startError quotes the child's log after what went wrong.
-func (c *child) startError(what string) error {
-	return fmt.Errorf("%s; log %s ends with:\n%s", what, c.logPath, logTail(c.logPath, c.logStart))
+// startError quotes p's log after what went wrong.
+func (c *child) startError(p *proc, what string) error {
+	return fmt.Errorf("%s; log %s ends with:\n%s", what, c.logPath, logTail(c.logPath, p.logStart))
 }

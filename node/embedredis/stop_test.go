@@ -20,7 +20,7 @@ func TestShutdownKillsAHungChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(s.child.cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+	if err := syscall.Kill(childPid(s), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	err = s.Shutdown(context.Background())
@@ -47,16 +47,22 @@ func TestNoGoroutineLeak(t *testing.T) {
 			}
 			before := runtime.NumGoroutine()
 			runAndStop(t, k)
-			deadline := time.Now().Add(5 * time.Second)
-			for runtime.NumGoroutine() > before {
-				if time.Now().After(deadline) {
-					buf := make([]byte, 1<<16)
-					t.Fatalf("%d goroutines before, %d after:\n%s", before,
-						runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			waitGoroutines(t, before)
 		})
+	}
+}
+
+// waitGoroutines fails t unless the goroutine count falls back to before.
+func waitGoroutines(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines before, %d after:\n%s", before,
+				runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
