@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/internal/testredis"
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 // flowBenchCtx is the context both agents create for the chain benchmark.
@@ -80,7 +80,7 @@ func flowChainEdge(b *testing.B, agents int) {
 	}
 	single := func(to string) time.Duration {
 		start := time.Now()
-		var j node.JobView
+		var j control.JobView
 		sup.call(b, "job.run", map[string]any{"to": to, "context": flowBenchCtx, "type": "noop", "script": "-"}, &j)
 		if got := waitJob(b, sup, j.ContextID, j.Key); got.Status != "finished" {
 			b.Fatalf("job %+v", got)
@@ -89,7 +89,7 @@ func flowChainEdge(b *testing.B, agents int) {
 	}
 	file := chainFlowFile(n, remote)
 	chain := func() time.Duration {
-		var fv node.FlowView
+		var fv control.FlowView
 		sup.call(b, "flow.create", map[string]any{"file_content": file, "context": flowBenchCtx}, &fv)
 		ref := map[string]any{"context": flowBenchCtx, "id": fv.ID}
 		start := time.Now()

@@ -7,6 +7,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
 )
@@ -25,6 +26,8 @@ func (n *Node) startComponents(ctx context.Context) error {
 	if err := n.startBridge(ctx); err != nil {
 		return fmt.Errorf("bridge: %w", err)
 	}
+	n.stopper = &control.Stopper{Store: n.store, Bridge: n.bridge, Self: n.self,
+		PeerID: n.id.PeerID().String(), StopLocal: n.stopLocal}
 	if n.cfg.HasRole("supervisor") {
 		if err := n.startScheduler(ctx); err != nil {
 			return fmt.Errorf("scheduler: %w", err)
@@ -48,7 +51,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.OnJobDone(n.metrics.jobDone)
+	r.OnJobDone(n.metrics.JobDone)
 	if err := r.Start(ctx); err != nil {
 		return err
 	}
@@ -127,16 +130,6 @@ func (n *Node) contextsChanged() {
 	if n.sched != nil {
 		n.sched.Refresh()
 	}
-}
-
-func (n *Node) listenAddrs() []string {
-	out := []string{}
-	if n.overlay != nil {
-		for _, a := range n.overlay.Addrs() {
-			out = append(out, a.String())
-		}
-	}
-	return out
 }
 
 func (n *Node) scriptTypes() []string {

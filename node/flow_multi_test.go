@@ -14,7 +14,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/internal/flowtext"
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -36,37 +36,37 @@ func flowPair(t *testing.T) (a, b *agent) {
 func waitPeerUp(t *testing.T, a *agent, peer string) {
 	t.Helper()
 	eventually(t, 30*time.Second, "peer "+peer+" up", func() bool {
-		var ps []node.PeerView
+		var ps []control.PeerView
 		a.call(t, "peer.list", nil, &ps)
-		return slices.ContainsFunc(ps, func(p node.PeerView) bool { return p.PeerID == peer && p.State == "up" })
+		return slices.ContainsFunc(ps, func(p control.PeerView) bool { return p.PeerID == peer && p.State == "up" })
 	})
 }
 
 // runFlow creates and starts a flow from text on a.
-func runFlow(t *testing.T, a *agent, text string) *node.FlowView {
+func runFlow(t *testing.T, a *agent, text string) *control.FlowView {
 	t.Helper()
-	var v node.FlowView
-	a.call(t, "flow.create", node.FlowCreateParams{FileContent: text, FileName: "test.yaml", Start: true}, &v)
+	var v control.FlowView
+	a.call(t, "flow.create", control.FlowCreateParams{FileContent: text, FileName: "test.yaml", Start: true}, &v)
 	return &v
 }
 
 // waitFlow follows a flow through flow.wait until it ends.
-func waitFlow(t *testing.T, a *agent, v *node.FlowView) *node.FlowView {
+func waitFlow(t *testing.T, a *agent, v *control.FlowView) *control.FlowView {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for !v.Terminal() {
 		if time.Now().After(deadline) {
 			t.Fatalf("flow %d did not end: %s", v.ID, flowtext.Render(&v.Status))
 		}
-		var next node.FlowView
-		a.call(t, "flow.wait", node.FlowWaitParams{FlowRef: node.FlowRef{Context: v.ContextID, ID: v.ID},
+		var next control.FlowView
+		a.call(t, "flow.wait", control.FlowWaitParams{FlowRef: control.FlowRef{Context: v.ContextID, ID: v.ID},
 			Timeout: 2, After: v.Version}, &next)
 		v = &next
 	}
 	return v
 }
 
-func jobOf(t *testing.T, v *node.FlowView, name string) scheduler.JobState {
+func jobOf(t *testing.T, v *control.FlowView, name string) scheduler.JobState {
 	t.Helper()
 	for _, j := range v.Jobs {
 		if j.Name == name {
@@ -122,7 +122,7 @@ func TestFlowChainAlternatingAgents(t *testing.T) {
 			t.Errorf("job %s ran in %q, want under %s", name, home, on.dir)
 		}
 	}
-	var jobs []node.JobView
+	var jobs []control.JobView
 	b.call(t, "job.list", map[string]any{"context": 1}, &jobs)
 	if len(jobs) != n/2 {
 		t.Errorf("b ran %d jobs, want %d", len(jobs), n/2)
@@ -155,7 +155,7 @@ jobs:
 		return err == nil
 	})
 
-	a.call(t, "flow.cancel", node.FlowRef{Context: 1, ID: v.ID}, v)
+	a.call(t, "flow.cancel", control.FlowRef{Context: 1, ID: v.ID}, v)
 	v = waitFlow(t, a, v)
 	if v.Status.Status != "error" || !strings.Contains(v.Error, "cancel") {
 		t.Fatalf("flow after cancel: %s %q", v.Status.Status, v.Error)
@@ -172,7 +172,7 @@ jobs:
 	}
 	// On b the job ends error (stopped) and its shell is gone.
 	eventually(t, 30*time.Second, "the job on b to end", func() bool {
-		var jobs []node.JobView
+		var jobs []control.JobView
 		b.call(t, "job.list", map[string]any{"context": 1}, &jobs)
 		if len(jobs) != 1 {
 			t.Fatalf("b holds %d jobs, want only long: %+v", len(jobs), jobs)
@@ -203,8 +203,8 @@ env: {MARKS: %s}
 jobs:
   far: {type: sh, runner: %s, script: 'touch "$MARKS/far"'}
 `, marks, b.peerID()))
-	jobMsg := func() *node.MessageView {
-		var ms []node.MessageView
+	jobMsg := func() *control.MessageView {
+		var ms []control.MessageView
 		a.call(t, "message.list", map[string]any{"context": 1}, &ms)
 		for i := range ms {
 			if ms[i].Type == "job" {
@@ -218,7 +218,7 @@ jobs:
 		return m != nil && m.Fields["sends"] != "" && m.Fields["sends"] != "0"
 	})
 	t0 := time.Now()
-	a.call(t, "flow.cancel", node.FlowRef{Context: 1, ID: v.ID}, v)
+	a.call(t, "flow.cancel", control.FlowRef{Context: 1, ID: v.ID}, v)
 	v = waitFlow(t, a, v)
 	if v.Status.Status != "error" || jobOf(t, v, "far").State != model.NodeCancelled {
 		t.Fatalf("flow after cancel: %s", flowtext.Render(&v.Status))
@@ -230,19 +230,19 @@ jobs:
 		return m != nil && m.Status == "error" && strings.Contains(m.Fields["error"], "withdrawn")
 	})
 	t.Logf("job message withdrawn %v after the cancel", time.Since(t0).Round(time.Millisecond))
-	var j node.JobView
+	var j control.JobView
 	a.call(t, "job.load", map[string]any{"context": 1, "key": jobOf(t, v, "far").Key}, &j)
 	if j.Status != "error" {
 		t.Errorf("origin job after withdrawal: %s %q", j.Status, j.Error)
 	}
 	b2 := startAgent(t, agentOpts{redis: b.redis, dir: b.dir, bootstrap: []string{a.addr(t)}})
 	// A probe job shows the way to b works again; b holds only that.
-	var probe node.JobView
+	var probe control.JobView
 	a.call(t, "job.run", map[string]any{"to": b2.peerID(), "context": 1, "type": "sh", "script": "echo probe"}, &probe)
 	if got := waitJob(t, a, probe.ContextID, probe.Key); got.Status != "finished" {
 		t.Fatalf("probe job to b: %+v", got)
 	}
-	var jobs []node.JobView
+	var jobs []control.JobView
 	b2.call(t, "job.list", map[string]any{"context": 1}, &jobs)
 	if len(jobs) != 1 {
 		t.Errorf("b holds %d jobs, want only the probe: %+v", len(jobs), jobs)

@@ -3,7 +3,7 @@ package node_test
 import (
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 // A flow.wait that times out while nothing changes answers with the flow as
@@ -15,8 +15,8 @@ func TestFlowWaitOutlastsItsTimeout(t *testing.T) {
 	v := runFlow(t, a, "name: slow\ncontext: 1\njobs:\n  nap: {type: sh, script: 'sleep 4'}\n")
 	waits := 0
 	for !v.Terminal() {
-		var next node.FlowView
-		a.call(t, "flow.wait", node.FlowWaitParams{FlowRef: node.FlowRef{Context: v.ContextID, ID: v.ID},
+		var next control.FlowView
+		a.call(t, "flow.wait", control.FlowWaitParams{FlowRef: control.FlowRef{Context: v.ContextID, ID: v.ID},
 			Timeout: 1, After: v.Version}, &next)
 		v = &next
 		waits++

@@ -13,6 +13,7 @@ import (
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/config"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 // agent is an in-process Hyphae agent with its own redis-server.
@@ -96,7 +97,7 @@ func (a *agent) call(t testing.TB, method string, params, out any) {
 }
 
 func (a *agent) addr(t testing.TB) string {
-	var info node.InfoView
+	var info control.InfoView
 	a.call(t, "node.info", nil, &info)
 	if len(info.ListenAddrs) == 0 {
 		t.Fatal("agent has no listen address")

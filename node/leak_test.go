@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/internal/testredis"
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 // A full agent (store, runner, overlay, bridge, scheduler, API) that ran a
@@ -18,7 +18,7 @@ func TestShutdownLeavesNoGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	a := startAgent(t, agentOpts{redis: srv, tcpAPI: true})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	var j node.JobView
+	var j control.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true"}, &j)
 	waitJob(t, a, 1, j.Key)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

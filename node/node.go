@@ -19,6 +19,7 @@ import (
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/config"
+	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/node/embedredis"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
@@ -43,8 +44,9 @@ type Node struct {
 	overlay  *overlay.Overlay
 	bridge   *bridge.Bridge
 	sched    *scheduler.Scheduler // nil without the supervisor role
-	table    *api.Table
-	metrics  *metrics
+	stopper  *control.Stopper
+	metrics  *control.Metrics
+	handlers *control.Handlers
 	ctxCache contextCache
 	api      *api.Server
 	parts    []part // started components, in start order
@@ -76,9 +78,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w (run `hyphae init --data-dir %s` first)", err, cfg.DataDir)
 	}
-	n := &Node{cfg: cfg, log: log, paths: p, id: id, table: api.NewTable(), drainCh: make(chan struct{})}
-	n.metrics = newMetrics(n)
-	return n, nil
+	return &Node{cfg: cfg, log: log, paths: p, id: id, metrics: control.NewMetrics(), drainCh: make(chan struct{})}, nil
 }
 
 // ID returns the agent's identity.
@@ -170,9 +170,11 @@ func (n *Node) startAPI(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n.registerMethods()
-	n.api = api.NewServer(n.table, token, classify, n.log)
-	n.registerHTTP()
+	n.handlers = control.New(n.controlDeps())
+	table := api.NewTable()
+	n.handlers.Register(table)
+	n.api = api.NewServer(table, token, control.Classify, n.log)
+	n.handlers.RegisterHTTP(n.api)
 	n.addPart("api", n.api.Shutdown)
 	if err := n.api.ListenUnix(n.paths.Socket); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"encoding/json"
@@ -7,15 +7,16 @@ import (
 	"strconv"
 
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
 )
 
 // Live event streams (server-sent events), token-guarded on TCP:
 //
 //	GET /events/job?context=N&key=job:C:I   "log" events ({"lines":[…]}), then one "end" event with the job
 //	GET /events/flow?context=N&id=F         a "flow" event (the flow view) whenever it changes, "end" when it ends
-func (n *Node) registerEvents() {
-	n.api.Handle("GET /events/job", http.HandlerFunc(n.serveJobEvents), false)
-	n.api.Handle("GET /events/flow", http.HandlerFunc(n.serveFlowEvents), false)
+func (h *Handlers) registerEvents(srv *api.Server) {
+	srv.Handle("GET /events/job", http.HandlerFunc(h.serveJobEvents), false)
+	srv.Handle("GET /events/flow", http.HandlerFunc(h.serveFlowEvents), false)
 }
 
 // sse prepares a response for server-sent events.
@@ -42,14 +43,14 @@ func sse(w http.ResponseWriter) (func(event string, v any) error, bool) {
 	}, true
 }
 
-func (n *Node) serveJobEvents(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) serveJobEvents(w http.ResponseWriter, r *http.Request) {
 	ctxID, err := strconv.ParseUint(r.URL.Query().Get("context"), 10, 64)
 	key := r.URL.Query().Get("key")
 	if _, _, kerr := store.ParseJobKey(key); err != nil || kerr != nil {
 		http.Error(w, "want ?context=N&key=job:<caller>:<id>", http.StatusBadRequest)
 		return
 	}
-	if _, err := n.store.LoadJobKey(r.Context(), ctxID, key); err != nil {
+	if _, err := h.Store.LoadJobKey(r.Context(), ctxID, key); err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
@@ -57,26 +58,26 @@ func (n *Node) serveJobEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	_, err = n.store.FollowLogs(r.Context(), ctxID, key, 0, func(lines []string) error {
+	_, err = h.Store.FollowLogs(r.Context(), ctxID, key, 0, func(lines []string) error {
 		return send("log", map[string]any{"lines": lines})
 	})
 	if err != nil || r.Context().Err() != nil {
 		return
 	}
-	if j, err := n.store.LoadJobKey(r.Context(), ctxID, key); err == nil {
+	if j, err := h.Store.LoadJobKey(r.Context(), ctxID, key); err == nil {
 		_ = send("end", jobView(j))
 	}
 }
 
-func (n *Node) serveFlowEvents(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) serveFlowEvents(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	ctxID, err1 := strconv.ParseUint(q.Get("context"), 10, 64)
 	id, err2 := strconv.ParseUint(q.Get("id"), 10, 64)
-	if err1 != nil || err2 != nil || n.sched == nil {
+	if err1 != nil || err2 != nil || h.Sched == nil {
 		http.Error(w, "want ?context=N&id=F on an agent with the supervisor role", http.StatusBadRequest)
 		return
 	}
-	st, err := n.sched.Status(r.Context(), ctxID, id)
+	st, err := h.Sched.Status(r.Context(), ctxID, id)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
@@ -93,7 +94,7 @@ func (n *Node) serveFlowEvents(w http.ResponseWriter, r *http.Request) {
 			_ = send("end", FlowView{Status: *st})
 			return
 		}
-		next, err := n.sched.Next(r.Context(), ctxID, id, st.Version)
+		next, err := h.Sched.Next(r.Context(), ctxID, id, st.Version)
 		if err != nil || next == nil {
 			return
 		}

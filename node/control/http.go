@@ -1,37 +1,40 @@
-package node
+package control
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/hyphae-run/hyphae/node/api"
 )
 
-// registerHTTP adds the plain endpoints: /health (store and overlay
-// reachable), /ready (started, not draining), /info and /metrics — open on
-// TCP so probes need no token — and the event streams (token on TCP).
-func (n *Node) registerHTTP() {
-	n.api.Handle("GET /health", http.HandlerFunc(n.serveHealth), true)
-	n.api.Handle("GET /ready", http.HandlerFunc(n.serveReady), true)
-	n.api.Handle("GET /info", http.HandlerFunc(n.serveInfo), true)
-	n.api.Handle("GET /metrics", n.metrics.handler(), true)
-	n.registerEvents()
+// RegisterHTTP adds the plain endpoints to srv: /health (store and
+// overlay reachable), /ready (started, not draining), /info and /metrics —
+// open on TCP so probes need no token — and the event streams (token on
+// TCP).
+func (h *Handlers) RegisterHTTP(srv *api.Server) {
+	srv.Handle("GET /health", http.HandlerFunc(h.serveHealth), true)
+	srv.Handle("GET /ready", http.HandlerFunc(h.serveReady), true)
+	srv.Handle("GET /info", http.HandlerFunc(h.serveInfo), true)
+	srv.Handle("GET /metrics", h.Metrics.handler(), true)
+	h.registerEvents(srv)
 }
 
-func (n *Node) serveHealth(w http.ResponseWriter, r *http.Request) {
+func (h *Handlers) serveHealth(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	checks := map[string]string{"store": "ok"}
 	code := http.StatusOK
-	if err := n.store.Ping(ctx); err != nil {
+	if err := h.Store.Ping(ctx); err != nil {
 		checks["store"] = err.Error()
 		code = http.StatusServiceUnavailable
 	}
 	switch {
-	case n.overlay == nil:
+	case h.Overlay == nil:
 		checks["overlay"] = "not started"
 		code = http.StatusServiceUnavailable
-	case len(n.overlay.Addrs()) == 0:
+	case len(h.Overlay.Addrs()) == 0:
 		checks["overlay"] = "no listen address"
 		code = http.StatusServiceUnavailable
 	default:
@@ -40,16 +43,16 @@ func (n *Node) serveHealth(w http.ResponseWriter, r *http.Request) {
 	writeJSONStatus(w, code, checks)
 }
 
-func (n *Node) serveReady(w http.ResponseWriter, _ *http.Request) {
-	if !n.ready.Load() || n.draining.Load() {
+func (h *Handlers) serveReady(w http.ResponseWriter, _ *http.Request) {
+	if !h.Ready() || h.Draining() {
 		writeJSONStatus(w, http.StatusServiceUnavailable, map[string]string{"ready": "false", "reason": "draining or starting"})
 		return
 	}
 	writeJSONStatus(w, http.StatusOK, map[string]string{"ready": "true"})
 }
 
-func (n *Node) serveInfo(w http.ResponseWriter, r *http.Request) {
-	v, err := n.info(r.Context())
+func (h *Handlers) serveInfo(w http.ResponseWriter, r *http.Request) {
+	v, err := h.info(r.Context())
 	if err != nil {
 		writeJSONStatus(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
 		return

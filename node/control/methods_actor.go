@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"context"
@@ -15,68 +15,68 @@ type ActorRef struct {
 	Actor string `json:"actor"`
 }
 
-func (n *Node) registerActorMethods() {
-	api.Register(n.table, "actor.create", "Register an actor by its peer ID (idempotent).",
+func (h *Handlers) registerActorMethods() {
+	api.Register(h.table, "actor.create", "Register an actor by its peer ID (idempotent).",
 		func(ctx context.Context, p struct {
 			Pubkey string `json:"pubkey"`
 		}) (*ActorView, error) {
 			if _, err := peer.Decode(p.Pubkey); err != nil {
 				return nil, api.InvalidParams("pubkey", "not a peer ID: %v", err)
 			}
-			a, err := n.store.EnsureActor(ctx, p.Pubkey)
+			a, err := h.Store.EnsureActor(ctx, p.Pubkey)
 			if err != nil {
 				return nil, err
 			}
-			return n.actorView(a), nil
+			return h.actorView(a), nil
 		})
-	api.Register(n.table, "actor.load", "Show one actor by peer ID or id.",
+	api.Register(h.table, "actor.load", "Show one actor by peer ID or id.",
 		func(ctx context.Context, p ActorRef) (*ActorView, error) {
-			a, err := n.resolveActor(ctx, p.Actor, false)
+			a, err := h.resolveActor(ctx, p.Actor, false)
 			if err != nil {
 				return nil, err
 			}
-			return n.actorView(a), nil
+			return h.actorView(a), nil
 		})
-	api.Register(n.table, "actor.list", "List the actors this agent knows.",
+	api.Register(h.table, "actor.list", "List the actors this agent knows.",
 		func(ctx context.Context, _ struct{}) ([]*ActorView, error) {
-			as, err := n.store.ListActors(ctx)
+			as, err := h.Store.ListActors(ctx)
 			if err != nil {
 				return nil, err
 			}
 			out := make([]*ActorView, 0, len(as))
 			for _, a := range as {
-				out = append(out, n.actorView(a))
+				out = append(out, h.actorView(a))
 			}
 			return out, nil
 		})
 }
 
-func (n *Node) actorView(a *model.Actor) *ActorView {
+func (h *Handlers) actorView(a *model.Actor) *ActorView {
 	addr := a.Address
 	if addr == nil {
 		addr = []string{}
 	}
 	return &ActorView{ID: a.ID, Pubkey: a.Pubkey, Address: addr, CreatedAt: a.CreatedAt,
-		Self: a.Pubkey == n.id.PeerID().String()}
+		Self: a.Pubkey == h.ID.PeerID().String()}
 }
 
 // resolveActor finds an actor by peer ID or numeric id; with create, an
 // unknown peer ID is registered.
-func (n *Node) resolveActor(ctx context.Context, ref string, create bool) (*model.Actor, error) {
+func (h *Handlers) resolveActor(ctx context.Context, ref string, create bool) (*model.Actor, error) {
 	if ref == "" {
 		return nil, api.InvalidParams("actor", "required: a peer ID (12D3KooW…) or an actor id")
 	}
 	if ref == "self" {
-		return n.self, nil
+		return h.Self, nil
 	}
 	if id, err := strconv.ParseUint(ref, 10, 64); err == nil {
-		return n.store.LoadActor(ctx, id)
+		return h.Store.LoadActor(ctx, id)
 	}
 	if _, err := peer.Decode(ref); err != nil {
 		return nil, api.InvalidParams("actor", "%q is neither a peer ID nor an actor id", ref)
 	}
 	if create {
-		return n.store.EnsureActor(ctx, ref)
+		return h.Store.EnsureActor(ctx, ref)
 	}
-	return n.store.ActorByPubkey(ctx, ref)
+	return h.Store.ActorByPubkey(ctx, ref)
 }

@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"context"
@@ -14,32 +14,32 @@ type GrantParams struct {
 	Role  string `json:"role"`
 }
 
-func (n *Node) registerContextMethods() {
-	api.Register(n.table, "context.create", "Create a context (tenant); this agent's actor becomes its admin.",
+func (h *Handlers) registerContextMethods() {
+	api.Register(h.table, "context.create", "Create a context (tenant); this agent's actor becomes its admin.",
 		func(ctx context.Context, p struct {
 			ID   uint64 `json:"id,omitempty"`
 			Name string `json:"name,omitempty"`
 		}) (*ContextView, error) {
-			c := &model.Context{ID: p.ID, Name: p.Name, Admins: []uint64{n.self.ID}}
-			if err := n.store.CreateContext(ctx, c); err != nil {
+			c := &model.Context{ID: p.ID, Name: p.Name, Admins: []uint64{h.Self.ID}}
+			if err := h.Store.CreateContext(ctx, c); err != nil {
 				return nil, err
 			}
-			n.contextsChanged()
+			h.ContextsChanged()
 			return contextView(c), nil
 		})
-	api.Register(n.table, "context.load", "Show one context with its admins, executors and readers.",
+	api.Register(h.table, "context.load", "Show one context with its admins, executors and readers.",
 		func(ctx context.Context, p struct {
 			ID uint64 `json:"id"`
 		}) (*ContextView, error) {
-			c, err := n.store.LoadContext(ctx, p.ID)
+			c, err := h.Store.LoadContext(ctx, p.ID)
 			if err != nil {
 				return nil, err
 			}
 			return contextView(c), nil
 		})
-	api.Register(n.table, "context.list", "List this agent's contexts.",
+	api.Register(h.table, "context.list", "List this agent's contexts.",
 		func(ctx context.Context, _ struct{}) ([]*ContextView, error) {
-			cs, err := n.store.ListContexts(ctx)
+			cs, err := h.Store.ListContexts(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -49,26 +49,26 @@ func (n *Node) registerContextMethods() {
 			}
 			return out, nil
 		})
-	api.Register(n.table, "context.grant", "Give an actor (peer ID, registered if new) a role: admin, executor or reader.",
-		func(ctx context.Context, p GrantParams) (*ContextView, error) { return n.grant(ctx, p, true) })
-	api.Register(n.table, "context.revoke", "Take a role away from an actor.",
-		func(ctx context.Context, p GrantParams) (*ContextView, error) { return n.grant(ctx, p, false) })
+	api.Register(h.table, "context.grant", "Give an actor (peer ID, registered if new) a role: admin, executor or reader.",
+		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, true) })
+	api.Register(h.table, "context.revoke", "Take a role away from an actor.",
+		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, false) })
 }
 
-func (n *Node) grant(ctx context.Context, p GrantParams, give bool) (*ContextView, error) {
+func (h *Handlers) grant(ctx context.Context, p GrantParams, give bool) (*ContextView, error) {
 	role := model.Role(p.Role)
 	if !role.Valid() {
 		return nil, api.InvalidParams("role", "%q: want admin, executor or reader", p.Role)
 	}
-	a, err := n.resolveActor(ctx, p.Actor, give)
+	a, err := h.resolveActor(ctx, p.Actor, give)
 	if err != nil {
 		return nil, err
 	}
 	var c *model.Context
 	if give {
-		c, err = n.store.Grant(ctx, p.ID, a.ID, role)
+		c, err = h.Store.Grant(ctx, p.ID, a.ID, role)
 	} else {
-		c, err = n.store.Revoke(ctx, p.ID, a.ID, role)
+		c, err = h.Store.Revoke(ctx, p.ID, a.ID, role)
 	}
 	if err != nil {
 		return nil, err

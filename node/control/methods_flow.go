@@ -1,10 +1,14 @@
-package node
+package control
 
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"sort"
 	"time"
 
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
@@ -45,28 +49,28 @@ type FlowView struct {
 // FlowSummary is a row of flow.list: a flow with its job counts.
 type FlowSummary = scheduler.Summary
 
-func (n *Node) registerFlowMethods() {
-	api.Register(n.table, "flow.create", "Validate and store a flow file (text + base dir); with start, start it too.", n.flowCreate)
-	api.Register(n.table, "flow.start", "Start a created flow.", func(ctx context.Context, p FlowRef) (*FlowView, error) {
-		return n.flowAct(ctx, p, n.sched.StartFlow)
+func (h *Handlers) registerFlowMethods() {
+	api.Register(h.table, "flow.create", "Validate and store a flow file (text + base dir); with start, start it too.", h.flowCreate)
+	api.Register(h.table, "flow.start", "Start a created flow.", func(ctx context.Context, p FlowRef) (*FlowView, error) {
+		return h.flowAct(ctx, p, h.Sched.StartFlow)
 	})
-	api.Register(n.table, "flow.load", "Show a flow with its jobs.", n.flowStatus)
-	api.Register(n.table, "flow.status", "A flow's status, jobs and progress.", n.flowStatus)
-	api.Register(n.table, "flow.wait", "Block until the flow ends, or changes from version `after`, or timeout seconds pass.", n.flowWait)
-	api.Register(n.table, "flow.cancel", "Stop a flow's running jobs and cancel the rest.", func(ctx context.Context, p FlowRef) (*FlowView, error) {
-		return n.flowAct(ctx, p, n.sched.Cancel)
+	api.Register(h.table, "flow.load", "Show a flow with its jobs.", h.flowStatus)
+	api.Register(h.table, "flow.status", "A flow's status, jobs and progress.", h.flowStatus)
+	api.Register(h.table, "flow.wait", "Block until the flow ends, or changes from version `after`, or timeout seconds pass.", h.flowWait)
+	api.Register(h.table, "flow.cancel", "Stop a flow's running jobs and cancel the rest.", func(ctx context.Context, p FlowRef) (*FlowView, error) {
+		return h.flowAct(ctx, p, h.Sched.Cancel)
 	})
-	api.Register(n.table, "flow.list", "List a context's flows with progress.", func(ctx context.Context, p struct {
+	api.Register(h.table, "flow.list", "List a context's flows with progress.", func(ctx context.Context, p struct {
 		Context uint64 `json:"context"`
 	}) ([]FlowSummary, error) {
-		if err := n.checkFlowContext(ctx, p.Context); err != nil {
+		if err := h.checkFlowContext(ctx, p.Context); err != nil {
 			return nil, err
 		}
-		return n.sched.List(ctx, p.Context)
+		return h.Sched.List(ctx, p.Context)
 	})
 }
 
-func (n *Node) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, error) {
+func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, error) {
 	if p.FileContent == "" {
 		return nil, api.InvalidParams("file_content", "required: the flow file's text")
 	}
@@ -77,7 +81,7 @@ func (n *Node) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, e
 	if err != nil {
 		return nil, api.InvalidParams("file_content", "%v", err)
 	}
-	served, known, err := n.flowTypes(ctx)
+	served, known, err := h.flowTypes(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -87,23 +91,23 @@ func (n *Node) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, e
 	if p.Context != 0 {
 		f.Context = p.Context
 	}
-	if err := n.checkFlowContext(ctx, f.Context); err != nil {
+	if err := h.checkFlowContext(ctx, f.Context); err != nil {
 		return nil, err
 	}
-	if n.draining.Load() {
+	if h.Draining() {
 		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new flows")
 	}
-	fl, err := n.sched.Create(ctx, f, n.self.ID)
+	fl, err := h.Sched.Create(ctx, f, h.Self.ID)
 	if err != nil {
 		return nil, err
 	}
 	ref := FlowRef{Context: fl.ContextID, ID: fl.ID}
 	if p.Start {
-		if err := n.sched.StartFlow(ctx, ref.Context, ref.ID); err != nil {
+		if err := h.Sched.StartFlow(ctx, ref.Context, ref.ID); err != nil {
 			return nil, err
 		}
 	}
-	v, err := n.flowStatus(ctx, ref)
+	v, err := h.flowStatus(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -114,29 +118,29 @@ func (n *Node) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, e
 }
 
 // flowAct runs op on the flow and returns its view.
-func (n *Node) flowAct(ctx context.Context, p FlowRef, op func(context.Context, uint64, uint64) error) (*FlowView, error) {
-	if err := n.checkFlowContext(ctx, p.Context); err != nil {
+func (h *Handlers) flowAct(ctx context.Context, p FlowRef, op func(context.Context, uint64, uint64) error) (*FlowView, error) {
+	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
 	if err := op(ctx, p.Context, p.ID); err != nil {
 		return nil, err
 	}
-	return n.flowStatus(ctx, p)
+	return h.flowStatus(ctx, p)
 }
 
-func (n *Node) flowStatus(ctx context.Context, p FlowRef) (*FlowView, error) {
-	if err := n.checkFlowContext(ctx, p.Context); err != nil {
+func (h *Handlers) flowStatus(ctx context.Context, p FlowRef) (*FlowView, error) {
+	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
-	st, err := n.sched.Status(ctx, p.Context, p.ID)
+	st, err := h.Sched.Status(ctx, p.Context, p.ID)
 	if err != nil {
 		return nil, err
 	}
 	return &FlowView{Status: *st}, nil
 }
 
-func (n *Node) flowWait(ctx context.Context, p FlowWaitParams) (*FlowView, error) {
-	if err := n.checkFlowContext(ctx, p.Context); err != nil {
+func (h *Handlers) flowWait(ctx context.Context, p FlowWaitParams) (*FlowView, error) {
+	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
 	d := time.Duration(p.Timeout) * time.Second
@@ -145,11 +149,11 @@ func (n *Node) flowWait(ctx context.Context, p FlowWaitParams) (*FlowView, error
 	}
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	st, err := n.sched.Next(wctx, p.Context, p.ID, p.After)
+	st, err := h.Sched.Next(wctx, p.Context, p.ID, p.After)
 	if err != nil && wctx.Err() != nil && ctx.Err() == nil {
 		// The wait ran out (maybe mid-read): answer with the flow as it is
 		// now, read under the caller's context, so the caller waits again.
-		st, err = n.sched.Status(ctx, p.Context, p.ID)
+		st, err = h.Sched.Status(ctx, p.Context, p.ID)
 	}
 	if err != nil {
 		return nil, err
@@ -158,15 +162,36 @@ func (n *Node) flowWait(ctx context.Context, p FlowWaitParams) (*FlowView, error
 }
 
 // checkFlowContext refuses context ids this agent cannot serve.
-func (n *Node) checkFlowContext(ctx context.Context, id uint64) error {
+func (h *Handlers) checkFlowContext(ctx context.Context, id uint64) error {
 	if id == 0 {
 		return api.InvalidParams("context", "required: the context id (in the file as `context: N`, or given)")
 	}
-	if err := n.store.CheckContextID(id); err != nil {
+	if err := h.Store.CheckContextID(id); err != nil {
 		return api.InvalidParams("context", "%v", err)
 	}
-	if _, err := n.store.LoadContext(ctx, id); err != nil {
+	if _, err := h.Store.LoadContext(ctx, id); err != nil {
 		return api.InvalidParams("context", "context %d does not exist on this agent (hyphae context create --id %d)", id, id)
 	}
 	return nil
+}
+
+// flowTypes reads the peers once for a flow's script types: served are
+// those this agent or a peer up now runs (a type outside them is a
+// warning), known adds the built-in types and those of every peer this
+// agent knows, up or not (a type outside them is an error).
+func (h *Handlers) flowTypes(ctx context.Context) (served, known []string, err error) {
+	peers, err := h.Store.ListPeers(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	served = append([]string{}, h.ScriptTypes()...)
+	known = append([]string{}, executor.BuiltinTypes...)
+	for _, p := range peers {
+		if p.State == model.PeerUp {
+			served = append(served, p.ScriptTypes...)
+		}
+		known = append(known, p.ScriptTypes...)
+	}
+	sort.Strings(served)
+	return slices.Compact(served), append(known, served...), nil
 }

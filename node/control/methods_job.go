@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"cmp"
@@ -37,20 +37,20 @@ type JobRunParams struct {
 // down does.
 const ToAny = "any"
 
-// RunJob is the API's job.run, in process (for programs that embed an
-// agent): it submits a job to this agent's runner or to another agent and,
-// with p.Wait, waits for its end. Bad parameters are *api.Error values.
-func (n *Node) RunJob(ctx context.Context, p JobRunParams) (*JobView, error) {
-	j, w, err := n.jobRun(ctx, p, true)
+// RunJob is the API's job.run (Node.RunJob calls it in process): it
+// submits a job to this agent's runner or to another agent and, with
+// p.Wait, waits for its end. Bad parameters are *api.Error values.
+func (h *Handlers) RunJob(ctx context.Context, p JobRunParams) (*JobView, error) {
+	j, w, err := h.jobRun(ctx, p, true)
 	if err != nil || p.Wait == 0 {
 		return j, err
 	}
-	var wait waitFunc = n.store.WaitNewJob
+	var wait waitFunc = h.Store.WaitNewJob
 	if w != nil { // a job sent away: its end comes through this agent's bridge
 		defer w.Close()
 		wait = func(ctx context.Context, _ uint64, _ string) (*model.RunnerJob, error) { return w.Wait(ctx) }
 	}
-	return n.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, wait)
+	return h.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, wait)
 }
 
 // JobRef names a job in a context by key (job:<caller>:<id>).
@@ -59,42 +59,42 @@ type JobRef struct {
 	Key     string `json:"key"`
 }
 
-func (n *Node) registerJobMethods() {
-	api.Register(n.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it.",
-		n.RunJob)
-	api.Register(n.table, "job.create", "Store a job without running it.",
+func (h *Handlers) registerJobMethods() {
+	api.Register(h.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it.",
+		h.RunJob)
+	api.Register(h.table, "job.create", "Store a job without running it.",
 		func(ctx context.Context, p JobRunParams) (*JobView, error) {
-			j, _, err := n.jobRun(ctx, p, false)
+			j, _, err := h.jobRun(ctx, p, false)
 			return j, err
 		})
-	api.Register(n.table, "job.load", "Show a job.", n.jobLoad)
-	api.Register(n.table, "job.status", "A job's status.",
+	api.Register(h.table, "job.load", "Show a job.", h.jobLoad)
+	api.Register(h.table, "job.status", "A job's status.",
 		func(ctx context.Context, p JobRef) (map[string]string, error) {
-			j, err := n.jobLoad(ctx, p)
+			j, err := h.jobLoad(ctx, p)
 			if err != nil {
 				return nil, err
 			}
 			return map[string]string{"key": j.Key, "status": j.Status, "error": j.Error}, nil
 		})
-	api.Register(n.table, "job.result", "A job's result map.",
+	api.Register(h.table, "job.result", "A job's result map.",
 		func(ctx context.Context, p JobRef) (map[string]string, error) {
-			j, err := n.jobLoad(ctx, p)
+			j, err := h.jobLoad(ctx, p)
 			if err != nil {
 				return nil, err
 			}
 			return j.Result, nil
 		})
-	api.Register(n.table, "job.wait", "Block until the job ends (or timeout seconds pass) and return it.",
+	api.Register(h.table, "job.wait", "Block until the job ends (or timeout seconds pass) and return it.",
 		func(ctx context.Context, p struct {
 			JobRef
 			Timeout int64 `json:"timeout,omitempty"`
 		}) (*JobView, error) {
-			return n.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, n.store.WaitJob)
+			return h.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, h.Store.WaitJob)
 		})
-	api.Register(n.table, "job.list", "List a context's jobs, newest first: all of them, "+
+	api.Register(h.table, "job.list", "List a context's jobs, newest first: all of them, "+
 		"or those with `status` (dispatched, waiting_for_prerequisites, started, error, finished), at most `limit` (0: all).",
 		func(ctx context.Context, p JobListParams) ([]*JobView, error) {
-			return n.jobList(ctx, p)
+			return h.jobList(ctx, p)
 		})
 }
 
@@ -106,14 +106,14 @@ type JobListParams struct {
 }
 
 // jobList lists a context's jobs, newest first (created_at, then id).
-func (n *Node) jobList(ctx context.Context, p JobListParams) ([]*JobView, error) {
+func (h *Handlers) jobList(ctx context.Context, p JobListParams) ([]*JobView, error) {
 	if p.Status != "" && !model.JobStatus(p.Status).Valid() {
 		return nil, api.InvalidParams("status", "%q is not a job status (dispatched, waiting_for_prerequisites, started, error, finished)", p.Status)
 	}
 	if p.Limit < 0 {
 		return nil, api.InvalidParams("limit", "must not be negative")
 	}
-	js, err := n.store.ListJobs(ctx, p.Context)
+	js, err := h.Store.ListJobs(ctx, p.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (n *Node) jobList(ctx context.Context, p JobListParams) ([]*JobView, error)
 
 // jobRun stores job p (run: and sets it going). A job sent to another
 // agent with p.Wait comes with a watch on its end (the caller closes it).
-func (n *Node) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, *store.EndWatch, error) {
+func (h *Handlers) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, *store.EndWatch, error) {
 	if err := checkJobParams(p); err != nil {
 		return nil, nil, err
 	}
@@ -142,40 +142,40 @@ func (n *Node) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, 
 		return nil, nil, api.InvalidParams("wait", "job.create does not run the job: nothing to wait for")
 	}
 	if strings.HasPrefix(p.To, "runner:") {
-		to, err := n.runnerPeer(ctx, p.Context, p.To)
+		to, err := h.runnerPeer(ctx, p.Context, p.To)
 		if err != nil {
 			return nil, nil, err
 		}
 		p.To = to
 	}
-	if p.To != "" && p.To != "self" && p.To != n.id.PeerID().String() {
+	if p.To != "" && p.To != "self" && p.To != h.ID.PeerID().String() {
 		if !run {
 			return nil, nil, api.InvalidParams("to", "job.create stores local jobs only; use job.run for remote ones")
 		}
-		return n.submitRemote(ctx, p)
+		return h.submitRemote(ctx, p)
 	}
-	j, err := n.jobRunHere(ctx, p, run)
+	j, err := h.jobRunHere(ctx, p, run)
 	return j, nil, err
 }
 
 // jobRunHere stores job p for this agent's runner (run: and queues it).
-func (n *Node) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*JobView, error) {
-	if err := n.store.CheckContextID(p.Context); err != nil {
+func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*JobView, error) {
+	if err := h.Store.CheckContextID(p.Context); err != nil {
 		return nil, api.InvalidParams("context", "%v", err)
 	}
-	if _, err := n.store.LoadContext(ctx, p.Context); err != nil {
+	if _, err := h.Store.LoadContext(ctx, p.Context); err != nil {
 		return nil, api.InvalidParams("context", "context %d does not exist on this agent (hyphae context create --id %d)", p.Context, p.Context)
 	}
-	if n.draining.Load() && run {
+	if h.Draining() && run {
 		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new jobs")
 	}
-	j := &model.RunnerJob{CallerID: n.self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
+	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env}
 	var err error
 	if run {
-		err = n.store.EnqueueJob(ctx, j)
+		err = h.Store.EnqueueJob(ctx, j)
 	} else {
-		err = n.store.SaveJob(ctx, j)
+		err = h.Store.SaveJob(ctx, j)
 	}
 	if err != nil {
 		return nil, err
@@ -201,11 +201,11 @@ func checkJobParams(p JobRunParams) error {
 	return nil
 }
 
-func (n *Node) jobLoad(ctx context.Context, p JobRef) (*JobView, error) {
+func (h *Handlers) jobLoad(ctx context.Context, p JobRef) (*JobView, error) {
 	if _, _, err := store.ParseJobKey(p.Key); err != nil {
 		return nil, api.InvalidParams("key", "%v", err)
 	}
-	j, err := n.store.LoadJobKey(ctx, p.Context, p.Key)
+	j, err := h.Store.LoadJobKey(ctx, p.Context, p.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +217,7 @@ type waitFunc func(ctx context.Context, ctxID uint64, key string) (*model.Runner
 
 // jobWait waits up to d (at most an hour) for job p to end, with wait, and
 // returns it, as it is then if the wait runs out.
-func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration, wait waitFunc) (*JobView, error) {
+func (h *Handlers) jobWait(ctx context.Context, p JobRef, d time.Duration, wait waitFunc) (*JobView, error) {
 	if _, _, err := store.ParseJobKey(p.Key); err != nil {
 		return nil, api.InvalidParams("key", "%v", err)
 	}
@@ -231,7 +231,7 @@ func (n *Node) jobWait(ctx context.Context, p JobRef, d time.Duration, wait wait
 		return nil, err
 	}
 	if j == nil { // the wait ran out: answer with the job as it is now
-		if j, err = n.store.LoadJobKey(ctx, p.Context, p.Key); err != nil {
+		if j, err = h.Store.LoadJobKey(ctx, p.Context, p.Key); err != nil {
 			return nil, err
 		}
 	}

@@ -1,42 +1,12 @@
-package node
+package control
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"time"
 
-	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
 )
-
-// classify maps domain errors to JSON-RPC codes.
-func classify(err error) int {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return api.CodeNotFound
-	case errors.Is(err, store.ErrDenied):
-		return api.CodeDenied
-	case errors.Is(err, store.ErrExists), errors.Is(err, model.ErrBadTransition), errors.Is(err, store.ErrFenced):
-		return api.CodeConflict
-	case errors.Is(err, store.ErrBadContext), errors.Is(err, model.ErrBadField):
-		return api.CodeInvalidParams
-	}
-	return 0
-}
-
-// registerMethods fills the method table; each noun has its own file.
-func (n *Node) registerMethods() {
-	n.registerNodeMethods()
-	n.registerActorMethods()
-	n.registerContextMethods()
-	n.registerJobMethods()
-	n.registerJobMoreMethods()
-	n.registerDrainMethods()
-	n.registerExtraMethods()
-	api.AddDiscover(n.table, "hyphae", Version)
-}
 
 // InfoView answers node.info and /info.
 type InfoView struct {
@@ -57,24 +27,21 @@ type InfoView struct {
 	Draining    bool     `json:"draining"`
 }
 
-func (n *Node) registerNodeMethods() {
-	api.Register(n.table, "node.info", "Version, peer ID, roles, contexts and addresses of this agent.",
-		func(ctx context.Context, _ struct{}) (*InfoView, error) { return n.info(ctx) })
+func (h *Handlers) registerNodeMethods() {
+	api.Register(h.table, "node.info", "Version, peer ID, roles, contexts and addresses of this agent.",
+		func(ctx context.Context, _ struct{}) (*InfoView, error) { return h.info(ctx) })
 }
 
-func (n *Node) info(ctx context.Context) (*InfoView, error) {
-	v := &InfoView{Version: Version, PeerID: n.id.PeerID().String(), AgeRecip: n.id.AgeRecipient(),
-		Roles: n.cfg.Roles, DataDir: n.cfg.DataDir, Store: "external", Persistent: true,
-		API: n.apiAddr, Socket: n.paths.Socket, Draining: n.draining.Load(),
-		UptimeSec: int64(time.Since(n.started).Seconds()), ListenAddrs: n.listenAddrs(),
-		ScriptTypes: n.scriptTypes(), Contexts: []uint64{}}
-	if n.self != nil {
-		v.ActorID = n.self.ID
+func (h *Handlers) info(ctx context.Context) (*InfoView, error) {
+	v := &InfoView{Version: h.Version, PeerID: h.ID.PeerID().String(), AgeRecip: h.ID.AgeRecipient(),
+		Roles: h.Cfg.Roles, DataDir: h.Cfg.DataDir, Store: h.StoreKind, Persistent: h.Persistent,
+		API: h.APIAddr(), Socket: h.Socket, Draining: h.Draining(),
+		UptimeSec: int64(time.Since(h.Started).Seconds()), ListenAddrs: h.listenAddrs(),
+		ScriptTypes: h.ScriptTypes(), Contexts: []uint64{}}
+	if h.Self != nil {
+		v.ActorID = h.Self.ID
 	}
-	if n.redis != nil {
-		v.Store, v.Persistent = n.redis.Kind(), n.redis.Persistent()
-	}
-	cs, err := n.store.ListContexts(ctx)
+	cs, err := h.Store.ListContexts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -83,4 +50,23 @@ func (n *Node) info(ctx context.Context) (*InfoView, error) {
 	}
 	sort.Slice(v.Contexts, func(i, j int) bool { return v.Contexts[i] < v.Contexts[j] })
 	return v, nil
+}
+
+func (h *Handlers) registerDrainMethods() {
+	api.Register(h.table, "node.drain", "Drain and stop the agent: no new work, running jobs finish (bounded), outbox flushed, exit 0.",
+		func(context.Context, struct{}) (map[string]any, error) {
+			h.Drain()
+			return map[string]any{"draining": true, "grace_seconds": int64(h.Cfg.Runner.DrainGrace.Seconds())}, nil
+		})
+}
+
+// listenAddrs are the overlay's addresses.
+func (h *Handlers) listenAddrs() []string {
+	out := []string{}
+	if h.Overlay != nil {
+		for _, a := range h.Overlay.Addrs() {
+			out = append(out, a.String())
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"context"
@@ -35,34 +35,34 @@ func runnerView(r *model.Runner) *RunnerView {
 		Local: r.Local, ScriptTypes: nzs(r.ScriptTypes)}
 }
 
-func (n *Node) registerRunnerMethods() {
-	api.Register(n.table, "runner.create", "Register a runner (an agent's peer ID) in a context; jobs may then name runner:<id>.",
+func (h *Handlers) registerRunnerMethods() {
+	api.Register(h.table, "runner.create", "Register a runner (an agent's peer ID) in a context; jobs may then name runner:<id>.",
 		func(ctx context.Context, p RunnerParams) (*RunnerView, error) {
 			if _, err := peer.Decode(p.Pubkey); err != nil {
 				return nil, api.InvalidParams("pubkey", "not a peer ID: %v", err)
 			}
 			r := &model.Runner{Pubkey: p.Pubkey, Address: p.Address, Topic: p.Topic, Local: p.Local, ScriptTypes: p.ScriptTypes}
-			if err := n.store.SaveRunner(ctx, p.Context, r); err != nil {
+			if err := h.Store.SaveRunner(ctx, p.Context, r); err != nil {
 				return nil, err
 			}
 			return runnerView(r), nil
 		})
-	api.Register(n.table, "runner.load", "Show a runner of a context.",
+	api.Register(h.table, "runner.load", "Show a runner of a context.",
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 			ID      uint64 `json:"id"`
 		}) (*RunnerView, error) {
-			r, err := n.store.LoadRunner(ctx, p.Context, p.ID)
+			r, err := h.Store.LoadRunner(ctx, p.Context, p.ID)
 			if err != nil {
 				return nil, err
 			}
 			return runnerView(r), nil
 		})
-	api.Register(n.table, "runner.list", "List a context's runners.",
+	api.Register(h.table, "runner.list", "List a context's runners.",
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 		}) ([]*RunnerView, error) {
-			rs, err := n.store.ListRunners(ctx, p.Context)
+			rs, err := h.Store.ListRunners(ctx, p.Context)
 			if err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"context"
@@ -10,19 +10,22 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/overlay"
 )
 
-// metrics are the agent's Prometheus series. Counters that other parts
+// Metrics are the agent's Prometheus series. Counters that other parts
 // keep (bridge stats, queue depths, peers) are read at scrape time by a
-// collector, so nothing has to be pushed.
-type metrics struct {
+// collector, so nothing has to be pushed. They exist before the parts
+// start, for the runner's JobDone hook; New adds the collector.
+type Metrics struct {
 	reg      *prometheus.Registry
 	jobs     *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 }
 
-func newMetrics(n *Node) *metrics {
-	m := &metrics{
+// NewMetrics makes the job series and the Go and process collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hyphae_jobs_total", Help: "Jobs this agent's runner ended, by script type and outcome.",
@@ -32,13 +35,18 @@ func newMetrics(n *Node) *metrics {
 			Buckets: []float64{0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 3600},
 		}, []string{"type"}),
 	}
-	m.reg.MustRegister(m.jobs, m.duration, &collector{n: n},
+	m.reg.MustRegister(m.jobs, m.duration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-// jobDone counts an ended job (hooked to the runner).
-func (m *metrics) jobDone(_ uint64, j *model.RunnerJob) {
+// collect adds the collector that reads h's parts at scrape time.
+func (m *Metrics) collect(h *Handlers) {
+	m.reg.MustRegister(&collector{h: h})
+}
+
+// JobDone counts an ended job (hooked to the runner).
+func (m *Metrics) JobDone(_ uint64, j *model.RunnerJob) {
 	m.jobs.WithLabelValues(j.ScriptType, string(j.Status)).Inc()
 	if j.CreatedAt > 0 {
 		d := time.Since(time.Unix(j.CreatedAt, 0)).Seconds()
@@ -46,7 +54,7 @@ func (m *metrics) jobDone(_ uint64, j *model.RunnerJob) {
 	}
 }
 
-func (m *metrics) handler() http.Handler {
+func (m *Metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
@@ -69,7 +77,7 @@ var (
 )
 
 // collector reads the live values at scrape time.
-type collector struct{ n *Node }
+type collector struct{ h *Handlers }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range collectorDescs {
@@ -80,7 +88,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	n := c.n
+	h := c.h
 	gauge := func(d *prometheus.Desc, v float64, l ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
 	}
@@ -88,8 +96,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
 	}
 	c.collectContexts(ctx, gauge)
-	if n.bridge != nil {
-		s := n.bridge.Stats().Snapshot()
+	if h.Bridge != nil {
+		s := h.Bridge.Stats().Snapshot()
 		counter(descRetrans, float64(s.Retransmits))
 		for k, v := range s.Received {
 			counter(descMsgIn, float64(v), k)
@@ -101,40 +109,40 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			counter(descRejected, float64(v), k)
 		}
 	}
-	fs := n.FrameStats() // zero before the overlay starts
+	fs := h.frameStats()
 	counter(descFrames, float64(fs.Direct), "direct")
 	counter(descFrames, float64(fs.Published), "gossipsub")
 	counter(descFrames, float64(fs.Fallbacks), "fallback")
 	counter(descDirectRej, float64(fs.Rejected), "rejected")
 	counter(descDirectRej, float64(fs.Refused), "refused")
 	c.collectPeers(ctx, gauge)
-	if n.runner != nil {
-		running, _ := n.runner.Load()
+	if h.Runner != nil {
+		running, _ := h.Runner.Load()
 		gauge(descRunning, float64(running))
 	}
 	d := 0.0
-	if n.draining.Load() {
+	if h.Draining() {
 		d = 1
 	}
 	gauge(descDraining, d)
 }
 
 func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.Desc, float64, ...string)) {
-	ids, err := c.n.contextIDs(ctx)
+	ids, err := c.h.ContextIDs(ctx)
 	if err != nil {
 		return
 	}
 	flows := map[string]float64{}
 	for _, id := range ids {
 		cs := u64(id)
-		depths, _ := c.n.store.QueueDepths(ctx, id)
+		depths, _ := c.h.Store.QueueDepths(ctx, id)
 		for typ, depth := range depths {
 			gauge(descQueue, float64(depth), cs, typ)
 		}
-		if sz, err := c.n.store.OutboxSize(ctx, id); err == nil {
+		if sz, err := c.h.Store.OutboxSize(ctx, id); err == nil {
 			gauge(descOutbox, float64(sz), cs)
 		}
-		if counts, err := c.n.store.FlowStatusCounts(ctx, id); err == nil {
+		if counts, err := c.h.Store.FlowStatusCounts(ctx, id); err == nil {
 			for st, v := range counts {
 				flows[st] += float64(v)
 			}
@@ -146,7 +154,7 @@ func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.
 }
 
 func (c *collector) collectPeers(ctx context.Context, gauge func(*prometheus.Desc, float64, ...string)) {
-	peers, err := c.n.store.ListPeers(ctx)
+	peers, err := c.h.Store.ListPeers(ctx)
 	if err != nil {
 		return
 	}
@@ -161,4 +169,12 @@ func (c *collector) collectPeers(ctx context.Context, gauge func(*prometheus.Des
 	for st, v := range states {
 		gauge(descPeersUp, v, st)
 	}
+}
+
+// frameStats are the overlay's frame counters (zero without an overlay).
+func (h *Handlers) frameStats() overlay.FrameStats {
+	if h.Overlay == nil {
+		return overlay.FrameStats{}
+	}
+	return h.Overlay.FrameStats()
 }

@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // p.Context; the local record lives in the local context of the same id
 // when there is one, else in the lowest local context (one is created
 // when there is none).
-func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, *store.EndWatch, error) {
+func (h *Handlers) submitRemote(ctx context.Context, p JobRunParams) (*JobView, *store.EndWatch, error) {
 	dst := "" // to any: the bridge routes it by type
 	if p.To != ToAny {
 		id, err := peer.Decode(p.To)
@@ -29,17 +29,17 @@ func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, *sto
 		}
 		dst = id.String()
 	}
-	if n.draining.Load() {
+	if h.Draining() {
 		return nil, nil, api.Errorf(api.CodeUnavailable, "agent is draining: not sending new jobs")
 	}
-	origin, err := n.originContext(ctx, p.Context)
+	origin, err := h.originContext(ctx, p.Context)
 	if err != nil {
 		return nil, nil, err
 	}
-	j := &model.RunnerJob{CallerID: n.self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
+	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env,
 		Status: model.JobDispatched, Attempt: 1, Runner: dst}
-	w, err := n.bridge.Submit(ctx, origin, p.Context, dst, j, n.cfg.Bus.Timeout, p.Wait != 0)
+	w, err := h.Bridge.Submit(ctx, origin, p.Context, dst, j, h.Cfg.Bus.Timeout, p.Wait != 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,8 +47,8 @@ func (n *Node) submitRemote(ctx context.Context, p JobRunParams) (*JobView, *sto
 }
 
 // originContext picks the local context that records a job sent away.
-func (n *Node) originContext(ctx context.Context, want uint64) (uint64, error) {
-	ids, err := n.contextIDs(ctx)
+func (h *Handlers) originContext(ctx context.Context, want uint64) (uint64, error) {
+	ids, err := h.ContextIDs(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -60,11 +60,11 @@ func (n *Node) originContext(ctx context.Context, want uint64) (uint64, error) {
 	if len(ids) > 0 {
 		return ids[0], nil
 	}
-	c := &model.Context{Name: "outbox", Admins: []uint64{n.self.ID}}
-	if err := n.store.CreateContext(ctx, c); err != nil && !errors.Is(err, store.ErrExists) {
+	c := &model.Context{Name: "outbox", Admins: []uint64{h.Self.ID}}
+	if err := h.Store.CreateContext(ctx, c); err != nil && !errors.Is(err, store.ErrExists) {
 		return 0, err
 	}
-	n.contextsChanged()
+	h.ContextsChanged()
 	return c.ID, nil
 }
 
@@ -72,22 +72,22 @@ func (n *Node) originContext(ctx context.Context, want uint64) (uint64, error) {
 // context ctxID names ("self" when it names this agent, as the scheduler
 // reads a flow job's runner:<id>), once, at submission: the job then goes
 // there as if sent to that peer ID.
-func (n *Node) runnerPeer(ctx context.Context, ctxID uint64, to string) (string, error) {
+func (h *Handlers) runnerPeer(ctx context.Context, ctxID uint64, to string) (string, error) {
 	id, err := strconv.ParseUint(strings.TrimPrefix(to, "runner:"), 10, 64)
 	if err != nil || id == 0 {
 		return "", api.InvalidParams("to", "%q: want runner:<id>, the id a positive number", to)
 	}
-	if _, err := n.store.LoadContext(ctx, ctxID); err != nil {
+	if _, err := h.Store.LoadContext(ctx, ctxID); err != nil {
 		return "", api.InvalidParams("to", "%s names a runner record of context %d here, and this agent has no context %d", to, ctxID, ctxID)
 	}
-	r, err := n.store.LoadRunner(ctx, ctxID, id)
+	r, err := h.Store.LoadRunner(ctx, ctxID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", api.InvalidParams("to", "context %d has no %s (hyphae runner list %d)", ctxID, to, ctxID)
 	}
 	if err != nil {
 		return "", err
 	}
-	if r.RunsHere(n.id.PeerID().String()) {
+	if r.RunsHere(h.ID.PeerID().String()) {
 		return "self", nil
 	}
 	p, err := peer.Decode(r.Pubkey)

@@ -1,4 +1,4 @@
-package node
+package control
 
 import (
 	"strconv"
@@ -68,6 +68,13 @@ type ActorView struct {
 func nz(v []uint64) []uint64 {
 	if v == nil {
 		return []uint64{}
+	}
+	return v
+}
+
+func nzs(v []string) []string {
+	if v == nil {
+		return []string{}
 	}
 	return v
 }

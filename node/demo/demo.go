@@ -19,6 +19,7 @@ import (
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/config"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 // Options tunes a demo run.
@@ -36,7 +37,7 @@ type agent struct {
 	dir  string
 	n    *node.Node
 	c    *api.Client
-	info node.InfoView
+	info control.InfoView
 }
 
 // Run plays the demo; it returns an error if any step fails.
@@ -116,7 +117,7 @@ func (s *story) startAgents(ctx context.Context) ([]*agent, error) {
 	return agents, nil
 }
 
-func storeNote(i node.InfoView) string {
+func storeNote(i control.InfoView) string {
 	if i.Persistent {
 		return i.Store + " (persistent)"
 	}

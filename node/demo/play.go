@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/internal/flowtext"
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 // flowYAML is bob's flow; %s are alice's and carol's peer IDs.
@@ -58,7 +58,7 @@ func (s *story) play(ctx context.Context, ag []*agent) error {
 		return fmt.Errorf("bob: context.create: %w", err)
 	}
 	s.say("bob creates his own context 1 and runs a flow there whose jobs are pinned to alice and carol:\n")
-	var fv node.FlowView
+	var fv control.FlowView
 	params := map[string]any{"file_content": fmt.Sprintf(flowYAML, alice.info.PeerID, carol.info.PeerID),
 		"file_name": "demo.yaml", "start": true}
 	if err := bob.c.Call(ctx, "flow.create", params, &fv); err != nil {
@@ -83,7 +83,7 @@ func (s *story) waitMesh(ctx context.Context, ag []*agent) error {
 	for {
 		ok := true
 		for _, a := range ag {
-			var ps []node.PeerView
+			var ps []control.PeerView
 			if err := a.c.Call(ctx, "peer.list", nil, &ps); err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func (s *story) waitMesh(ctx context.Context, ag []*agent) error {
 	}
 }
 
-func countUp(ps []node.PeerView) int {
+func countUp(ps []control.PeerView) int {
 	n := 0
 	for _, p := range ps {
 		if p.State == "up" {
@@ -127,15 +127,15 @@ func (s *story) grant(ctx context.Context, owner, bob *agent) error {
 }
 
 // follow prints the DAG each time the flow changes, until it ends.
-func (s *story) follow(ctx context.Context, bob *agent, id uint64) (*node.FlowView, error) {
-	var first node.FlowView
+func (s *story) follow(ctx context.Context, bob *agent, id uint64) (*control.FlowView, error) {
+	var first control.FlowView
 	if err := bob.c.Call(ctx, "flow.status", map[string]any{"context": 1, "id": id}, &first); err != nil {
 		return nil, fmt.Errorf("bob: flow.status: %w", err)
 	}
 	after := first.Version
 	s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), flowtext.ProgressLine(&first.Status))
 	for {
-		var fv node.FlowView
+		var fv control.FlowView
 		p := map[string]any{"context": 1, "id": id, "after": after, "timeout": 5}
 		if err := bob.c.Call(ctx, "flow.wait", p, &fv); err != nil {
 			return nil, fmt.Errorf("bob: flow.wait: %w", err)
@@ -151,7 +151,7 @@ func (s *story) follow(ctx context.Context, bob *agent, id uint64) (*node.FlowVi
 	}
 }
 
-func (s *story) results(fv *node.FlowView, ag []*agent) {
+func (s *story) results(fv *control.FlowView, ag []*agent) {
 	s.say("flow %q %s. Results (the flow's result map, <job>.<key>):", fv.Name, fv.Status.Status)
 	keys := make([]string, 0, len(fv.Result))
 	for k := range fv.Result {
@@ -166,7 +166,7 @@ func (s *story) results(fv *node.FlowView, ag []*agent) {
 }
 
 // wire explains what crossed the wire for each job.
-func (s *story) wire(fv *node.FlowView, ag []*agent) {
+func (s *story) wire(fv *control.FlowView, ag []*agent) {
 	names := map[string]*agent{}
 	for _, a := range ag {
 		names[a.info.PeerID] = a

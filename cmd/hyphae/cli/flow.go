@@ -13,7 +13,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/internal/flowtext"
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 func newFlow(g *globals) *cobra.Command {
@@ -93,7 +93,7 @@ func newFlowCreate(g *globals) *cobra.Command {
 
 // createFlow sends FILE's text and directory (so script_file works) to
 // flow.create and prints its warnings.
-func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start bool) (*node.FlowView, error) {
+func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start bool) (*control.FlowView, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usage("flow file: %v", err)
@@ -102,8 +102,8 @@ func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start
 	if err != nil {
 		return nil, usage("flow file: %v", err)
 	}
-	p := node.FlowCreateParams{FileContent: string(b), FileName: path, BaseDir: dir, Context: ctxID, Start: start}
-	var v node.FlowView
+	p := control.FlowCreateParams{FileContent: string(b), FileName: path, BaseDir: dir, Context: ctxID, Start: start}
+	var v control.FlowView
 	if err := g.call(cmd.Context(), "flow.create", p, &v); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start
 
 // showFlow prints the flow (JSON or drawn); an ended flow with an error
 // gives exit code 1.
-func showFlow(w io.Writer, v *node.FlowView, asJSON, ended bool) error {
+func showFlow(w io.Writer, v *control.FlowView, asJSON, ended bool) error {
 	if asJSON {
 		if err := printJSON(w, v); err != nil {
 			return err
@@ -134,11 +134,11 @@ func showFlow(w io.Writer, v *node.FlowView, asJSON, ended bool) error {
 
 // followFlow long-polls flow.wait until the flow ends, calling onChange
 // with each new version.
-func followFlow(ctx context.Context, g *globals, v *node.FlowView, onChange func(prev, cur *node.FlowView)) (*node.FlowView, error) {
+func followFlow(ctx context.Context, g *globals, v *control.FlowView, onChange func(prev, cur *control.FlowView)) (*control.FlowView, error) {
 	onChange(nil, v)
 	for !v.Terminal() {
-		var next node.FlowView
-		p := node.FlowWaitParams{FlowRef: node.FlowRef{Context: v.ContextID, ID: v.ID}, Timeout: 10, After: v.Version}
+		var next control.FlowView
+		p := control.FlowWaitParams{FlowRef: control.FlowRef{Context: v.ContextID, ID: v.ID}, Timeout: 10, After: v.Version}
 		if err := g.call(ctx, "flow.wait", p, &next); err != nil {
 			return nil, err
 		}
@@ -151,8 +151,8 @@ func followFlow(ctx context.Context, g *globals, v *node.FlowView, onChange func
 }
 
 // progressPrinter prints one line per job whose state changed.
-func progressPrinter(w io.Writer) func(prev, cur *node.FlowView) {
-	return func(prev, cur *node.FlowView) {
+func progressPrinter(w io.Writer) func(prev, cur *control.FlowView) {
+	return func(prev, cur *control.FlowView) {
 		was := map[string]model.NodeState{}
 		if prev != nil {
 			for _, j := range prev.Jobs {
@@ -173,19 +173,19 @@ func progressPrinter(w io.Writer) func(prev, cur *node.FlowView) {
 }
 
 // flowRef reads "ID --context N".
-func flowRef(arg string, ctxID uint64) (node.FlowRef, error) {
+func flowRef(arg string, ctxID uint64) (control.FlowRef, error) {
 	id, err := strconv.ParseUint(arg, 10, 64)
 	if err != nil || id == 0 {
-		return node.FlowRef{}, usage("flow id %q: want a number", arg)
+		return control.FlowRef{}, usage("flow id %q: want a number", arg)
 	}
 	if ctxID == 0 {
-		return node.FlowRef{}, usage("--context N is required")
+		return control.FlowRef{}, usage("--context N is required")
 	}
-	return node.FlowRef{Context: ctxID, ID: id}, nil
+	return control.FlowRef{Context: ctxID, ID: id}, nil
 }
 
 // flowCmd builds "flow VERB ID --context N" commands.
-func flowCmd(use, short string, run func(cmd *cobra.Command, ref node.FlowRef) error) *cobra.Command {
+func flowCmd(use, short string, run func(cmd *cobra.Command, ref control.FlowRef) error) *cobra.Command {
 	var ctxID uint64
 	cmd := &cobra.Command{
 		Use:   use + " ID --context N",
@@ -204,8 +204,8 @@ func flowCmd(use, short string, run func(cmd *cobra.Command, ref node.FlowRef) e
 }
 
 func newFlowStart(g *globals) *cobra.Command {
-	return flowCmd("start", "Start a created flow", func(cmd *cobra.Command, ref node.FlowRef) error {
-		var v node.FlowView
+	return flowCmd("start", "Start a created flow", func(cmd *cobra.Command, ref control.FlowRef) error {
+		var v control.FlowView
 		if err := g.call(cmd.Context(), "flow.start", ref, &v); err != nil {
 			return err
 		}
@@ -216,8 +216,8 @@ func newFlowStart(g *globals) *cobra.Command {
 func newFlowStatus(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := flowCmd("status", "Draw a flow's DAG with each job's state, runner, attempt and duration",
-		func(cmd *cobra.Command, ref node.FlowRef) error {
-			var v node.FlowView
+		func(cmd *cobra.Command, ref control.FlowRef) error {
+			var v control.FlowView
 			if err := g.call(cmd.Context(), "flow.status", ref, &v); err != nil {
 				return err
 			}
@@ -233,8 +233,8 @@ func newFlowStatus(g *globals) *cobra.Command {
 
 func newFlowWatch(g *globals) *cobra.Command {
 	return flowCmd("watch", "Follow a flow live until it ends, redrawing its DAG as jobs move",
-		func(cmd *cobra.Command, ref node.FlowRef) error {
-			var v node.FlowView
+		func(cmd *cobra.Command, ref control.FlowRef) error {
+			var v control.FlowView
 			if err := g.call(cmd.Context(), "flow.status", ref, &v); err != nil {
 				return err
 			}
@@ -242,7 +242,7 @@ func newFlowWatch(g *globals) *cobra.Command {
 			tty := isTerminal(out)
 			draw := progressPrinter(out)
 			if tty {
-				draw = func(_, cur *node.FlowView) {
+				draw = func(_, cur *control.FlowView) {
 					fmt.Fprint(out, "\033[H\033[2J"+flowtext.Render(&cur.Status))
 				}
 			}
@@ -268,8 +268,8 @@ func isTerminal(w io.Writer) bool {
 
 func newFlowCancel(g *globals) *cobra.Command {
 	return flowCmd("cancel", "Stop a flow's running jobs and cancel the rest",
-		func(cmd *cobra.Command, ref node.FlowRef) error {
-			var v node.FlowView
+		func(cmd *cobra.Command, ref control.FlowRef) error {
+			var v control.FlowView
 			if err := g.call(cmd.Context(), "flow.cancel", ref, &v); err != nil {
 				return err
 			}
@@ -289,7 +289,7 @@ func newFlowList(g *globals) *cobra.Command {
 			if ctxID == 0 {
 				return usage("--context N is required")
 			}
-			var fs []node.FlowSummary
+			var fs []control.FlowSummary
 			if err := g.call(cmd.Context(), "flow.list", map[string]any{"context": ctxID}, &fs); err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 type idView struct {
@@ -37,7 +38,7 @@ agent.`,
 			v := idView{PeerID: id.PeerID().String(), AgeRecipient: id.AgeRecipient(), DataDir: g.dataDir, ListenAddrs: []string{}}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Second)
 			defer cancel()
-			var info node.InfoView
+			var info control.InfoView
 			if err := g.client().Call(ctx, "node.info", nil, &info); err == nil {
 				v.Running, v.ListenAddrs = true, info.ListenAddrs
 			}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 func newJob(g *globals) *cobra.Command {
@@ -74,14 +74,14 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	if err != nil {
 		return err
 	}
-	var j node.JobView
+	var j control.JobView
 	if err := g.call(cmd.Context(), "job.run", p, &j); err != nil {
 		return err
 	}
 	switch {
 	case j.Runner != "":
 		noteIfAway(cmd.Context(), g, j.Runner, cmd.ErrOrStderr())
-	case f.to == node.ToAny:
+	case f.to == control.ToAny:
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: no agent up runs type %q; the job waits in the outbox for one, up to bus.timeout (default 10m)\n", f.typ)
 	}
 	if f.wait {
@@ -111,7 +111,7 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 // up: the job then waits in the outbox for it (until bus.timeout), which
 // would otherwise look like a hang.
 func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
-	var ps []node.PeerView
+	var ps []control.PeerView
 	if err := g.call(ctx, "peer.list", nil, &ps); err != nil {
 		return
 	}
@@ -126,7 +126,7 @@ func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
 		why = fmt.Sprintf("is %s (last seen %s)", p.State, seen(&p))
 	}
 	if why == "" { // not a peer: this agent itself (sent to any, no other runs the type), or unknown
-		var self node.InfoView
+		var self control.InfoView
 		if err := g.call(ctx, "node.info", nil, &self); err == nil && self.PeerID == peerID {
 			return
 		}
@@ -135,7 +135,7 @@ func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
 	fmt.Fprintf(w, "note: %s %s; the job waits in the outbox for it, up to bus.timeout (default 10m)\n", peerID, why)
 }
 
-func (f *jobRunFlags) params() (*node.JobRunParams, error) {
+func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 	script := f.script
 	if f.file != "" {
 		if script != "" {
@@ -158,15 +158,15 @@ func (f *jobRunFlags) params() (*node.JobRunParams, error) {
 		}
 		env[k] = v
 	}
-	return &node.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
+	return &control.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
 		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries}, nil
 }
 
 // waitJob follows a job until it ends, reporting status changes to w.
-func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Writer, verbose bool) (*node.JobView, error) {
+func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Writer, verbose bool) (*control.JobView, error) {
 	last := ""
 	for {
-		var j node.JobView
+		var j control.JobView
 		err := g.call(ctx, "job.wait", map[string]any{"context": ctxID, "key": key, "timeout": 1}, &j)
 		if err != nil {
 			return nil, err
@@ -189,7 +189,7 @@ func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Wri
 // the key and context on the first line are this agent's own record of it
 // (what job status and job logs take), in a local context whose id may
 // differ.
-func printJob(w io.Writer, j *node.JobView, remoteCtx uint64) {
+func printJob(w io.Writer, j *control.JobView, remoteCtx uint64) {
 	fmt.Fprintf(w, "job %s in context %d: %s", j.Key, j.ContextID, j.Status)
 	if j.Attempt > 1 {
 		fmt.Fprintf(w, " (attempt %d)", j.Attempt)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 func newJobLogs(g *globals) *cobra.Command {
@@ -52,7 +52,7 @@ type logFollower struct {
 
 func (f *logFollower) run(ctx context.Context, follow bool) error {
 	for {
-		var lv node.LogsView
+		var lv control.LogsView
 		p := map[string]any{"context": f.ctxID, "key": f.key, "from": f.from}
 		if err := f.g.call(ctx, "job.logs", p, &lv); err != nil {
 			return err
@@ -99,7 +99,7 @@ func (f *logFollower) pause() time.Duration {
 // from the agent running it (once per reason): its lines come only with
 // its result, so that no lines (or a wait, with -f) are not taken for a
 // fault.
-func (f *logFollower) noteOnce(lv *node.LogsView) {
+func (f *logFollower) noteOnce(lv *control.LogsView) {
 	if lv.Note == "" || lv.Note == f.note {
 		return
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 func newJobStatus(g *globals) *cobra.Command {
@@ -25,7 +25,7 @@ func newJobStatus(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var j node.JobView
+			var j control.JobView
 			if err := g.call(cmd.Context(), "job.load", map[string]any{"context": id, "key": args[1]}, &j); err != nil {
 				return err
 			}
@@ -63,7 +63,7 @@ agent a job went to (shortened; --json has it whole), "-" for one run here.`,
 			if status != "" && !model.JobStatus(status).Valid() {
 				return usage("--status %q is not a job status: dispatched, waiting_for_prerequisites, started, error or finished", status)
 			}
-			var js []node.JobView
+			var js []control.JobView
 			p := map[string]any{"context": id, "status": status, "limit": limit + min(limit, 1)} // one more: are there more?
 			if err := g.call(cmd.Context(), "job.list", p, &js); err != nil {
 				return err
@@ -94,7 +94,7 @@ agent a job went to (shortened; --json has it whole), "-" for one run here.`,
 }
 
 // printJobTable prints jobs a line each, under a header.
-func printJobTable(w io.Writer, js []node.JobView) {
+func printJobTable(w io.Writer, js []control.JobView) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tTYPE\tSTATUS\tRUNNER\tCREATED\tERROR")
 	for _, j := range js {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 func newPeers(g *globals) *cobra.Command {
@@ -17,13 +17,13 @@ func newPeers(g *globals) *cobra.Command {
 		Short: "List the agents this one knows: state, roles, types, load, last seen, how found",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ps []node.PeerView
+			var ps []control.PeerView
 			if err := g.call(cmd.Context(), "peer.list", nil, &ps); err != nil {
 				return err
 			}
 			if asJSON {
 				if ps == nil {
-					ps = []node.PeerView{}
+					ps = []control.PeerView{}
 				}
 				return printJSON(cmd.OutOrStdout(), ps)
 			}
@@ -43,7 +43,7 @@ func newPeers(g *globals) *cobra.Command {
 }
 
 // seen says when peer p was last heard from: "12s ago", or "never".
-func seen(p *node.PeerView) string {
+func seen(p *control.PeerView) string {
 	if p.LastSeen <= 0 {
 		return "never"
 	}

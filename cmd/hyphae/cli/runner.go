@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/control"
 )
 
 func newRunner(g *globals) *cobra.Command {
@@ -40,7 +40,7 @@ func newRunnerCreate(g *globals) *cobra.Command {
 				return err
 			}
 			p := map[string]any{"context": id, "pubkey": peerID, "script_types": types}
-			return callRunners[node.RunnerView](cmd, g, "runner.create", p, asJSON)
+			return callRunners[control.RunnerView](cmd, g, "runner.create", p, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&peerID, "peer", "", "peer ID of the agent (hyphae id on its machine prints it)")
@@ -66,7 +66,7 @@ func newRunnerShow(g *globals) *cobra.Command {
 			if err != nil {
 				return usage("runner id %q: want a number (or runner:<n>)", args[1])
 			}
-			return callRunners[node.RunnerView](cmd, g, "runner.load", map[string]any{"context": ctxID, "id": id}, asJSON)
+			return callRunners[control.RunnerView](cmd, g, "runner.load", map[string]any{"context": ctxID, "id": id}, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -84,7 +84,7 @@ func newRunnerList(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return callRunners[[]node.RunnerView](cmd, g, "runner.list", map[string]any{"context": id}, asJSON)
+			return callRunners[[]control.RunnerView](cmd, g, "runner.list", map[string]any{"context": id}, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -93,7 +93,7 @@ func newRunnerList(g *globals) *cobra.Command {
 
 // callRunners calls method and prints the runner record, or the list of
 // them, that it returns: as JSON, or a line per record (printRunner).
-func callRunners[T node.RunnerView | []node.RunnerView](cmd *cobra.Command, g *globals, method string,
+func callRunners[T control.RunnerView | []control.RunnerView](cmd *cobra.Command, g *globals, method string,
 	params map[string]any, asJSON bool) error {
 	var out T
 	if err := g.call(cmd.Context(), method, params, &out); err != nil {
@@ -103,9 +103,9 @@ func callRunners[T node.RunnerView | []node.RunnerView](cmd *cobra.Command, g *g
 		return printJSON(cmd.OutOrStdout(), out)
 	}
 	switch v := any(out).(type) {
-	case node.RunnerView:
+	case control.RunnerView:
 		printRunner(cmd.OutOrStdout(), &v)
-	case []node.RunnerView:
+	case []control.RunnerView:
 		if len(v) == 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "no runner records in context %v (hyphae runner create)\n", params["context"])
 		}
@@ -118,7 +118,7 @@ func callRunners[T node.RunnerView | []node.RunnerView](cmd *cobra.Command, g *g
 
 // printRunner prints one runner record on a line: its ref, the agent and
 // the script types noted for it.
-func printRunner(w io.Writer, r *node.RunnerView) {
+func printRunner(w io.Writer, r *control.RunnerView) {
 	types := "-"
 	if len(r.ScriptTypes) > 0 {
 		types = strings.Join(r.ScriptTypes, ",")

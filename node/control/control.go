@@ -1,0 +1,102 @@
+// Package control is the agent's control API: the JSON-RPC methods (one
+// file per noun: methods_*.go), the views they answer with, the plain HTTP
+// endpoints (/health, /ready, /info, /metrics) and the event streams.
+//
+// It holds no component of its own. Package node starts the parts and
+// hands them over in a Deps; Handlers reads them, and asks the node for
+// its live state (draining, ready, the API address, the contexts) through
+// the funcs in Deps. The server that serves the table (node/api) belongs
+// to the node too: control only fills the table and adds handlers.
+package control
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/crypto/identity"
+	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/config"
+	"github.com/hyphae-run/hyphae/overlay"
+	"github.com/hyphae-run/hyphae/overlay/bridge"
+	"github.com/hyphae-run/hyphae/scheduler"
+)
+
+// Deps is what the handlers need from the agent: its started parts, facts
+// fixed at start, and funcs for state that changes while it runs.
+type Deps struct {
+	Cfg     *config.Config
+	ID      *identity.Identity
+	Self    *model.Actor // this agent's own actor record
+	Store   *store.Store
+	Overlay *overlay.Overlay
+	Bridge  *bridge.Bridge
+	Runner  *executor.Runner     // nil without the runner role
+	Sched   *scheduler.Scheduler // nil without the supervisor role: no flow.* methods
+	Stopper *Stopper             // stops jobs; the scheduler shares it
+	Metrics *Metrics             // the node hooks its job counters to the runner
+
+	Version    string
+	Socket     string    // path of the local API socket
+	Started    time.Time // when the agent started
+	StoreKind  string    // "external", or the embedded server's kind
+	Persistent bool      // whether the store keeps its data over a restart
+
+	ScriptTypes     func() []string                         // the types this agent's runner runs
+	ContextIDs      func(context.Context) ([]uint64, error) // this agent's contexts, sorted (cached)
+	ContextsChanged func()                                  // tell the parts a context was created
+	Draining        func() bool                             // the agent refuses new work
+	Ready           func() bool                             // the agent has started
+	Drain           func()                                  // mark the agent draining, then drain and stop it as SIGTERM does
+	APIAddr         func() string                           // the bound TCP API address ("" when off)
+}
+
+// Handlers serves the control API from Deps.
+type Handlers struct {
+	Deps
+	table *api.Table
+}
+
+// New returns the handlers of an agent whose parts have started.
+func New(d Deps) *Handlers {
+	h := &Handlers{Deps: d}
+	d.Metrics.collect(h)
+	return h
+}
+
+// Register fills table with every method; each noun has its own file.
+func (h *Handlers) Register(table *api.Table) {
+	h.table = table
+	h.registerNodeMethods()
+	h.registerActorMethods()
+	h.registerContextMethods()
+	h.registerJobMethods()
+	h.registerJobLogsMethods()
+	h.registerJobStopMethods()
+	h.registerDrainMethods()
+	h.registerPeerMethods()
+	h.registerMessageMethods()
+	h.registerRunnerMethods()
+	if h.Sched != nil {
+		h.registerFlowMethods()
+	}
+	api.AddDiscover(table, "hyphae", h.Version)
+}
+
+// Classify maps domain errors to JSON-RPC codes (the server's classifier).
+func Classify(err error) int {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return api.CodeNotFound
+	case errors.Is(err, store.ErrDenied):
+		return api.CodeDenied
+	case errors.Is(err, store.ErrExists), errors.Is(err, model.ErrBadTransition), errors.Is(err, store.ErrFenced):
+		return api.CodeConflict
+	case errors.Is(err, store.ErrBadContext), errors.Is(err, model.ErrBadField):
+		return api.CodeInvalidParams
+	}
+	return 0
+}

@@ -1,0 +1,84 @@
+package control
+
+import (
+	"context"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// MessageView is a message as the API shows it.
+type MessageView struct {
+	Key     string            `json:"key"`
+	Fields  map[string]string `json:"fields"`
+	Status  string            `json:"status"`
+	Type    string            `json:"message_type"`
+	Context uint64            `json:"context_id"`
+}
+
+func (h *Handlers) registerMessageMethods() {
+	api.Register(h.table, "message.create", "Send a chat or mail message to another agent's context.",
+		func(ctx context.Context, p struct {
+			Context uint64 `json:"context"` // the target context on the recipient
+			From    uint64 `json:"from_context,omitempty"`
+			Dst     string `json:"dst"`
+			Type    string `json:"message_type"`
+			Message string `json:"message"`
+		}) (*MessageView, error) {
+			if _, err := peer.Decode(p.Dst); err != nil {
+				return nil, api.InvalidParams("dst", "not a peer ID: %v", err)
+			}
+			if p.Type != "chat" && p.Type != "mail" {
+				return nil, api.InvalidParams("message_type", "%q: want chat or mail (jobs go through job.run)", p.Type)
+			}
+			origin, err := h.originContext(ctx, max(p.From, p.Context))
+			if err != nil {
+				return nil, err
+			}
+			m := &model.Message{CallerID: h.Self.ID, ContextID: p.Context, MessageType: model.MessageType(p.Type),
+				Message: p.Message, Dst: p.Dst, Timeout: int64(h.Cfg.Bus.Timeout.Seconds())}
+			if err := h.Store.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
+				return nil, err
+			}
+			return h.messageLoad(ctx, origin, store.MessageKey(m.CallerID, m.ID))
+		})
+	api.Register(h.table, "message.load", "Show a message of a context by key (message:<caller>:<id>).",
+		func(ctx context.Context, p struct {
+			Context uint64 `json:"context"`
+			Key     string `json:"key"`
+		}) (*MessageView, error) {
+			if _, _, err := store.ParseMessageKey(p.Key); err != nil {
+				return nil, api.InvalidParams("key", "%v", err)
+			}
+			return h.messageLoad(ctx, p.Context, p.Key)
+		})
+	api.Register(h.table, "message.list", "List a context's messages.",
+		func(ctx context.Context, p struct {
+			Context uint64 `json:"context"`
+		}) ([]*MessageView, error) {
+			ms, err := h.Store.ListMessages(ctx, p.Context)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]*MessageView, 0, len(ms))
+			for _, m := range ms {
+				out = append(out, messageView(store.MessageKey(m.CallerID, m.ID), m))
+			}
+			return out, nil
+		})
+}
+
+func (h *Handlers) messageLoad(ctx context.Context, ctxID uint64, key string) (*MessageView, error) {
+	m, err := h.Store.LoadMessageKey(ctx, ctxID, key)
+	if err != nil {
+		return nil, err
+	}
+	return messageView(key, m), nil
+}
+
+func messageView(key string, m *model.Message) *MessageView {
+	return &MessageView{Key: key, Fields: m.ToHash(), Status: string(m.Status), Type: string(m.MessageType), Context: m.ContextID}
+}

@@ -1,0 +1,37 @@
+package node
+
+import (
+	"context"
+
+	"github.com/hyphae-run/hyphae/node/control"
+)
+
+// controlDeps hands the started parts to the control API, with funcs for
+// the state that changes while the agent runs.
+func (n *Node) controlDeps() control.Deps {
+	d := control.Deps{
+		Cfg: n.cfg, ID: n.id, Self: n.self, Store: n.store,
+		Overlay: n.overlay, Bridge: n.bridge, Runner: n.runner, Sched: n.sched,
+		Stopper: n.stopper, Metrics: n.metrics,
+		Version: Version, Socket: n.paths.Socket, Started: n.started,
+		StoreKind: "external", Persistent: true,
+		ScriptTypes: n.scriptTypes, ContextIDs: n.contextIDs, ContextsChanged: n.contextsChanged,
+		Draining: n.draining.Load, Ready: n.ready.Load, APIAddr: func() string { return n.apiAddr },
+		Drain: func() {
+			n.draining.Store(true) // at once: node.info says so before Run begins to drain
+			n.Drain()
+		},
+	}
+	if n.redis != nil {
+		d.StoreKind, d.Persistent = n.redis.Kind(), n.redis.Persistent()
+	}
+	return d
+}
+
+// RunJob is the API's job.run, in process (for programs that embed an
+// agent): it submits a job to this agent's runner or to another agent and,
+// with p.Wait, waits for its end. Bad parameters are *api.Error values.
+// The agent must have started.
+func (n *Node) RunJob(ctx context.Context, p control.JobRunParams) (*control.JobView, error) {
+	return n.handlers.RunJob(ctx, p)
+}
