@@ -56,7 +56,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 		return err
 	}
 	n.runner = r
-	n.addPart("runner", r.Shutdown)
+	n.parts.runner = part{"runner", r.Shutdown}
 	return nil
 }
 
@@ -83,7 +83,7 @@ func (n *Node) startOverlay(ctx context.Context) error {
 		return err
 	}
 	n.overlay = o
-	n.addPart("overlay", o.Shutdown)
+	n.parts.overlay = part{"overlay", o.Shutdown}
 	return nil
 }
 
@@ -104,7 +104,7 @@ func (n *Node) startBridge(ctx context.Context) error {
 		return err
 	}
 	n.bridge = b
-	n.addPart("bridge", b.Shutdown)
+	n.parts.bridge = part{"bridge", b.Shutdown}
 	return nil
 }
 

@@ -49,7 +49,7 @@ type Node struct {
 	handlers *control.Handlers
 	ctxCache contextCache
 	api      *api.Server
-	parts    []part // started components, in start order
+	parts    parts // one handle per started component
 
 	started  time.Time
 	draining atomic.Bool
@@ -60,12 +60,6 @@ type Node struct {
 	drainOnce    sync.Once
 	drainCh      chan struct{} // closed by Drain
 	shutdownErr  error
-}
-
-// part is a started component that must be shut down.
-type part struct {
-	name     string
-	shutdown func(context.Context) error
 }
 
 // New validates cfg and loads the identity; nothing is started yet.
@@ -141,7 +135,7 @@ func (n *Node) startStore(ctx context.Context) error {
 			return err
 		}
 		n.redis = srv
-		n.addPart("embedded redis", srv.Shutdown)
+		n.parts.redis = part{"embedded redis", srv.Shutdown}
 		url = srv.URL()
 		n.log.Info("store: embedded", "kind", srv.Kind(), "persistent", srv.Persistent())
 	}
@@ -150,7 +144,7 @@ func (n *Node) startStore(ctx context.Context) error {
 		return err
 	}
 	n.store = st
-	n.addPart("store", func(context.Context) error { return st.Close() })
+	n.parts.store = part{"store", func(context.Context) error { return st.Close() }}
 	return n.store.SetMeta(ctx, model.Hash{"peer_id": n.id.PeerID().String(), "version": Version,
 		"started_at": fmt.Sprint(n.started.Unix())})
 }
@@ -175,7 +169,7 @@ func (n *Node) startAPI(ctx context.Context) error {
 	n.handlers.Register(table)
 	n.api = api.NewServer(table, token, control.Classify, n.log)
 	n.handlers.RegisterHTTP(n.api)
-	n.addPart("api", n.api.Shutdown)
+	n.parts.api = part{"api", n.api.Shutdown}
 	if err := n.api.ListenUnix(n.paths.Socket); err != nil {
 		return err
 	}
@@ -187,69 +181,6 @@ func (n *Node) startAPI(ctx context.Context) error {
 		n.apiAddr = addr.String()
 	}
 	return nil
-}
-
-func (n *Node) addPart(name string, fn func(context.Context) error) {
-	n.parts = append(n.parts, part{name, fn})
-}
-
-// Shutdown drains and stops the agent; it is safe to call more than once.
-// Order: refuse new work; stop scheduling; let running jobs finish within
-// the drain grace (then they end "error: drained" and are requeued where
-// retries allow); give the outbox until the grace ends to be acknowledged;
-// leave the overlay; stop the API and the store.
-func (n *Node) Shutdown(ctx context.Context) error {
-	n.shutdownOnce.Do(func() {
-		n.draining.Store(true)
-		n.ready.Store(false)
-		n.log.Info("draining", "grace", n.cfg.Runner.DrainGrace)
-		grace, cancel := context.WithTimeout(ctx, drainGrace(ctx, n.cfg.Runner.DrainGrace))
-		defer cancel()
-		n.stopPart(ctx, "scheduler")
-		n.stopPart(grace, "runner")
-		if n.bridge != nil {
-			n.bridge.Flush(grace)
-		}
-		for i := len(n.parts) - 1; i >= 0; i-- {
-			n.stopPart(ctx, n.parts[i].name)
-		}
-		n.log.Info("agent stopped")
-	})
-	return n.shutdownErr
-}
-
-// drainGrace is how long jobs and the outbox get at shutdown: the
-// configured grace, cut short so that a quarter of ctx's time (up to 10 s)
-// is left for stopping the parts after it.
-func drainGrace(ctx context.Context, configured time.Duration) time.Duration {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return configured
-	}
-	left := time.Until(dl)
-	return max(0, min(configured, left-min(left/4, 10*time.Second)))
-}
-
-// stopPart shuts one started part down (once).
-func (n *Node) stopPart(ctx context.Context, name string) {
-	for i, p := range n.parts {
-		if p.name != name || p.shutdown == nil {
-			continue
-		}
-		n.parts[i].shutdown = nil
-		if err := p.shutdown(ctx); err != nil {
-			n.log.Warn("shutdown", "part", p.name, "err", err)
-			if n.shutdownErr == nil {
-				n.shutdownErr = fmt.Errorf("shutdown %s: %w", p.name, err)
-			}
-		}
-	}
-}
-
-// Drain asks a running agent to drain and stop (as SIGTERM does); Run
-// returns once it has.
-func (n *Node) Drain() {
-	n.drainOnce.Do(func() { close(n.drainCh) })
 }
 
 // FrameStats counts the frames this agent sent to others by the way they

@@ -29,7 +29,7 @@ func (n *Node) startScheduler(ctx context.Context) error {
 		return err
 	}
 	n.sched = s
-	n.addPart("scheduler", s.Shutdown)
+	n.parts.sched = part{"scheduler", s.Shutdown}
 	return nil
 }
 
