@@ -1,7 +1,8 @@
 // Package node wires an agent together: identity, store (embedded Redis or
 // a configured one), overlay, bridge, scheduler, runner and the control
-// API. Run(ctx) starts everything and blocks until ctx is cancelled, then
-// shuts down in reverse order. Shutdown is safe to call twice.
+// API (its handlers in node/control, its server in node/api). Run(ctx)
+// starts everything and blocks until ctx is cancelled, then shuts down in
+// the order Shutdown documents. Shutdown is safe to call twice.
 package node
 
 import (
@@ -44,9 +45,9 @@ type Node struct {
 	overlay  *overlay.Overlay
 	bridge   *bridge.Bridge
 	sched    *scheduler.Scheduler // nil without the supervisor role
-	stopper  *control.Stopper
-	metrics  *control.Metrics
-	handlers *control.Handlers
+	stopper  *control.Stopper     // job.stop's, shared with the scheduler
+	metrics  *control.Metrics     // before Start: the runner counts ended jobs
+	handlers *control.Handlers    // the control API's methods and endpoints
 	ctxCache contextCache
 	api      *api.Server
 	parts    parts // one handle per started component
