@@ -57,6 +57,26 @@ func (s *Store) SaveActor(ctx context.Context, a *model.Actor) error {
 	return scriptErr("store.SaveActor", err)
 }
 
+// saveActor: see SaveActor. It writes an actor and its pubkey index,
+// refusing a pubkey that belongs to another actor, and drops the index
+// entry of the actor's previous pubkey when it changed.
+// KEYS[1] actor:<id>, KEYS[2] actor_by_pubkey:<pubkey> (or "" key when none),
+// KEYS[3] actor_by_pubkey:<previous pubkey> (or "" key when unchanged).
+// ARGV[1] id, ARGV[2..] field, value pairs.
+// Returns 1, or an error "exists: …" (nothing written).
+var saveActor = newScript("saveActor", `
+if KEYS[2] ~= '' then
+  local owner = redis.call('GET', KEYS[2])
+  if owner and owner ~= ARGV[1] then
+    return redis.error_reply('exists: pubkey already belongs to actor ' .. owner)
+  end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if KEYS[2] ~= '' then redis.call('SET', KEYS[2], ARGV[1]) end
+if KEYS[3] ~= '' and redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3]) end
+return 1
+`)
+
 // LoadActor reads actor:<id>.
 func (s *Store) LoadActor(ctx context.Context, id uint64) (*model.Actor, error) {
 	h, err := load(ctx, s.global, ActorKey(id))
@@ -113,6 +133,16 @@ func (s *Store) DeleteActor(ctx context.Context, id uint64) error {
 	err = deleteActor.Run(ctx, s.global, []string{ActorKey(id), ActorByPubkeyKey(a.Pubkey)}, u(id)).Err()
 	return scriptErr("store.DeleteActor", err)
 }
+
+// deleteActor: see DeleteActor. It removes an actor and its index entry if
+// that points at it.
+// KEYS[1] actor:<id>, KEYS[2] actor_by_pubkey:<pubkey>. ARGV[1] id.
+// Returns how many actor hashes it deleted (0 or 1).
+var deleteActor = newScript("deleteActor", `
+local n = redis.call('DEL', KEYS[1])
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return n
+`)
 
 // loadAll loads and decodes each key, in the order of keys (scan sorts them: compareKeys).
 func loadAll[T any](ctx context.Context, c *redis.Client, keys []string,

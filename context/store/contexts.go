@@ -206,7 +206,7 @@ func (s *Store) Authorize(ctx context.Context, id uint64, pubkey string, role mo
 // actorByPubkey reads an actor through the pubkey index in one call.
 // KEYS[1] actor_by_pubkey:<pubkey>. ARGV[1] the actor key prefix.
 // Returns false when the index has no entry, else {id, HGETALL actor:<id>}.
-var actorByPubkey = redis.NewScript(`
+var actorByPubkey = newScript("actorByPubkey", `
 local id = redis.call('GET', KEYS[1])
 if not id then return false end
 return {id, redis.call('HGETALL', ARGV[1] .. id)}

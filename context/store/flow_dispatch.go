@@ -68,6 +68,39 @@ func (s *Store) StepAndDispatch(ctx context.Context, ctxID, flowID uint64, step 
 	return applied, moved, oks, nil
 }
 
+// dispatchFlowJob: see FlowDispatch (StepAndDispatch runs it). It hands
+// one flow job to a runner: guard the node state and the job's attempt,
+// write the job, push it on its queue (local) or write the message and
+// push it on msg_out (remote), clear old replies and mark the node
+// dispatched — atomically, so a job is dispatched exactly once.
+// KEYS[1] flow_nodes:<flow>, KEYS[2] job key, KEYS[3] list to push on
+// (queue:<type> or msg_out), KEYS[4] message key (the job key when local),
+// KEYS[5] reply:<job key>.
+// ARGV[1] node name, ARGV[2] allowed node states (space separated),
+// ARGV[3] expected job attempt ("" = any), ARGV[4] N, ARGV[5..4+2N] job
+// field/value pairs, then message field/value pairs (remote only).
+// Returns 1 when dispatched, 0 when a guard failed or the job has ended.
+var dispatchFlowJob = newScript("dispatchFlowJob", luaTerminal, `
+local st = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+local ok = false
+for w in string.gmatch(ARGV[2], '%S+') do if w == st then ok = true end end
+if not ok then return 0 end
+local cur = redis.call('HMGET', KEYS[2], 'status', 'attempt')
+if terminal(cur[1] or '') then return 0 end
+if ARGV[3] ~= '' and (cur[2] or '0') ~= ARGV[3] then return 0 end
+local n = tonumber(ARGV[4])
+redis.call('HSET', KEYS[2], unpack(ARGV, 5, 4 + 2 * n))
+if #ARGV > 4 + 2 * n then
+  redis.call('HSET', KEYS[4], unpack(ARGV, 5 + 2 * n))
+  redis.call('LPUSH', KEYS[3], KEYS[4])
+else
+  redis.call('LPUSH', KEYS[3], KEYS[2])
+end
+redis.call('DEL', KEYS[5])
+redis.call('HSET', KEYS[1], ARGV[1], 'dispatched')
+return 1
+`)
+
 func runStepAndDispatch(ctx context.Context, db *redis.Client, flowID uint64, step *FlowStep,
 	ds []FlowDispatch) (*redis.Cmd, []*redis.Cmd, error) {
 	var stepCmd *redis.Cmd

@@ -50,3 +50,13 @@ func (s *Store) RestoreJobsDone(ctx context.Context, ctxID uint64, processing st
 	n, err := restoreJobsDone.Run(ctx, db, []string{processing, JobsDoneKey}).Int64()
 	return n, scriptErr("store.RestoreJobsDone", err)
 }
+
+// restoreJobsDone: see RestoreJobsDone. It moves every entry of a
+// scheduler's processing list back to the consuming (right) end of
+// jobs_done, oldest consumed first.
+// KEYS[1] jobs_done:processing:<owner>, KEYS[2] jobs_done. Returns the count.
+var restoreJobsDone = newScript("restoreJobsDone", `
+local n = 0
+while redis.call('LMOVE', KEYS[1], KEYS[2], 'LEFT', 'RIGHT') do n = n + 1 end
+return n
+`)

@@ -56,6 +56,24 @@ func (s *Store) SaveFlowGraph(ctx context.Context, f *model.Flow, jobs []*model.
 	return scriptErr("store.SaveFlowGraph", createFlow.Run(ctx, db, keys, args...).Err())
 }
 
+// createFlow: see SaveFlowGraph. It refuses ids that exist already
+// (nothing is written then).
+// KEYS[1] flow:<id>, KEYS[2] flow_nodes:<id>, KEYS[3..] job keys.
+// ARGV[1] flow hash, ARGV[2] node states, ARGV[3..] job hashes in KEYS
+// order — each a JSON object of strings.
+// Returns 1, or an error "exists: <key>".
+var createFlow = newScript("createFlow", luaHsetJSON, `
+for i = 1, #KEYS do
+  if i ~= 2 and redis.call('EXISTS', KEYS[i]) == 1 then
+    return redis.error_reply('exists: ' .. KEYS[i])
+  end
+end
+hsetjson(KEYS[1], ARGV[1])
+hsetjson(KEYS[2], ARGV[2])
+for i = 3, #KEYS do hsetjson(KEYS[i], ARGV[i]) end
+return 1
+`)
+
 // LoadFlowGraph reads flow:<id> with its jobs, node states and results in
 // one round trip after the flow itself.
 func (s *Store) LoadFlowGraph(ctx context.Context, ctxID, flowID uint64) (*FlowGraph, error) {

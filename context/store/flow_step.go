@@ -51,6 +51,46 @@ func (s *Store) ApplyFlowStep(ctx context.Context, ctxID, flowID uint64, step Fl
 	return ok, moved, nil
 }
 
+// flowStep: see ApplyFlowStep (StepAndDispatch runs it too). It applies
+// one step of a flow's state machine, all or nothing.
+// KEYS[1] flow:<id>, KEYS[2] flow_nodes:<id>, KEYS[3] flow_results:<id>,
+// KEYS[4] flows_active.
+// ARGV[1] the step as JSON (FlowStep): {flow_status: [allowed flow
+// statuses], node: name, node_states: [allowed states of that node] (both
+// guards optional), moves: [{n: name, f: [from states], t: to state}],
+// results: {field: value}, flow: {field: value}, active: "add"|"remove",
+// id: flow id}.
+// A failed guard writes nothing and returns {0}; else moves apply to nodes
+// whose state is in f and it returns {1, moved names...}.
+var flowStep = newScript("flowStep", luaHsetJSON, `
+local spec = cjson.decode(ARGV[1])
+local function has(list, v)
+  if type(list) ~= 'table' then return false end
+  for _, x in ipairs(list) do if x == v then return true end end
+  return false
+end
+if type(spec.flow_status) == 'table' and #spec.flow_status > 0 then
+  if not has(spec.flow_status, redis.call('HGET', KEYS[1], 'status') or '') then return {0} end
+end
+if type(spec.node) == 'string' and spec.node ~= '' then
+  if not has(spec.node_states, redis.call('HGET', KEYS[2], spec.node) or '') then return {0} end
+end
+local out = {1}
+if type(spec.moves) == 'table' then
+  for _, m in ipairs(spec.moves) do
+    if has(m.f, redis.call('HGET', KEYS[2], m.n) or '') then
+      redis.call('HSET', KEYS[2], m.n, m.t)
+      out[#out + 1] = m.n
+    end
+  end
+end
+if type(spec.results) == 'table' then hsetobj(KEYS[3], spec.results) end
+if type(spec.flow) == 'table' then hsetobj(KEYS[1], spec.flow) end
+if spec.active == 'add' then redis.call('SADD', KEYS[4], spec.id) end
+if spec.active == 'remove' then redis.call('SREM', KEYS[4], spec.id) end
+return out
+`)
+
 func stepArgs(flowID uint64, step FlowStep) ([]string, string) {
 	step.ID = u(flowID)
 	keys := []string{FlowKey(flowID), FlowNodesKey(flowID), FlowResultsKey(flowID), FlowsActiveKey}

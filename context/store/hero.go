@@ -64,6 +64,18 @@ func (s *Store) HeroFinish(ctx context.Context, worker, id string, fields model.
 	return scriptErr("store.HeroFinish", heroFinish.Run(ctx, s.global, keys, args...).Err())
 }
 
+// heroFinish: see HeroFinish.
+// KEYS[1] hero:job:<id>, KEYS[2] hero:reply:<id>, KEYS[3]
+// hero:processing:<worker>. ARGV[1] job id, ARGV[2] reply payload,
+// ARGV[3] reply TTL (s), ARGV[4..] field, value pairs.
+var heroFinish = newScript("heroFinish", `
+if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
+redis.call('LPUSH', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[3]))
+redis.call('LREM', KEYS[3], 0, ARGV[1])
+return 1
+`)
+
 // HeroProcessing lists the ids in hero:processing:<worker>.
 func (s *Store) HeroProcessing(ctx context.Context, worker string) ([]string, error) {
 	ids, err := s.global.LRange(ctx, HeroProcessingKey(worker), 0, -1).Result()
@@ -84,6 +96,15 @@ func (s *Store) HeroTakeQueued(ctx context.Context, worker, id string) (bool, er
 	return n > 0, nil
 }
 
+// heroTakeQueued: see HeroTakeQueued.
+// KEYS[1] hero:work_queue:<worker>, KEYS[2] hero:processing:<worker>.
+// ARGV[1] job id. Returns how many entries were removed from the queue.
+var heroTakeQueued = newScript("heroTakeQueued", `
+local n = redis.call('LREM', KEYS[1], 0, ARGV[1])
+if n > 0 then redis.call('LPUSH', KEYS[2], ARGV[1]) end
+return n
+`)
+
 // HeroPutBack returns id from the worker's processing list to the head of
 // its work queue (the end BLPOP takes from), e.g. when the worker stops
 // before running it.
@@ -91,6 +112,17 @@ func (s *Store) HeroPutBack(ctx context.Context, worker, id string) error {
 	keys := []string{HeroProcessingKey(worker), HeroWorkQueueKey(worker)}
 	return scriptErr("store.HeroPutBack", heroPutBack.Run(ctx, s.global, keys, id).Err())
 }
+
+// heroPutBack: see HeroPutBack. It moves a hero job id from the processing
+// list back to the head (left, where workers BLPOP) of the work queue.
+// KEYS[1] hero:processing:<worker>, KEYS[2] hero:work_queue:<worker>.
+// ARGV[1] job id. Returns 1.
+var heroPutBack = newScript("heroPutBack", `
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) > 0 then
+  redis.call('LPUSH', KEYS[2], ARGV[1])
+end
+return 1
+`)
 
 // HeroDrop removes id from the worker's processing list.
 func (s *Store) HeroDrop(ctx context.Context, worker, id string) error {

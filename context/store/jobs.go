@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -50,9 +48,16 @@ func (s *Store) EnqueueJob(ctx context.Context, j *model.RunnerJob) error {
 	j.Status = model.JobDispatched
 	stamp(&j.CreatedAt, &j.UpdatedAt)
 	key := JobKey(j.CallerID, j.ID)
-	err = saveAndPush.Run(ctx, db, []string{key, QueueKey(j.ScriptType)}, pairs(j.ToHash())...).Err()
+	err = enqueueJob.Run(ctx, db, []string{key, QueueKey(j.ScriptType)}, pairs(j.ToHash())...).Err()
 	return scriptErr("store.EnqueueJob", err)
 }
+
+// enqueueJob: see EnqueueJob.
+// KEYS[1] job key, KEYS[2] queue:<type>. ARGV field, value pairs.
+var enqueueJob = newScript("enqueueJob", `
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return redis.call('LPUSH', KEYS[2], KEYS[1])
+`)
 
 // LoadJob reads job:<caller>:<id> from context ctxID.
 func (s *Store) LoadJob(ctx context.Context, ctxID, caller, id uint64) (*model.RunnerJob, error) {
@@ -137,83 +142,16 @@ func (s *Store) SetJobStatus(ctx context.Context, ctxID uint64, key string, atte
 	return scriptErr("store.SetJobStatus", setJobStatus.Run(ctx, db, []string{key}, args...).Err())
 }
 
-// CompleteJob ends the job's attempt with status finished or error, writing
-// fields (result, error, …), pushing the status on reply:<key> for waiters,
-// the key on jobs_done when the job belongs to a flow (the scheduler) and on
-// remote_done when it came from another agent (the bridge) — atomically.
-// An EndWatch on the job in this process gets the ended job, read by the
-// same script.
-func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attempt int64,
-	status model.JobStatus, fields model.Hash) error {
-	return s.CompleteJobWithLogs(ctx, ctxID, key, attempt, status, fields, nil, 0)
-}
-
-// CompleteJobWithLogs is CompleteJob that also appends lines to the job's
-// log (at most max, then one LogCapMarker line), in the same script: only
-// when the completion is taken, so a duplicate or a late result adds no
-// lines, and before the waiters wake, so whoever waits for the end (job
-// logs -f, too) finds them.
-func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64,
-	status model.JobStatus, fields model.Hash, lines []string, max int) error {
-	return s.complete(ctx, ctxID, key, attempt, status, fields, lines, max, "")
-}
-
-// CompleteSentJob is CompleteJobWithLogs for a job this agent sent to
-// another one, whose result has come: in the same step it settles msgKey,
-// the job's message (status processed when its lifecycle allows, off the
-// outbox and the awaiting list), so nothing is left to do after the
-// waiters wake.
-func (s *Store) CompleteSentJob(ctx context.Context, ctxID uint64, key string, attempt int64,
-	status model.JobStatus, fields model.Hash, lines []string, max int, msgKey string) error {
-	return s.complete(ctx, ctxID, key, attempt, status, fields, lines, max, msgKey)
-}
-
-// complete runs the completion script that fits: with log lines or not,
-// settling a message (settle, a message key) or not, and returning the
-// ended job to an EndWatch when the job has one.
-func (s *Store) complete(ctx context.Context, ctxID uint64, key string, attempt int64,
-	status model.JobStatus, fields model.Hash, lines []string, max int, settle string) error {
-	if !status.Terminal() {
-		return fmt.Errorf("store.CompleteJob: %q is not a final status", status)
-	}
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return fmt.Errorf("store.CompleteJob: %w", err)
-	}
-	keys, args := completeArgs(key, attempt, status, fields)
-	script, read := completeJob, completeJobRead
-	if len(lines) > 0 {
-		list, _ := json.Marshal(lines) // a list of strings always encodes
-		keys = append(keys, LogKey(key))
-		args = slices.Insert(args, 4, any(string(list)), any(max), any(LogChannel(ctxID, key)), any(LogCapMarker))
-		script, read = completeWithLogs, completeWithLogsRead
-	}
-	if settle != "" {
-		keys = append(keys, settle, OutboxKey, AwaitingKey)
-	}
-	watched := s.ends.watched(ctxID, key)
-	if watched {
-		script = read // the watch gets the ended job from this round trip
-	}
-	res := script.Run(ctx, db, keys, args...)
-	if err := res.Err(); err != nil || !watched {
-		return scriptErr("store.CompleteJob", err)
-	}
-	h, err := endedJob(res)
-	if err != nil {
-		return fmt.Errorf("store.CompleteJob: %w", err)
-	}
-	s.ends.ended(ctxID, key, h)
-	return nil
-}
-
-// completeArgs builds the KEYS and ARGV of the completeJob script; every
-// caller of the script goes through it.
-func completeArgs(key string, attempt int64, status model.JobStatus, fields model.Hash) ([]string, []any) {
-	ttl := int64(ReplyTTL / time.Second)
-	args := append([]any{attemptArg(attempt), string(status), now(), ttl}, pairs(guarded(fields))...)
-	return []string{key, ReplyKey(key), JobsDoneKey, RemoteDoneKey}, args
-}
+// setJobStatus: see SetJobStatus.
+// KEYS[1] job key. ARGV[1] expected attempt or "", ARGV[2] new status,
+// ARGV[3] now (unix s), ARGV[4..] field, value pairs.
+// Returns 1, or an error "notfound: …", "fenced: …", "transition: …".
+var setJobStatus = newScript("setJobStatus", luaFence, `
+local err = fence(KEYS[1], ARGV[1], ARGV[2])
+if err then return err end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 4))
+return 1
+`)
 
 // RequeueJob puts the job back on queue:<type> as a new attempt (fenced on
 // attempt, 0 = any) and returns the new attempt number.
@@ -227,6 +165,21 @@ func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType st
 	n, err := requeueJob.Run(ctx, db, []string{key, QueueKey(scriptType), ReplyKey(key)}, args...).Int64()
 	return n, scriptErr("store.RequeueJob", err)
 }
+
+// requeueJob: see RequeueJob.
+// KEYS[1] job key, KEYS[2] queue:<type>, KEYS[3] reply:<job key> (cleared so
+// waiters do not see the old attempt's end). ARGV[1] expected attempt or "",
+// ARGV[2] "dispatched", ARGV[3] now, ARGV[4..] field, value pairs.
+// Returns the new attempt, or an error as setJobStatus's.
+var requeueJob = newScript("requeueJob", luaFence, `
+local err = fence(KEYS[1], ARGV[1], ARGV[2])
+if err then return err end
+local next = tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') or 0
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], 'attempt', tostring(next + 1), unpack(ARGV, 4))
+redis.call('DEL', KEYS[3])
+redis.call('LPUSH', KEYS[2], KEYS[1])
+return next + 1
+`)
 
 // guarded drops fields that only the lifecycle scripts may set, so a
 // caller cannot skip validation or fencing through them.

@@ -91,7 +91,7 @@ func endedJob(cmd *redis.Cmd) (model.Hash, error) {
 // KEYS[1] job key. Returns {field, value, …} (HGETALL) when the status is
 // finished or error, else {status} ("" when unset), or an error
 // "notfound: …".
-var jobIfEnded = redis.NewScript(luaTerminal + `
+var jobIfEnded = newScript("jobIfEnded", luaTerminal, `
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then
   if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('notfound: ' .. KEYS[1]) end
@@ -100,8 +100,3 @@ end
 if terminal(st) then return redis.call('HGETALL', KEYS[1]) end
 return {st}
 `)
-
-// luaTerminal defines terminal(status), generated from model.JobStatus.
-var luaTerminal = luaJobFunc("terminal", "_", func(st model.JobStatus) string {
-	return strconv.FormatBool(st.Terminal())
-})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -70,6 +69,28 @@ func (s *Store) RenewLeases(ctx context.Context, ctxID uint64, runnerID string, 
 	}
 	return lost, strs(res[1]), nil
 }
+
+// renewLeases: see RenewLeases.
+// KEYS[1] leases, KEYS[2] lease_owners. ARGV[1] new expiry (unix ms),
+// ARGV[2] runner id, ARGV[3..] job key, attempt pairs. Reads stop:<job key>
+// (names known only from ARGV; contexts are DBs of one Redis anyway).
+// Returns {{"<attempt> <job key>" of each lost lease}, {stopped job keys}}.
+var renewLeases = newScript("renewLeases", `
+local lost, stopped = {}, {}
+for i = 3, #ARGV, 2 do
+  local key, att = ARGV[i], ARGV[i + 1]
+  if redis.call('HGET', KEYS[2], key) == att .. ' ' .. ARGV[2] then
+    redis.call('ZADD', KEYS[1], ARGV[1], key)
+  else
+    lost[#lost + 1] = att .. ' ' .. key
+  end
+  local s = redis.call('GET', 'stop:' .. key)
+  if s and (s == '0' or (tonumber(s) or 0) >= tonumber(att)) then
+    stopped[#stopped + 1] = key
+  end
+end
+return {lost, stopped}
+`)
 
 func strs(v any) []string {
 	l, _ := v.([]any)
@@ -157,6 +178,22 @@ func (s *Store) TakeLease(ctx context.Context, ctxID uint64, l Lease, newOwner s
 	return nl, n == 1, nil
 }
 
+// takeLease: see TakeLease.
+// KEYS[1] leases, KEYS[2] lease_owners. ARGV[1] job key, ARGV[2] expected
+// owner value ("" = no owner entry), ARGV[3] new owner value, ARGV[4] new
+// expiry (unix ms), ARGV[5] now (unix ms) to require expiry, or "".
+// Returns 1 when taken, else 0.
+var takeLease = newScript("takeLease", `
+if (redis.call('HGET', KEYS[2], ARGV[1]) or '') ~= ARGV[2] then return 0 end
+if ARGV[5] ~= '' then
+  local sc = redis.call('ZSCORE', KEYS[1], ARGV[1])
+  if sc and tonumber(sc) > tonumber(ARGV[5]) then return 0 end
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+return 1
+`)
+
 // ReleaseLease removes the job from processing:<listOwner> and deletes
 // lease l if its owner still holds it.
 func (s *Store) ReleaseLease(ctx context.Context, ctxID uint64, l Lease, listOwner string) error {
@@ -168,6 +205,14 @@ func (s *Store) ReleaseLease(ctx context.Context, ctxID uint64, l Lease, listOwn
 	err = releaseLease.Run(ctx, db, keys, l.JobKey, l.value()).Err()
 	return scriptErr("store.ReleaseLease", err)
 }
+
+// releaseLease: see ReleaseLease.
+// KEYS[1] processing:<runner>, KEYS[2] leases, KEYS[3] lease_owners.
+// ARGV[1] job key, ARGV[2] owner value "<attempt> <runner>".
+// Returns 1 when the lease was deleted, 0 when someone else holds it.
+var releaseLease = newScript("releaseLease", luaLease, `
+return release(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2])
+`)
 
 // CompleteLeased is CompleteJob (same effects: final status and fields,
 // reply:<key> for waiters, jobs_done for the scheduler, remote_done for
@@ -187,9 +232,28 @@ func (s *Store) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listO
 	return scriptErr("store.CompleteLeased", completeLeased.Run(ctx, db, keys, args...).Err())
 }
 
+// completeLeased: see CompleteLeased. The lease goes first, whatever the
+// fence answers; then the attempt ends with completeJob's effects.
+// KEYS[1..4] as completeJob's (job key, reply:<job key>, jobs_done,
+// remote_done), KEYS[5] processing:<runner>, KEYS[6] leases,
+// KEYS[7] lease_owners.
+// ARGV[1..4] as completeJob's (expected attempt or "", finished|error,
+// now, reply TTL), ARGV[5] lease owner value "<attempt> <runner>",
+// ARGV[6..] field, value pairs.
+// Returns 1, or an error as completeJob's.
+var completeLeased = newScript("completeLeased", luaLease, luaFence, luaAnnounceEnd, `
+release(KEYS[5], KEYS[6], KEYS[7], KEYS[1], ARGV[5])
+local err = fence(KEYS[1], ARGV[1], ARGV[2])
+if err then return err end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 6))
+announceEnd(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[4])
+return 1
+`)
+
 // completeLeasedArgs builds the KEYS and ARGV of the completeLeased script.
 func completeLeasedArgs(l Lease, listOwner string, status model.JobStatus, fields model.Hash) ([]string, []any) {
-	keys, args := completeArgs(l.JobKey, l.Attempt, status, fields)
+	keys, args := endArgs(l.JobKey, l.Attempt, status)
 	keys = append(keys, ProcessingKey(listOwner), LeasesKey, LeaseOwnersKey)
-	return keys, slices.Insert(args, 4, any(l.value()))
+	args = append(args, l.value())
+	return keys, append(args, pairs(guarded(fields))...)
 }

@@ -34,6 +34,13 @@ func (s *Store) AppendLogs(ctx context.Context, ctxID uint64, jobKey string, lin
 	return scriptErr("store.AppendLogs", err)
 }
 
+// appendLogs: see AppendLogs.
+// KEYS[1] logs:<job key>. ARGV[1] cap (lines), ARGV[2] channel,
+// ARGV[3] marker line, ARGV[4..] lines. Returns the list's length.
+var appendLogs = newScript("appendLogs", luaAppendLines, `
+return appendLines(KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3], {unpack(ARGV, 4)})
+`)
+
 // ReadLogs returns the log lines of a job from index from on.
 func (s *Store) ReadLogs(ctx context.Context, ctxID uint64, jobKey string, from int64) ([]string, error) {
 	db, err := s.DB(ctxID)

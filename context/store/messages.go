@@ -41,8 +41,16 @@ func (s *Store) PushMessage(ctx context.Context, ctxID uint64, m *model.Message,
 	}
 	stamp(&m.CreatedAt, &m.UpdatedAt)
 	key := MessageKey(m.CallerID, m.ID)
-	return scriptErr("store.PushMessage", saveAndPush.Run(ctx, db, []string{key, list}, pairs(m.ToHash())...).Err())
+	return scriptErr("store.PushMessage", pushMessage.Run(ctx, db, []string{key, list}, pairs(m.ToHash())...).Err())
 }
+
+// pushMessage: see PushMessage.
+// KEYS[1] message key, KEYS[2] the list. ARGV field, value pairs.
+// Returns the list's length.
+var pushMessage = newScript("pushMessage", `
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return redis.call('LPUSH', KEYS[2], KEYS[1])
+`)
 
 // LoadMessage reads message:<caller>:<id> of context ctxID.
 func (s *Store) LoadMessage(ctx context.Context, ctxID, caller, id uint64) (*model.Message, error) {
@@ -122,3 +130,17 @@ func (s *Store) SetMessageStatus(ctx context.Context, ctxID uint64, key string,
 	args := append([]any{string(status), now()}, pairs(without(fields, "status"))...)
 	return scriptErr("store.SetMessageStatus "+key, setMessageStatus.Run(ctx, db, []string{key}, args...).Err())
 }
+
+// setMessageStatus: see SetMessageStatus.
+// KEYS[1] message key. ARGV[1] new status, ARGV[2] now (unix s), ARGV[3..]
+// field, value pairs. Returns 1, or an error "notfound: …" or
+// "transition: …" (nothing written).
+var setMessageStatus = newScript("setMessageStatus", luaMessageMoves, `
+if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('notfound: ' .. KEYS[1]) end
+local st = redis.call('HGET', KEYS[1], 'status') or ''
+if not messageMoves(st, ARGV[1]) then
+  return redis.error_reply('transition: ' .. KEYS[1] .. ' cannot go from "' .. st .. '" to "' .. ARGV[1] .. '"')
+end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated_at', ARGV[2], unpack(ARGV, 3))
+return 1
+`)

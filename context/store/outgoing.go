@@ -97,8 +97,8 @@ func (s *Store) AckMessage(ctx context.Context, ctxID uint64, key, from string) 
 
 // ackMessage: see AckMessage.
 // KEYS[1] message key, KEYS[2] outbox. ARGV[1] the acknowledging peer ID,
-// ARGV[2] now (unix s). Returns an AckOutcome, or "notfound: …".
-var ackMessage = redis.NewScript(luaMsgMoves + `
+// ARGV[2] now (unix s). Returns an AckOutcome, or an error "notfound: …".
+var ackMessage = newScript("ackMessage", luaMessageMoves, `
 local f = redis.call('HMGET', KEYS[1], 'dst', 'message_type', 'status')
 if not f[2] and not f[3] and redis.call('EXISTS', KEYS[1]) == 0 then
   return redis.error_reply('notfound: ' .. KEYS[1])
@@ -106,8 +106,7 @@ end
 if f[1] and f[1] ~= '' and f[1] ~= ARGV[1] then return 'stranger' end
 if redis.call('ZREM', KEYS[2], KEYS[1]) == 0 then return 'duplicate' end
 if f[2] == 'job' then return 'job' end
-local allowed = moves[f[3] or '']
-if allowed and allowed['processed'] then
+if messageMoves(f[3] or '', 'processed') then
   redis.call('HSET', KEYS[1], 'status', 'processed', 'updated_at', ARGV[2])
 end
 return 'settled'

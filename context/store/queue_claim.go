@@ -57,6 +57,89 @@ func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, typ
 	return c, nil
 }
 
+// claimJob: see ClaimJob. It takes the oldest job from the first
+// non-empty queue, moves it into the runner's processing list and leases
+// it, in one step.
+// KEYS[1] processing:<runner>, KEYS[2] leases, KEYS[3] lease_owners,
+// KEYS[4] dead_letter, KEYS[5..] queue:<type> in the order to try.
+// ARGV[1] runner id, ARGV[2] lease expiry (unix ms), ARGV[3] now (unix s),
+// ARGV[4] "run" (mark it started, and set script_type from the queue when
+// the hash has none) or "reject" (lease it only); either way a missing
+// attempt field is set to 1,
+// ARGV[5] dead-letter list cap.
+// It also reads and writes the popped job's hash and reads stop:<job key>,
+// whose names are known only after the pop (contexts are DBs, so the
+// contract is single-instance Redis anyway).
+// Returns nil when every queue is empty, else {queue index (1 = KEYS[5]),
+// job key, verdict, attempt, jobs left (0 when all the queues are empty,
+// else the length of the queue taken from, or of the others), field,
+// value, ...}; verdict is run, stopped (a stop marker covers this
+// attempt), rejected, or dead (unusable: already moved to dead_letter and
+// out of the processing list, no lease).
+var claimJob = newScript("claimJob", luaStartable, luaLease, `
+-- remaining says whether jobs are left: the length of queue i when it has
+-- some (the common case: one LLEN), else the sum over the other queues.
+local function remaining(i)
+  local n = redis.call('LLEN', KEYS[i])
+  if n > 0 then return n end
+  for j = 5, #KEYS do
+    if j ~= i then n = n + redis.call('LLEN', KEYS[j]) end
+  end
+  return n
+end
+local function dead(key, q, reason)
+  redis.call('LREM', KEYS[1], 1, key)
+  redis.call('LPUSH', KEYS[4], cjson.encode({key = key, queue = q, reason = reason,
+    runner = ARGV[1], at = tonumber(ARGV[3])}))
+  redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
+end
+-- check returns the attempt to run, or nil and why the job is unusable.
+local function check(key, h)
+  if #h == 0 then return nil, 'job hash ' .. key .. ' does not exist' end
+  local f = {}
+  for j = 1, #h, 2 do f[h[j]] = h[j + 1] end
+  local st, araw = f['status'] or '', f['attempt'] or ''
+  local ok = startable(st)
+  if ok == nil then return nil, 'unknown status "' .. st .. '"' end
+  if not ok then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
+  local att = 1
+  if araw ~= '' then att = tonumber(araw) end
+  if att == nil or att ~= math.floor(att) then return nil, 'bad attempt "' .. araw .. '"' end
+  return math.max(att, 1), nil, (f['script_type'] or '') == ''
+end
+for i = 5, #KEYS do
+  local key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
+  if key then
+    local h = redis.call('HGETALL', key)
+    local att, why, untyped = check(key, h)
+    if not att then
+      dead(key, KEYS[i], why)
+      return {i - 4, key, 'dead', '0', remaining(i)}
+    end
+    local verdict = 'run'
+    local stop = redis.call('GET', 'stop:' .. key)
+    if stop and (stop == '0' or (tonumber(stop) or 0) >= att) then
+      verdict = 'stopped'
+    elseif ARGV[4] == 'reject' then
+      verdict = 'rejected'
+    end
+    if verdict ~= 'run' then
+      redis.call('HSET', key, 'attempt', tostring(att))
+    elseif untyped then
+      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
+        'script_type', string.sub(KEYS[i], 7))
+    else
+      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3])
+    end
+    lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
+    local out = {i - 4, key, verdict, tostring(att), remaining(i)}
+    for j = 1, #h do out[#out + 1] = h[j] end
+    return out
+  end
+end
+return nil
+`)
+
 // claimCall is one run of the claimJob script: its KEYS and ARGV, and what
 // decoding the reply needs.
 type claimCall struct {
@@ -149,6 +232,17 @@ func (s *Store) TakeQueued(ctx context.Context, ctxID uint64, jobKey, scriptType
 	}
 	return l, n > 0, nil
 }
+
+// takeQueued: see TakeQueued.
+// KEYS[1] queue:<type>, KEYS[2] processing:<runner>, KEYS[3] leases,
+// KEYS[4] lease_owners. ARGV[1] job key, ARGV[2] owner value, ARGV[3]
+// lease expiry (unix ms). Returns how many entries were taken (0 or more).
+var takeQueued = newScript("takeQueued", luaLease, `
+local n = redis.call('LREM', KEYS[1], 0, ARGV[1])
+if n == 0 then return 0 end
+take(KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[3], ARGV[2])
+return n
+`)
 
 // ProcessingJobs lists the job keys in processing:<runnerID>.
 func (s *Store) ProcessingJobs(ctx context.Context, ctxID uint64, runnerID string) ([]string, error) {

@@ -43,6 +43,24 @@ func (s *Store) MarkStop(ctx context.Context, ctxID uint64, jobKey string) (Stop
 	return StopInfo{Status: model.JobStatus(res[0]), Attempt: att, ScriptType: res[2]}, nil
 }
 
+// markStop: see MarkStop. It records a stop request for a job and
+// announces it as "<context id> <job key> <attempt>".
+// KEYS[1] job key, KEYS[2] stop:<job key>. ARGV[1] marker TTL (s),
+// ARGV[2] channel, ARGV[3] context id.
+// Returns {status, attempt ("0" when unset), script_type} or an error
+// "notfound: …". The marker holds the attempt ("1" when unset).
+var markStop = newScript("markStop", `
+if redis.call('EXISTS', KEYS[1]) == 0 then return redis.error_reply('notfound: ' .. KEYS[1]) end
+local h = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'script_type')
+local att = h[2] or ''
+if att == '' then att = '0' end
+local mark = att
+if mark == '0' then mark = '1' end
+redis.call('SET', KEYS[2], mark, 'EX', tonumber(ARGV[1]))
+redis.call('PUBLISH', ARGV[2], ARGV[3] .. ' ' .. KEYS[1] .. ' ' .. mark)
+return {h[1] or '', att, h[3] or ''}
+`)
+
 // ParseStopMessage reads a StopChannel payload: "<context id> <job key>
 // <attempt>" (attempts up to that one are stopped).
 func ParseStopMessage(payload string) (ctxID uint64, jobKey string, attempt int64, ok bool) {

@@ -1,0 +1,222 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// What the bridge writes for a message received from another agent: a job
+// (materialised, and perhaps claimed at once by the local runner) or a
+// chat or mail message, each once per (sender, ref).
+
+// InboundTTL is how long dedupe mappings of received messages live.
+const InboundTTL = 7 * 24 * time.Hour
+
+// Materialize stores the received message m on msg_in and the job j on
+// queue:<type> of context ctxID, once per (sender, ref), if j's caller (the
+// local actor id of the sender) holds executors or admins in the context;
+// else it writes nothing and returns an ErrDenied error saying what is
+// missing. The check and the writes are one script, so a grant revoked
+// meanwhile cannot let a job in. It returns the local job key and whether
+// this call created it (a resend of an accepted ref is answered with the
+// first key, unchecked). Ids already set on m and j (from NextIDs) are
+// used, else allocated here.
+func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
+	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
+	key, created, _, err := s.MaterializeAndClaim(ctx, ctxID, sender, ref, originCtx, originJob, m, j, nil)
+	return key, created, err
+}
+
+// ClaimSpec asks MaterializeAndClaim to claim the job for a runner in the
+// same script, as ClaimJob would when the runner's queues are empty.
+type ClaimSpec struct {
+	RunnerID string
+	Types    []string // the runner's types, in the order to try
+	Lease    time.Duration
+}
+
+// MaterializeAndClaim is Materialize that, given spec, also claims the job
+// for spec's runner in the same script when the job's type is one of the
+// runner's and the runner's queues are empty: then the claim is this very
+// job, started and leased for attempt 1, as ClaimJob would have taken it,
+// and it was never on a queue. cl is nil when it was not claimed (a
+// backlog, a type the runner does not serve, a refused or resent job): the
+// job is then queued as by Materialize.
+func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
+	originJob string, m *model.Message, j *model.RunnerJob, spec *ClaimSpec) (key string, created bool, cl *Claim, err error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return "", false, nil, fmt.Errorf("store.Materialize: %w", err)
+	}
+	if m.ID == 0 || j.ID == 0 {
+		ids, err := s.NextIDs(ctx, ctxID, "message", "job")
+		if err != nil {
+			return "", false, nil, fmt.Errorf("store.Materialize: %w", err)
+		}
+		m.ID, j.ID = ids[0], ids[1]
+	}
+	stamp(&m.CreatedAt, &m.UpdatedAt)
+	stamp(&j.CreatedAt, &j.UpdatedAt)
+	q := newMaterializeCall(ctxID, sender, ref, originCtx, originJob, m, j, spec)
+	res, err := materialize.Run(ctx, db, q.keys, q.args...).Slice()
+	if err != nil {
+		return "", false, nil, scriptErr("store.Materialize", err)
+	}
+	key, created, err = materialized(ctxID, sender, j, res)
+	if err == nil && created && len(res) > 2 && res[2] == int64(1) {
+		cl = q.claim(key, j)
+	}
+	return key, created, cl, err
+}
+
+// materialize: see MaterializeAndClaim. It stores a received job message
+// and its job, enqueues the job and records the dedupe mappings — unless
+// the sender's ref was seen: then it returns the existing local job key —
+// once the job's caller is found to hold the role in the context (hasRole,
+// the model's rule); else nothing is written. With a lease owner given
+// (ARGV[4]), it claims the job for that runner instead of enqueueing it
+// when the job's queue is among the runner's (KEYS[11..]) and they are all
+// empty, as claimJob would have, taking this very job: started, on
+// processing:<runner>, leased for attempt 1. So no queue push wakes a loop
+// to find nothing.
+// KEYS[1] inbound:<sender>:<ref>, KEYS[2] inbound_job:<…>, KEYS[3] message
+// key, KEYS[4] msg_in, KEYS[5] job key, KEYS[6] queue:<type>, KEYS[7]
+// the context hash, KEYS[8] processing:<runner>, KEYS[9] leases, KEYS[10]
+// lease_owners, KEYS[11..] the runner's queues (none: no claim).
+// ARGV[1] TTL seconds of the mappings, ARGV[2] the caller's actor id,
+// ARGV[3] the role it needs, ARGV[4] the lease_owners value "1 <runner>"
+// ("" = no claim), ARGV[5] lease expiry (unix ms), ARGV[6] now (unix s),
+// ARGV[7] the number n of message field pairs, ARGV[8 .. 7+2n] message
+// pairs, the rest job pairs.
+// Returns {1, job key, 1 when claimed else 0}, {0, existing job key} or
+// {-1, "context" or "role": what is missing}.
+var materialize = newScript("materialize", luaHasRole, luaLease, `
+local prev = redis.call('GET', KEYS[1])
+if prev then return {0, prev} end
+local granted = hasRole(KEYS[7], tonumber(ARGV[2]), ARGV[3])
+if granted == nil then return {-1, 'context'} end
+if not granted then return {-1, 'role'} end
+local function claimable()
+  if ARGV[4] == '' then return false end
+  local served = false
+  for i = 11, #KEYS do
+    if redis.call('LLEN', KEYS[i]) > 0 then return false end
+    if KEYS[i] == KEYS[6] then served = true end
+  end
+  return served
+end
+local n = tonumber(ARGV[7])
+redis.call('HSET', KEYS[3], unpack(ARGV, 8, 7 + 2 * n))
+redis.call('LPUSH', KEYS[4], KEYS[3])
+redis.call('HSET', KEYS[5], unpack(ARGV, 8 + 2 * n))
+local claimed = 0
+if claimable() then
+  redis.call('HSET', KEYS[5], 'attempt', '1', 'status', 'started', 'updated_at', ARGV[6])
+  take(KEYS[8], KEYS[9], KEYS[10], KEYS[5], ARGV[5], ARGV[4])
+  claimed = 1
+else
+  redis.call('LPUSH', KEYS[6], KEYS[5])
+end
+redis.call('SET', KEYS[1], KEYS[5], 'EX', tonumber(ARGV[1]))
+redis.call('SET', KEYS[2], KEYS[5], 'EX', tonumber(ARGV[1]))
+return {1, KEYS[5], claimed}
+`)
+
+// materializeRole is the role a received job's caller needs.
+const materializeRole = model.RoleExecutor
+
+// materializeCall is one run of the materialize script.
+type materializeCall struct {
+	keys    []string
+	args    []any
+	job     model.Hash // the job's fields as written
+	spec    *ClaimSpec
+	now     time.Time
+	expires time.Time
+}
+
+func newMaterializeCall(ctxID uint64, sender, ref string, originCtx uint64, originJob string,
+	m *model.Message, j *model.RunnerJob, spec *ClaimSpec) materializeCall {
+	q := materializeCall{spec: spec, now: time.Now(), job: j.ToHash()}
+	mp, jp := pairs(m.ToHash()), pairs(q.job)
+	q.keys = []string{InboundKey(sender, ref), InboundJobKey(sender, originCtx, originJob),
+		MessageKey(m.CallerID, m.ID), MsgInKey, JobKey(j.CallerID, j.ID), QueueKey(j.ScriptType), ContextKey(ctxID),
+		ProcessingKey(""), LeasesKey, LeaseOwnersKey}
+	owner := ""
+	if spec != nil {
+		owner, q.expires = leaseOwner(1, spec.RunnerID), q.now.Add(spec.Lease)
+		q.keys[7] = ProcessingKey(spec.RunnerID)
+		for _, t := range spec.Types {
+			q.keys = append(q.keys, QueueKey(t))
+		}
+	}
+	q.args = append([]any{int64(InboundTTL / time.Second), j.CallerID, string(materializeRole),
+		owner, q.expires.UnixMilli(), q.now.Unix(), len(mp) / 2}, mp...)
+	q.args = append(q.args, jp...)
+	return q
+}
+
+// claim is the Claim of job j, materialised at key and claimed by the
+// script: the fields written, as ClaimJob would have returned them.
+func (q materializeCall) claim(key string, j *model.RunnerJob) *Claim {
+	h := maps.Clone(q.job)
+	h["attempt"], h["status"] = "1", string(model.JobStarted)
+	h["updated_at"] = strconv.FormatInt(q.now.Unix(), 10)
+	return &Claim{Type: j.ScriptType, JobKey: key, Verdict: VerdictRun, Attempt: 1, Hash: h,
+		Lease: Lease{JobKey: key, Owner: q.spec.RunnerID, Attempt: 1, Expires: q.expires}}
+}
+
+// materialized decodes the materialize script's reply.
+func materialized(ctxID uint64, sender string, j *model.RunnerJob, res []any) (string, bool, error) {
+	created, _ := res[0].(int64)
+	key, _ := res[1].(string)
+	switch {
+	case created == -1 && key == "context":
+		return "", false, fmt.Errorf("%w: context %d: %s: %w", ErrDenied, ctxID, ContextKey(ctxID), ErrNotFound)
+	case created == -1:
+		return "", false, fmt.Errorf("%w: actor %d (%s) lacks role %s in context %d", ErrDenied, j.CallerID, sender, materializeRole, ctxID)
+	}
+	return key, created == 1, nil
+}
+
+// ReceiveMessage stores message m received from sender under its ref on
+// msg_in of context ctxID, once: a resend of the same ref (its ack was
+// lost) stores nothing and reports created false.
+func (s *Store) ReceiveMessage(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return false, fmt.Errorf("store.ReceiveMessage: %w", err)
+	}
+	if m.ID == 0 {
+		ids, err := s.NextIDs(ctx, ctxID, "message")
+		if err != nil {
+			return false, fmt.Errorf("store.ReceiveMessage: %w", err)
+		}
+		m.ID = ids[0]
+	}
+	stamp(&m.CreatedAt, &m.UpdatedAt)
+	args := append([]any{int64(InboundTTL / time.Second)}, pairs(m.ToHash())...)
+	keys := []string{InboundKey(sender, ref), MessageKey(m.CallerID, m.ID), MsgInKey}
+	n, err := receiveMessage.Run(ctx, db, keys, args...).Int()
+	if err != nil {
+		return false, scriptErr("store.ReceiveMessage", err)
+	}
+	return n == 1, nil
+}
+
+// receiveMessage: see ReceiveMessage.
+// KEYS[1] inbound:<sender>:<ref>, KEYS[2] message key, KEYS[3] msg_in.
+// ARGV[1] TTL seconds of the mapping, ARGV[2..] message pairs.
+// Returns 1 when stored, 0 for a resend (nothing written).
+var receiveMessage = newScript("receiveMessage", `
+if redis.call('GET', KEYS[1]) then return 0 end
+redis.call('HSET', KEYS[2], unpack(ARGV, 2))
+redis.call('LPUSH', KEYS[3], KEYS[2])
+redis.call('SET', KEYS[1], KEYS[2], 'EX', tonumber(ARGV[1]))
+return 1
+`)

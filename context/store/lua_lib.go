@@ -1,0 +1,115 @@
+package store
+
+// Lua functions that several scripts share, each a Go constant that
+// defines local functions only (no top-level code, no KEYS or ARGV): a
+// script names the ones it calls in its newScript call, and its body calls
+// them with the keys and arguments it means. Kept shared only where a copy
+// would be a large block or where the scripts' effects must not drift
+// apart (every end of a job attempt announces it the same way).
+
+// luaFence defines fence(key, attempt, to) (and moves, luaMoves): nil when
+// the job at key may move to status to — it exists, it is at attempt
+// (attempt "" = any; a job without one is at "0") and the lifecycle
+// allows the move — else the error reply to return: "notfound: …",
+// "fenced: …" or "transition: …".
+var luaFence = luaMoves + `
+local function fence(key, attempt, to)
+  local cur = redis.call('HMGET', key, 'status', 'attempt')
+  if not cur[1] and not cur[2] and redis.call('EXISTS', key) == 0 then
+    return redis.error_reply('notfound: ' .. key)
+  end
+  local st = cur[1] or ''
+  local att = cur[2] or ''
+  if att == '' then att = '0' end
+  if attempt ~= '' and attempt ~= att then
+    return redis.error_reply('fenced: ' .. key .. ' is at attempt ' .. att .. ', not ' .. attempt)
+  end
+  if not moves(st, to) then
+    return redis.error_reply('transition: ' .. key .. ' cannot go from "' .. st .. '" to "' .. to .. '"')
+  end
+  return nil
+end
+`
+
+// luaAnnounceEnd defines announceEnd(job, reply, jobsDone, remoteDone,
+// status, ttl), what every end of a job attempt does once its status is
+// written: push the status on the reply list (waiters wake; it expires
+// after ttl seconds), the job key on jobs_done when the job belongs to a
+// flow (the scheduler) and on remote_done when it came from another agent
+// (origin_peer set: the bridge sends the result home).
+const luaAnnounceEnd = `
+local function announceEnd(job, reply, jobsDone, remoteDone, status, ttl)
+  redis.call('LPUSH', reply, status)
+  redis.call('EXPIRE', reply, tonumber(ttl))
+  local f = redis.call('HMGET', job, 'flow_id', 'origin_peer')
+  if f[1] and f[1] ~= '' and f[1] ~= '0' then redis.call('LPUSH', jobsDone, job) end
+  if f[2] and f[2] ~= '' then redis.call('LPUSH', remoteDone, job) end
+end
+`
+
+// luaAppendLines defines appendLines(key, cap, channel, marker, lines):
+// it appends lines to a job's capped log list — past the cap one marker
+// line is added and the rest dropped — announces the new length on
+// channel and returns it.
+const luaAppendLines = `
+local function appendLines(key, cap, channel, marker, lines)
+  local n = redis.call('LLEN', key)
+  if n > cap then return n end
+  local given = #lines
+  local take = math.min(given, cap - n)
+  if take > 0 then
+    redis.call('RPUSH', key, unpack(lines, 1, take))
+    n = n + take
+  end
+  if take < given then
+    redis.call('RPUSH', key, marker)
+    n = n + 1
+  end
+  redis.call('PUBLISH', channel, n)
+  return n
+end
+`
+
+// luaLease defines the functions that hand a job to a runner and take it
+// back: lease(leases, owners, key, expiry, owner) leases key until expiry
+// (unix ms) to owner (the lease_owners value "<attempt> <runner>",
+// leaseOwner); take(processing, leases, owners, key, expiry, owner) also
+// pushes key on the runner's processing list; release(processing, leases,
+// owners, key, owner) drops key from the processing list and deletes its
+// lease if owner still holds it (1 when it did, else 0).
+const luaLease = `
+local function lease(leases, owners, key, expiry, owner)
+  redis.call('ZADD', leases, expiry, key)
+  redis.call('HSET', owners, key, owner)
+end
+local function take(processing, leases, owners, key, expiry, owner)
+  redis.call('LPUSH', processing, key)
+  lease(leases, owners, key, expiry, owner)
+end
+local function release(processing, leases, owners, key, owner)
+  redis.call('LREM', processing, 1, key)
+  if redis.call('HGET', owners, key) ~= owner then return 0 end
+  redis.call('ZREM', leases, key)
+  redis.call('HDEL', owners, key)
+  return 1
+end
+`
+
+// luaHsetJSON defines hsetobj(key, table) and hsetjson(key, json): HSET
+// every field of a table (or of a JSON object) of strings, in chunks
+// (unpack has a stack limit).
+const luaHsetJSON = `
+local function hsetobj(key, h)
+  local args = {}
+  for k, v in pairs(h) do
+    args[#args + 1] = k
+    args[#args + 1] = v
+    if #args >= 200 then
+      redis.call('HSET', key, unpack(args))
+      args = {}
+    end
+  end
+  if #args > 0 then redis.call('HSET', key, unpack(args)) end
+end
+local function hsetjson(key, json) hsetobj(key, cjson.decode(json)) end
+`
