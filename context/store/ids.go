@@ -76,20 +76,62 @@ func (b *idBlocks) take(k idKind) (id uint64, ok, refill bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	st := b.state(k)
+	if id, ok = st.next(); !ok {
+		return 0, false, false
+	}
+	return id, true, b.refillDue(st)
+}
+
+// takeReserved takes one reserved id of each kind, all or none (ok false
+// when a kind has none left), and never asks for a refill: it costs no
+// round trip and writes nothing, so a caller can take ids before it knows
+// they will be used, and call refillLow once they are.
+func (b *idBlocks) takeReserved(ctxID uint64, kinds ...string) (ids []uint64, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, kind := range kinds {
+		if st := b.state(idKind{ctxID, kind}); st.cur.left()+st.spare.left() == 0 {
+			return nil, false
+		}
+	}
+	ids = make([]uint64, len(kinds))
+	for i, kind := range kinds {
+		ids[i], _ = b.state(idKind{ctxID, kind}).next()
+	}
+	return ids, true
+}
+
+// refillLow reports whether k's next block should be reserved now, as take
+// does (the state is then marked filling).
+func (b *idBlocks) refillLow(k idKind) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.refillDue(b.state(k))
+}
+
+// next hands out the next reserved id, moving to the spare block when the
+// one in use has run out; mu is held.
+func (st *idState) next() (uint64, bool) {
 	if st.cur.left() == 0 {
 		st.cur, st.spare = st.spare, idRange{}
 	}
 	if st.cur.left() == 0 {
-		return 0, false, false
+		return 0, false
 	}
-	id = st.cur.next
 	st.cur.next++
-	refill = st.cur.left() <= idLow && st.spare.left() == 0 && !st.filling && b.ctx.Err() == nil
-	if refill {
+	return st.cur.next - 1, true
+}
+
+// refillDue reports whether st's block in use is low with no next block
+// reserved or under way; it then marks st filling and counts the
+// reservation the caller starts (reserveAhead). mu is held.
+func (b *idBlocks) refillDue(st *idState) bool {
+	due := st.cur.left() <= idLow && st.spare.left() == 0 && !st.filling && b.ctx.Err() == nil
+	if due {
 		st.filling = true
 		b.wg.Add(1)
 	}
-	return id, true, refill
+	return due
 }
 
 // put makes the block an INCRBY answered with last the one in use, and
@@ -161,6 +203,24 @@ func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]u
 		ids[i] = s.ids.put(idKind{ctxID, kinds[i]}, uint64(cmds[n].Val()))
 	}
 	return ids, nil
+}
+
+// reservedIDs takes one id of each kind from the blocks of context ctxID
+// already reserved in memory (idBlocks.takeReserved): ok false, and
+// nothing taken, when a kind has none left. It writes nothing to Redis,
+// not even a reservation ahead: call reserveLow once the ids are used.
+func (s *Store) reservedIDs(ctxID uint64, kinds ...string) ([]uint64, bool) {
+	return s.ids.takeReserved(ctxID, kinds...)
+}
+
+// reserveLow starts the reservation ahead of each kind whose block in use
+// runs low, as NextIDs does after taking ids.
+func (s *Store) reserveLow(ctxID uint64, kinds ...string) {
+	for _, kind := range kinds {
+		if k := (idKind{ctxID, kind}); s.ids.refillLow(k) {
+			go s.reserveAhead(k)
+		}
+	}
 }
 
 // reserveAhead reserves k's next block (one of s.ids.wg, counted by take).

@@ -135,3 +135,41 @@ func containsAll(s string, subs []string) bool {
 	}
 	return true
 }
+
+// takeReserved hands out ids only when every kind has one (taking none
+// otherwise) and never asks for the next block, even past the low mark:
+// refillLow does, once, when the caller has used the ids.
+func TestIDBlocksTakeReservedAllOrNone(t *testing.T) {
+	b := newIDBlocks()
+	job, msg := idKind{3, "job"}, idKind{3, "message"}
+	if _, ok := b.takeReserved(3, "message", "job"); ok {
+		t.Fatal("ids before any block was reserved")
+	}
+	first := b.put(job, idBlock)
+	if _, ok := b.takeReserved(3, "message", "job"); ok {
+		t.Fatal("ids although no message block is reserved")
+	}
+	if id, _, _ := b.take(job); id != first+1 {
+		t.Fatalf("a refused takeReserved took job id %d", first+1)
+	}
+	b.put(msg, idBlock)
+	for n := 2; n < idBlock; n++ {
+		ids, ok := b.takeReserved(3, "message", "job")
+		if !ok || ids[1] != uint64(n+1) {
+			t.Fatalf("takeReserved = %v, %v; want job id %d", ids, ok, n+1)
+		}
+	}
+	b.mu.Lock()
+	filling := b.m[job].filling || b.m[msg].filling
+	b.mu.Unlock()
+	if filling {
+		t.Fatal("takeReserved asked for the next block")
+	}
+	if !b.refillLow(job) || b.refillLow(job) {
+		t.Fatal("refillLow did not ask for the next block exactly once")
+	}
+	b.putSpare(job, 2*idBlock, false)
+	b.wg.Done()
+	b.stop()
+	b.wait()
+}

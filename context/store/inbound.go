@@ -25,7 +25,8 @@ const InboundTTL = 7 * 24 * time.Hour
 // meanwhile cannot let a job in. It returns the local job key and whether
 // this call created it (a resend of an accepted ref is answered with the
 // first key, unchecked). Ids already set on m and j (from NextIDs) are
-// used, else allocated here.
+// used, else allocated here; a refused job changes no key of the context's
+// DB, its seq:* counters included (inboundIDs).
 func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
 	key, created, _, err := s.MaterializeAndClaim(ctx, ctxID, sender, ref, originCtx, originJob, m, j, nil)
@@ -54,11 +55,9 @@ func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, r
 		return "", false, nil, fmt.Errorf("store.Materialize: %w", err)
 	}
 	if m.ID == 0 || j.ID == 0 {
-		ids, err := s.NextIDs(ctx, ctxID, "message", "job")
-		if err != nil {
-			return "", false, nil, fmt.Errorf("store.Materialize: %w", err)
+		if prev, err := s.inboundIDs(ctx, ctxID, sender, ref, m, j); err != nil || prev != "" {
+			return prev, false, nil, err
 		}
-		m.ID, j.ID = ids[0], ids[1]
 	}
 	stamp(&m.CreatedAt, &m.UpdatedAt)
 	stamp(&j.CreatedAt, &j.UpdatedAt)
@@ -68,11 +67,65 @@ func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, r
 		return "", false, nil, scriptErr("store.Materialize", err)
 	}
 	key, created, err = materialized(ctxID, sender, j, res)
+	if created {
+		s.reserveLow(ctxID, "message", "job")
+	}
 	if err == nil && created && len(res) > 2 && res[2] == int64(1) {
 		cl = q.claim(key, j)
 	}
 	return key, created, cl, err
 }
+
+// inboundIDs gives a received job m, j its ids without writing to the
+// target DB before the role check, so a refused job leaves nothing there,
+// not even a moved counter (DESIGN.md §4): ids come from the blocks
+// already reserved in memory when there are some (no round trip; a
+// refused job only leaves a gap), else from Redis (INCRBY seq:*, a write),
+// but only once mayMaterialize, reading only, has found the caller
+// granted. The materialize script checks again, atomically with its
+// writes. It returns the job key of an earlier accepted copy (a resend,
+// answered as the script would) or an ErrDenied error as Materialize's.
+func (s *Store) inboundIDs(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message,
+	j *model.RunnerJob) (string, error) {
+	if ids, ok := s.reservedIDs(ctxID, "message", "job"); ok {
+		m.ID, j.ID = ids[0], ids[1]
+		return "", nil
+	}
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return "", fmt.Errorf("store.Materialize: %w", err)
+	}
+	keys := []string{InboundKey(sender, ref), ContextKey(ctxID)}
+	res, err := mayMaterialize.Run(ctx, db, keys, j.CallerID, string(materializeRole)).Slice()
+	if err != nil {
+		return "", scriptErr("store.Materialize", err)
+	}
+	if ok, _ := res[0].(int64); ok != 1 {
+		prev, _, err := materialized(ctxID, sender, j, res)
+		return prev, err
+	}
+	ids, err := s.NextIDs(ctx, ctxID, "message", "job")
+	if err != nil {
+		return "", fmt.Errorf("store.Materialize: %w", err)
+	}
+	m.ID, j.ID = ids[0], ids[1]
+	return "", nil
+}
+
+// mayMaterialize: see inboundIDs. Reading only, it answers what
+// materialize would before writing: a resend, a refusal, or go ahead.
+// KEYS[1] inbound:<sender>:<ref>, KEYS[2] the context hash.
+// ARGV[1] the caller's actor id, ARGV[2] the role it needs.
+// Returns {1, ""} (granted), {0, existing job key} or {-1, "context" or
+// "role"}, as materialize.
+var mayMaterialize = newScript("mayMaterialize", luaHasRole, `
+local prev = redis.call('GET', KEYS[1])
+if prev then return {0, prev} end
+local granted = hasRole(KEYS[2], tonumber(ARGV[1]), ARGV[2])
+if granted == nil then return {-1, 'context'} end
+if not granted then return {-1, 'role'} end
+return {1, ''}
+`)
 
 // materialize: see MaterializeAndClaim. It stores a received job message
 // and its job, enqueues the job and records the dedupe mappings — unless
