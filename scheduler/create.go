@@ -82,6 +82,7 @@ func jobOf(spec *JobSpec, fl *model.Flow, ids map[string]uint64, deps []uint64) 
 	return &model.RunnerJob{ID: ids[spec.Name], CallerID: fl.CallerID, ContextID: fl.ContextID,
 		Name: spec.Name, FlowID: fl.ID, Script: spec.Script, ScriptType: spec.Type,
 		Timeout: atoi(seconds(spec.Timeout)), Retries: spec.Retries, EnvVars: env,
+		MemoryMB: spec.MemoryMB, CPU: spec.CPU,
 		Result: map[string]string{}, Prerequisites: prereq, Dependends: append([]uint64{}, deps...),
 		Status: model.JobWaiting, Runner: spec.Runner,
 		Extra: model.Hash{fContinue: strconv.FormatBool(spec.ContinueOnError), fPin: spec.Runner}}

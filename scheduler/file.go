@@ -42,6 +42,8 @@ type JobSpec struct {
 	Env             map[string]string
 	Timeout         time.Duration
 	Retries         int64
+	MemoryMB        int64   // memory limit in MiB, 0 = none
+	CPU             float64 // CPU limit in cores, 0 = none
 	ContinueOnError bool
 	Line            int
 }

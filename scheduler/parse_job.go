@@ -13,7 +13,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "continue_on_error"}
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error"}
 
 // jobs decodes the jobs mapping, in file order.
 func (p *parser) jobs(n *yaml.Node) []*JobSpec {
@@ -58,6 +58,10 @@ func (p *parser) job(e entry) *JobSpec {
 			j.Timeout = p.duration(f, j.Name)
 		case "retries":
 			j.Retries = p.count(f, j.Name)
+		case "memory_mb":
+			j.MemoryMB = p.megabytes(f, j.Name)
+		case "cpu":
+			j.CPU = p.cores(f, j.Name)
 		case "continue_on_error":
 			j.ContinueOnError = p.boolean(f, j.Name)
 		default:

@@ -32,6 +32,8 @@ jobs:
     env: {MODE: fast, EMPTY: }
     continue_on_error: true
     timeout: 90
+    memory_mb: 512
+    cpu: 0.5
 `
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
@@ -55,6 +57,9 @@ jobs:
 		t.Fatalf("upload: %+v", up)
 	case !up.ContinueOnError, up.Timeout != 90*time.Second, up.Env["MODE"] != "fast", up.Line != 7:
 		t.Fatalf("upload: %+v", up)
+	case up.MemoryMB != 512, up.CPU != 0.5, f.Jobs[0].MemoryMB != 0, f.Jobs[0].CPU != 0:
+		t.Fatalf("limits: upload %d MiB %g cores, snapshot %d MiB %g cores",
+			up.MemoryMB, up.CPU, f.Jobs[0].MemoryMB, f.Jobs[0].CPU)
 	}
 }
 
@@ -103,6 +108,17 @@ jobs:
 			`flow.yaml:1: timeout "-5s": want a duration`},
 		{"bad retries", "jobs:\n  a: {type: sh, script: x, retries: two}\n",
 			`flow.yaml:2: job "a": retries "two": want a whole number from 0 to 1000`},
+		{"memory in words", "jobs:\n  a: {type: sh, script: x, memory_mb: 1GB}\n",
+			`flow.yaml:2: job "a": memory_mb "1GB": want a whole number of MiB from 1 to 16777216, such as 512`},
+		{"zero memory", "jobs:\n  a: {type: sh, script: x, memory_mb: 0}\n", `job "a": memory_mb "0": want a whole number of MiB`},
+		{"fractional memory", "jobs:\n  a: {type: sh, script: x, memory_mb: 1.5}\n", `job "a": memory_mb "1.5": want a whole number of MiB`},
+		{"cpu percent", "jobs:\n  a: {type: sh, script: x, cpu: 50%}\n",
+			`flow.yaml:2: job "a": cpu "50%": want a number of cores from 0.01 to 4096, such as 0.5 or 2`},
+		{"cpu as text", "jobs:\n  a: {type: sh, script: x, cpu: '2'}\n", `job "a": cpu "2": want a number of cores`},
+		{"negative cpu", "jobs:\n  a: {type: sh, script: x, cpu: -1}\n", `job "a": cpu "-1": want a number of cores`},
+		{"tiny cpu", "jobs:\n  a: {type: sh, script: x, cpu: 0.001}\n", `job "a": cpu "0.001": want a number of cores`},
+		{"cpu not a number", "jobs:\n  a: {type: sh, script: x, cpu: .nan}\n", `job "a": cpu ".nan": want a number of cores`},
+		{"memory typo", "jobs:\n  a: {type: sh, script: x, memroy_mb: 50}\n", `job "a": unknown key "memroy_mb" (did you mean "memory_mb"?)`},
 		{"bad bool", "jobs:\n  a: {type: sh, script: x, continue_on_error: maybe}\n",
 			`flow.yaml:2: job "a": continue_on_error "maybe": want true or false`},
 		{"bad name", "jobs:\n  up load: {type: sh, script: x}\n", `flow.yaml:2: job "up load": bad name`},
@@ -229,6 +245,24 @@ func TestScriptFileMustBeARegularFileOfBoundedSize(t *testing.T) {
 		_, _, err := scheduler.Parse([]byte("jobs:\n  a: {type: sh, script_file: "+file+"}\n"), "flow.yaml", dir)
 		if err == nil || !strings.Contains(err.Error(), `flow.yaml:2: job "a": script_file "`+file+`": `+want) {
 			t.Errorf("%s: %v, want %q", file, err, want)
+		}
+	}
+}
+
+// A flow job's memory_mb and cpu reach its job hash, where the runner
+// reads them.
+func TestLimitsReachTheJobHash(t *testing.T) {
+	e := newEnv(t, 0)
+	s := e.sched(t, e.config())
+	fl := e.create(t, s, "jobs:\n  big: {type: sh, script: x, memory_mb: 256, cpu: 1.5}\n  small: {type: sh, script: x}\n")
+	st, err := s.Status(e.ctx, fl.ContextID, fl.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][2]string{"big": {"256", "1.5"}, "small": {"", ""}} {
+		h, err := e.srv.Client(t, int(ctxID)).HGetAll(e.ctx, job(t, st, name).Key).Result()
+		if err != nil || h["memory_mb"] != want[0] || h["cpu"] != want[1] {
+			t.Fatalf("job %s: memory_mb %q cpu %q (%v), want %q %q", name, h["memory_mb"], h["cpu"], err, want[0], want[1])
 		}
 	}
 }

@@ -165,6 +165,34 @@ func (p *parser) count(e entry, job string) int64 {
 	return n
 }
 
+// Bounds of the per-job limits a flow file may ask for.
+const (
+	MaxMemoryMB = 1 << 24 // 16 TiB
+	MinCPU      = 0.01    // cores; the kernel's smallest useful share of a 100 ms period
+	MaxCPU      = 4096
+)
+
+// megabytes reads memory_mb: a whole number of MiB from 1 to MaxMemoryMB.
+func (p *parser) megabytes(e entry, job string) int64 {
+	n, err := strconv.ParseInt(e.v.Value, 0, 64)
+	if e.v.Kind != yaml.ScalarNode || e.v.Tag != "!!int" || err != nil || n < 1 || n > MaxMemoryMB {
+		p.fail(e.v, job, "%s %s: want a whole number of MiB from 1 to %d, such as 512", e.key, kindName(e.v), MaxMemoryMB)
+		return 0
+	}
+	return n
+}
+
+// cores reads cpu: a decimal number of cores from MinCPU to MaxCPU.
+func (p *parser) cores(e entry, job string) float64 {
+	f, err := strconv.ParseFloat(e.v.Value, 64)
+	num := e.v.Tag == "!!int" || e.v.Tag == "!!float"
+	if e.v.Kind != yaml.ScalarNode || !num || err != nil || !(f >= MinCPU && f <= MaxCPU) {
+		p.fail(e.v, job, "%s %s: want a number of cores from %g to %d, such as 0.5 or 2", e.key, kindName(e.v), MinCPU, MaxCPU)
+		return 0
+	}
+	return f
+}
+
 func (p *parser) boolean(e entry, job string) bool {
 	b, err := strconv.ParseBool(e.v.Value)
 	if e.v.Kind != yaml.ScalarNode || e.v.Tag != "!!bool" || err != nil {
