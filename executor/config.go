@@ -38,6 +38,9 @@ type Config struct {
 	// the data dir's parents searchable by others); "" = as the agent.
 	User     string
 	RunnerID string // names processing:<id> and lease owners; default <hostname>-<hash of DataDir>
+	// NoCgroups runs jobs in process groups only, even where each could
+	// have a cgroup of its own (see Isolation).
+	NoCgroups bool
 
 	// Contexts lists the context DBs to serve (refreshed every
 	// ContextRefresh); default: every context in the DB 0 registry.

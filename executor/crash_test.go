@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/executor"
 )
 
 // startChild runs a Runner in a child process (this test binary re-executed).
@@ -27,6 +29,7 @@ func startChild(t *testing.T, h *harness, runnerID string, lease time.Duration) 
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		executor.RemoveCgroupsOf(executor.Config{DataDir: h.dir, RunnerID: runnerID})
 		logf.Close()
 		if t.Failed() {
 			b, _ := os.ReadFile(logf.Name())

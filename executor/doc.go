@@ -50,6 +50,33 @@
 // (<dir>/result), each layer overriding the one before. The built-in type
 // "noop" runs nothing and finishes at once (to measure dispatch overhead).
 //
+// # Containment and limits
+//
+// Where cgroup v2 is usable (the agent is root, or runs in a delegated
+// cgroup such as a systemd service with Delegate=yes) every attempt runs
+// in a cgroup of its own, <agent's cgroup>/hyphae-<runner>/job-<context>-
+// <caller>-<id>-<attempt> (hero-<id> for hero jobs), which the process
+// enters as it is created (clone3 with CLONE_INTO_CGROUP; on older
+// kernels a gate — a shell waiting on a pipe — holds it until the agent
+// has moved it). A child that calls setsid leaves the process group but
+// not the cgroup, so a timeout or stop kills it too (SIGTERM to every
+// process of the cgroup, then cgroup.kill, or freeze and SIGKILL each
+// where the kernel lacks cgroup.kill), whatever is left when the main
+// process exits is killed, and the cgroup is removed when the attempt
+// ends. A restarted runner kills what its previous run left in its
+// cgroups. The job fields memory_mb and cpu (cores) become memory.max
+// (swap off, an OOM kill ends the whole job) and cpu.max; on hybrid
+// machines, whose memory and cpu controllers are bound to cgroup v1, the
+// cgroup v1 memory.limit_in_bytes and cpu.cfs_quota_us of a job directory
+// there instead (the process joins it through the gate). A job the kernel
+// killed for its memory ends error "out of memory: the job went over
+// memory_mb N and the kernel killed it". Elsewhere (no cgroup2, no
+// permission, Config.NoCgroups, not Linux) jobs run in process groups,
+// and a job asking for limits runs without them, as Nomad's raw_exec runs
+// a task on a client without cgroups: its log gets "[hyphae] warning:
+// memory_mb 50 not enforced: …" and its result limit_warnings.
+// Runner.Isolation says which applies, for `hyphae info`.
+//
 // stdout and stderr lines go to <dir>/output.log and to the capped Redis
 // list logs:<job key> (LogLines lines, then one marker line; batched every
 // 20 ms and announced on pub/sub channel logs:<N>:<job key>, which
@@ -85,8 +112,8 @@
 // Heartbeat) takes over expired leases in the served contexts and puts
 // their jobs back as a new attempt, or fails them when retries are spent;
 // at start a runner does the same, at once, for what its processing list
-// still holds (and kills the orphaned process groups of those attempts,
-// found through /proc by their job directory). So kill -9 mid-job never
+// still holds (and kills the orphaned attempts: their cgroups, and their
+// process groups found through /proc by their job directory). So kill -9 mid-job never
 // leaves a job in started.
 //
 // Stop marks stop:<job key> with the attempt and announces it: a running

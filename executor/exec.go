@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,8 @@ type procSpec struct {
 	grace   time.Duration
 	stdin   *os.File            // shared /dev/null, or nil
 	cred    *syscall.Credential // run as this user, or nil
+	cg      *jobCgroup          // the job's cgroup, or nil: its process group only
+	limits  jobLimits           // what cg enforces, for the reason of an OOM kill
 }
 
 // procResult is how the process ended.
@@ -38,12 +41,14 @@ type procResult struct {
 	state    *os.ProcessState // nil when it did not start
 	startErr error
 	cause    error // why it was killed (timeout, stop, drain, lease lost), or nil
+	oomKills int64 // processes the kernel killed for going over the memory limit
 }
 
-// runProcess starts spec in its own process group with stdout and stderr
-// going to out, waits for it, and kills the group on timeout or when ctx is
-// cancelled (SIGTERM, then SIGKILL after the grace period). Whatever is
-// left of the group after the main process exits is killed too. The wait
+// runProcess starts spec in its own process group (and its cgroup, when
+// spec has one) with stdout and stderr going to out, waits for it, and
+// kills the group — the whole cgroup — on timeout or when ctx is cancelled
+// (SIGTERM, then SIGKILL after the grace period). Whatever is left after
+// the main process exits is killed too, and the cgroup removed. The wait
 // is on the calling goroutine; only a cancellation starts another one.
 func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
 	ctx, cancel := context.WithTimeoutCause(ctx, spec.timeout, errTimeout)
@@ -57,12 +62,12 @@ func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
 	if err := out.attach(cmd); err != nil {
 		return procResult{exitCode: -1, startErr: err}
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd, spec.cg); err != nil {
 		out.abort()
 		return procResult{exitCode: -1, startErr: err}
 	}
 	out.started()
-	k := &groupKiller{pgid: cmd.Process.Pid}
+	k := &groupKiller{pgid: cmd.Process.Pid, cg: spec.cg}
 	stop := context.AfterFunc(ctx, func() { k.terminate(graceFor(context.Cause(ctx), spec.grace)) })
 	_ = cmd.Wait()
 	res := procResult{}
@@ -70,18 +75,46 @@ func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
 		res.cause = context.Cause(ctx)
 	}
 	k.exited()
-	killGroup(cmd.Process.Pid, syscall.SIGKILL)
+	k.killAll()
 	out.finish(readGrace)
+	if spec.cg != nil {
+		res.oomKills = spec.cg.finish()
+	}
 	res.state = cmd.ProcessState
 	res.exitCode = exitCode(cmd.ProcessState)
 	return res
 }
 
-// groupKiller ends a job's process group when its attempt is cancelled:
-// SIGTERM at once, SIGKILL after the grace period unless the main process
-// exited first.
+// start starts cmd, in cg when not nil; a process that started but could
+// not be put into its cgroup is killed and reaped.
+func start(cmd *exec.Cmd, cg *jobCgroup) error {
+	if cg == nil {
+		return cmd.Start()
+	}
+	if err := cg.prepare(cmd); err != nil {
+		cg.abort()
+		return fmt.Errorf("prepare cgroup: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		cg.abort()
+		return err
+	}
+	if err := cg.started(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		cg.kill()
+		cg.finish()
+		return fmt.Errorf("join cgroup: %w", err)
+	}
+	return nil
+}
+
+// groupKiller ends a job's process group — its cgroup, when it has one —
+// when its attempt is cancelled: SIGTERM at once, SIGKILL after the grace
+// period unless the main process exited first.
 type groupKiller struct {
 	pgid  int
+	cg    *jobCgroup // nil: the process group only
 	mu    sync.Mutex
 	timer *time.Timer // guarded by mu
 	gone  bool        // the main process was reaped; guarded by mu
@@ -93,14 +126,28 @@ func (k *groupKiller) terminate(grace time.Duration) {
 	if k.gone {
 		return
 	}
-	killGroup(k.pgid, syscall.SIGTERM)
+	if k.cg != nil {
+		k.cg.signal(syscall.SIGTERM)
+	} else {
+		killGroup(k.pgid, syscall.SIGTERM)
+	}
 	k.timer = time.AfterFunc(grace, func() {
 		k.mu.Lock()
 		defer k.mu.Unlock()
 		if !k.gone {
-			killGroup(k.pgid, syscall.SIGKILL)
+			k.killAll()
 		}
 	})
+}
+
+// killAll SIGKILLs the job's process group and, with a cgroup, every
+// process in it (a child that called setsid left the group, not the
+// cgroup).
+func (k *groupKiller) killAll() {
+	killGroup(k.pgid, syscall.SIGKILL)
+	if k.cg != nil {
+		k.cg.kill()
+	}
 }
 
 // exited disarms the killer once the main process was reaped.

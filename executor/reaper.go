@@ -89,9 +89,7 @@ func (r *Runner) reclaim(ctx context.Context, id uint64, l store.Lease, onlyExpi
 		return
 	}
 	if l.Owner == r.cfg.RunnerID {
-		if n := killOrphans(r.jobDir(id, l.JobKey, l.Attempt)); n > 0 {
-			r.log.Info("executor: killed orphaned job processes", "context", id, "job", l.JobKey, "groups", n)
-		}
+		r.killOrphaned(id, l)
 	}
 	job, err := r.st.LoadJobKey(ctx, id, l.JobKey)
 	switch {
@@ -111,6 +109,18 @@ func (r *Runner) reclaim(ctx context.Context, id uint64, l store.Lease, onlyExpi
 	}
 	if err := r.st.ReleaseLease(ctx, id, mine, l.Owner); err != nil {
 		r.log.Warn("executor: release reclaimed lease", "job", l.JobKey, "err", err)
+	}
+}
+
+// killOrphaned kills what an attempt of this runner left running when the
+// runner died: its cgroup, and the process groups found by its directory.
+func (r *Runner) killOrphaned(id uint64, l store.Lease) {
+	dir := r.jobDir(id, l.JobKey, l.Attempt)
+	if r.cg != nil && r.cg.killLeftover(jobCgroupName(id, dir)) {
+		r.log.Info("executor: killed orphaned job cgroup", "context", id, "job", l.JobKey)
+	}
+	if n := killOrphans(dir); n > 0 {
+		r.log.Info("executor: killed orphaned job processes", "context", id, "job", l.JobKey, "groups", n)
 	}
 }
 

@@ -20,6 +20,10 @@ const (
 	// keyWarnings is added when the result file had lines that are not
 	// key=value: how many, and the first few.
 	keyWarnings = "result_warnings"
+	// keyLimitWarnings is added when a job's memory_mb or cpu is not
+	// enforced on this runner, or when the kernel killed one of its
+	// processes for its memory and it still succeeded.
+	keyLimitWarnings = "limit_warnings"
 )
 
 func resultPath(dir string) string { return filepath.Join(dir, "result") }

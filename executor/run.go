@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -25,6 +26,7 @@ type scriptSpec struct {
 	env     []string
 	notes   []string // logged before the script runs
 	timeout time.Duration
+	limits  jobLimits
 }
 
 // execute runs a job attempt's script in its job directory.
@@ -35,7 +37,8 @@ func (r *Runner) execute(a *attempt) outcome {
 		notes = append([]string{fmt.Sprintf("attempt %d", a.lease.Attempt)}, notes...)
 	}
 	return r.runScript(a.ctx, scriptSpec{ctxID: a.ctxID, logKey: a.key, typ: a.typ, script: a.job.Script,
-		dir: dir, env: env, notes: notes, timeout: r.timeout(a.job)})
+		dir: dir, env: env, notes: notes, timeout: r.timeout(a.job),
+		limits: jobLimits{memoryMB: a.job.MemoryMB, cpu: a.job.CPU}})
 }
 
 // runScript writes the script into its directory, runs it and collects
@@ -61,16 +64,44 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 	for _, n := range s.notes {
 		logs.Line("[hyphae] " + n)
 	}
+	spec, warnings, err := r.procSpec(s, argv)
+	for _, w := range warnings {
+		logs.Line("[hyphae] warning: " + w)
+	}
+	if err != nil {
+		reason := "create the job's cgroup: " + err.Error()
+		logs.Line("[hyphae] " + reason)
+		return outcome{result: map[string]string{}, reason: reason, logs: logs.Tail()}
+	}
 	capt := newCapture(r.cfg.StdoutCap, logs.Line)
+	out := r.judge(runProcess(ctx, spec, capt), spec, capt, logs)
+	if len(warnings) > 0 {
+		out.result[keyLimitWarnings] = strings.Join(warnings, "; ")
+	}
+	out.logs = logs.Tail()
+	return out
+}
+
+// procSpec is the process of the script's run, in a cgroup of its own
+// where this runner has cgroups; warnings name the limits the job asked
+// for that are not enforced here (it runs without them).
+func (r *Runner) procSpec(s scriptSpec, argv []string) (procSpec, []string, error) {
 	spec := procSpec{argv: argv, dir: s.dir, env: s.env, timeout: s.timeout, grace: r.cfg.KillGrace,
-		stdin: r.devNull}
+		stdin: r.devNull, limits: s.limits}
 	if r.user != nil {
 		spec.cred = r.user.cred
 	}
-	res := runProcess(ctx, spec, capt)
-	out := r.judge(res, spec, capt, logs)
-	out.logs = logs.Tail()
-	return out
+	if r.cg == nil {
+		var warnings []string
+		why := " not enforced: this runner has no cgroups (" + r.Isolation().Note + ")"
+		for _, ctl := range s.limits.asked() {
+			warnings = append(warnings, s.limits.describe(ctl)+why)
+		}
+		return spec, warnings, nil
+	}
+	cg, warnings, err := r.cg.newJob(jobCgroupName(s.ctxID, s.dir), s.limits)
+	spec.cg = cg
+	return spec, warnings, err
 }
 
 // noopOutcome is the success of the noop type, which runs nothing.
@@ -96,13 +127,29 @@ func (r *Runner) judge(res procResult, spec procSpec, capt *capture, logs *logSi
 		o.reason = fmt.Sprintf("start %s: %v", filepath.Base(spec.argv[0]), res.startErr)
 	case res.cause != nil:
 		o.reason = causeReason(res.cause, spec.timeout)
+	case res.oomKills > 0 && !res.state.Success():
+		o.reason = oomReason(spec.limits.memoryMB, res.state, capt.LastErr())
 	case !res.state.Success():
 		o.reason = describeExit(res.state, capt.LastErr())
+	case res.oomKills > 0: // a child was killed, the job went on and succeeded
+		kv[keyLimitWarnings] = fmt.Sprintf("the kernel killed %d process(es) of the job for going over memory_mb %d",
+			res.oomKills, spec.limits.memoryMB)
+		logs.Line("[hyphae] warning: " + kv[keyLimitWarnings])
 	}
 	if o.reason != "" {
 		logs.Line("[hyphae] " + o.reason)
 	}
 	return o
+}
+
+// oomReason explains a job that failed after the kernel killed its
+// processes for going over its memory limit.
+func oomReason(memoryMB int64, ps *os.ProcessState, lastErr string) string {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+		return fmt.Sprintf("out of memory: the job went over memory_mb %d and the kernel killed it", memoryMB)
+	}
+	return fmt.Sprintf("out of memory: the kernel killed a process of the job for going over memory_mb %d (%s)",
+		memoryMB, describeExit(ps, lastErr))
 }
 
 func causeReason(cause error, timeout time.Duration) string {

@@ -29,7 +29,10 @@ type Runner struct {
 	events        atomic.Bool   // keyspace notifications are on
 	eventsChecked atomic.Bool
 
+	cg *cgroups // the jobs' cgroups, nil = process groups only; set by Start
+
 	mu          sync.Mutex
+	iso         Isolation                        // guarded by mu
 	running     map[runKey]*attempt              // guarded by mu
 	hooks       []func(uint64, *model.RunnerJob) // guarded by mu
 	starting    []func(uint64, *model.RunnerJob) // guarded by mu
@@ -188,10 +191,12 @@ func (r *Runner) Start(ctx context.Context) error {
 		r.devNull = f
 	}
 	r.enableEvents(ctx)
+	r.contain()
 	if err := r.refreshContexts(ctx); err != nil { // nothing runs yet: Start may be retried
 		r.mu.Lock()
 		r.started = false
 		r.mu.Unlock()
+		r.uncontain()
 		return fmt.Errorf("executor.Start: %w", err)
 	}
 	r.goService(r.watchEvents)
@@ -204,7 +209,7 @@ func (r *Runner) Start(ctx context.Context) error {
 		r.goService(r.heroStopLoop)
 	}
 	r.log.Info("executor: started", "types", r.served, "concurrency", r.cfg.Concurrency,
-		"keyspace_events", r.events.Load(), "hero_worker", r.cfg.WorkerID)
+		"keyspace_events", r.events.Load(), "hero_worker", r.cfg.WorkerID, "isolation", r.Isolation().String())
 	return nil
 }
 

@@ -40,6 +40,7 @@ func (r *Runner) shutdown() {
 	r.jobWG.Wait()
 	r.stopService()
 	r.serviceWG.Wait()
+	r.uncontain()
 	if r.devNull != nil {
 		r.devNull.Close()
 	}
