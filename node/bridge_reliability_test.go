@@ -295,10 +295,13 @@ func specialTrio(t *testing.T) (a, b, c *agent) {
 }
 
 // TestBridgeRoutesByScriptType: a job message with neither dst nor runner
-// goes to the only agent whose runner serves the job's script type.
+// goes to the only agent registered in the context whose runner serves the
+// job's script type.
 func TestBridgeRoutesByScriptType(t *testing.T) {
 	a, b, c := specialTrio(t)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	a.call(t, "runner.create", map[string]any{"context": 1, "pubkey": b.peerID()}, nil)
+	a.call(t, "runner.create", map[string]any{"context": 1, "pubkey": c.peerID()}, nil)
 
 	_, jobKey := rawJobMessage(t, a, 1, 3, 1, 1, 4, "", "special", `echo "who=special" >> "$HYPHAE_RESULT"`)
 	j := waitRawJob(t, a, 1, jobKey)

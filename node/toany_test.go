@@ -10,12 +10,16 @@ import (
 	"github.com/hyphae-run/hyphae/node/control"
 )
 
-// job.run to any: the job goes to the agent up that runs its script type
-// and runs there, and the origin's record names that agent. A job of a
-// type no agent runs waits unsent; a stop ends it at home and withdraws
-// its message.
+// job.run to any: the job goes to the runner registered in the job's
+// context that is up and runs its script type, and runs there, and the
+// origin's record names that agent. A job of a type that no registered
+// runner up runs waits unsent; a stop ends it at home and withdraws its
+// message.
 func TestJobRunToAny(t *testing.T) {
 	a, b, c := specialTrio(t)
+	a.call(t, "context.create", map[string]any{"id": 4}, nil)
+	a.call(t, "runner.create", map[string]any{"context": 4, "pubkey": c.peerID()}, nil)
+	a.call(t, "runner.create", map[string]any{"context": 4, "pubkey": b.peerID(), "script_types": []string{"nobody-runs-this"}}, nil)
 
 	var j control.JobView
 	a.call(t, "job.run", map[string]any{"to": control.ToAny, "context": 4, "type": "special",

@@ -3,6 +3,7 @@ package overlay
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -55,15 +56,25 @@ func (o *Overlay) SetInboxValidator(v InboxValidator) {
 // published. It is closed by Shutdown.
 func (o *Overlay) Inbox() <-chan Received { return o.received }
 
-// judge runs the caller's validator, or the default size check.
+// judge runs the caller's validator, or the default size check, unless
+// from's conduct has it rate limited (the frame is dropped unjudged). A
+// rejection counts against from's conduct.
 func (o *Overlay) judge(ctx context.Context, from peer.ID, data []byte) (pubsub.ValidationResult, any) {
+	now := time.Now()
+	if !o.conduct.allow(from, now) {
+		o.stats.limited.Add(1)
+		return pubsub.ValidationIgnore, nil
+	}
+	res, checked := pubsub.ValidationAccept, any(nil)
 	if v := o.validator.Load(); v != nil {
-		return (*v)(ctx, from, data)
+		res, checked = (*v)(ctx, from, data)
+	} else if len(data) > o.MaxPayload() {
+		res = pubsub.ValidationReject
 	}
-	if len(data) > o.MaxPayload() {
-		return pubsub.ValidationReject, nil
+	if res == pubsub.ValidationReject {
+		o.conduct.mark(from, now)
 	}
-	return pubsub.ValidationAccept, nil
+	return res, checked
 }
 
 // accepted is what an accepted frame for us carries to readInbox.

@@ -56,6 +56,7 @@ type Overlay struct {
 	announce               chan struct{} // capacity 1: a pending announcement
 	table                  *liveTable
 	direct                 *directState
+	conduct                *conduct // refusals per peer: score and rate limit
 	stats                  frameCounters
 
 	ctx    context.Context // cancelled by Shutdown; parent of every loop
@@ -88,6 +89,7 @@ func New(ctx context.Context, cfg Config, priv crypto.PrivKey, peers PeerTable, 
 		announce:  make(chan struct{}, 1),
 		table:     newLiveTable(),
 		direct:    newDirectState(),
+		conduct:   newConduct(),
 		outTopics: make(map[peer.ID]*pubsub.Topic),
 		scores:    make(map[peer.ID]float64),
 	}
@@ -107,7 +109,7 @@ func (o *Overlay) build(priv crypto.PrivKey) error {
 		return err
 	}
 	o.host, o.kad, o.cm, o.id = h, kad, cm, h.ID()
-	if o.ps, err = newPubSub(o.ctx, h, o.cfg, InboxTopic(o.id), o.setScores, o.log); err != nil {
+	if o.ps, err = newPubSub(o.ctx, h, o.cfg, InboxTopic(o.id), o.conduct.score, o.setScores, o.log); err != nil {
 		return err
 	}
 	if !o.cfg.NoDirect {

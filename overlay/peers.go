@@ -61,7 +61,7 @@ func (o *Overlay) loadTable(ctx context.Context) []*model.Peer {
 
 // tableLoop applies presence records and marks silent peers down. It is
 // the only writer of the peer table, so OnPeerChange calls are serial. Its
-// tick also sweeps the direct streams' bookkeeping.
+// tick also sweeps the direct streams' and the conduct bookkeeping.
 func (o *Overlay) tableLoop(records <-chan *presenceRecord) {
 	tick := time.NewTicker(o.cfg.PresenceInterval)
 	defer tick.Stop()
@@ -74,6 +74,7 @@ func (o *Overlay) tableLoop(records <-chan *presenceRecord) {
 			o.applyRecord(r)
 		case now := <-tick.C:
 			o.direct.sweep(now, o.Connected)
+			o.conduct.sweep(now)
 			for _, row := range o.table.sweep(now.Add(-silence)) {
 				o.log.Info("overlay: peer down", "peer", row.PeerID)
 				o.save(o.ctx, row)

@@ -25,8 +25,10 @@ const (
 
 // newPubSub builds the gossipsub router: strict signatures by the host key
 // (the actor key), flood publishing, content-hash message IDs, topics
-// limited to hyphae/1/…, and peer scoring that punishes invalid messages.
-func newPubSub(ctx context.Context, h host.Host, cfg Config, ownInbox string, onScores func(map[peer.ID]float64), log *slog.Logger) (*pubsub.PubSub, error) {
+// limited to hyphae/1/…, and peer scoring that punishes invalid messages
+// and, through appScore, messages refused after validation (see conduct).
+func newPubSub(ctx context.Context, h host.Host, cfg Config, ownInbox string, appScore func(peer.ID) float64,
+	onScores func(map[peer.ID]float64), log *slog.Logger) (*pubsub.PubSub, error) {
 	filter := pubsub.WrapLimitSubscriptionFilter(pubsub.NewRegexpSubscriptionFilter(topicPattern), maxTopicsPerRPC)
 	opts := []pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictSign),
@@ -36,7 +38,7 @@ func newPubSub(ctx context.Context, h host.Host, cfg Config, ownInbox string, on
 		pubsub.WithMaxMessageSize(cfg.MaxMessageSize),
 		pubsub.WithMessageIdFn(contentID),
 		pubsub.WithSubscriptionFilter(filter),
-		pubsub.WithPeerScore(scoreParams(ownInbox), scoreThresholds()),
+		pubsub.WithPeerScore(scoreParams(ownInbox, appScore), scoreThresholds()),
 		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(onScores), scoreInspectPeriod),
 		pubsub.WithLogger(log.With("component", "pubsub")),
 	}
@@ -61,9 +63,10 @@ func contentID(m *pb.Message) string {
 // topic: 1 → -100, 2 → -400, 3 → -900 …).
 const invalidMessageWeight = -100
 
-// scoreParams scores the topics we receive on. IP colocation is not
-// penalised: several agents behind one NAT address are normal.
-func scoreParams(ownInbox string) *pubsub.PeerScoreParams {
+// scoreParams scores the topics we receive on, plus appScore (a peer's
+// conduct). IP colocation is not penalised: several agents behind one NAT
+// address are normal.
+func scoreParams(ownInbox string, appScore func(peer.ID) float64) *pubsub.PeerScoreParams {
 	topic := func() *pubsub.TopicScoreParams {
 		return &pubsub.TopicScoreParams{
 			SkipAtomicValidation:           true,
@@ -78,7 +81,8 @@ func scoreParams(ownInbox string) *pubsub.PeerScoreParams {
 		Topics: map[string]*pubsub.TopicScoreParams{
 			PresenceTopic: topic(), RelayTopic: topic(), ownInbox: topic(),
 		},
-		AppSpecificScore:          func(peer.ID) float64 { return 0 },
+		AppSpecificScore:          appScore,
+		AppSpecificWeight:         1,
 		IPColocationFactorWeight:  0,
 		BehaviourPenaltyWeight:    -10,
 		BehaviourPenaltyThreshold: 6,

@@ -78,8 +78,20 @@ jobs:
 	}
 }
 
+// register records peers as runners of the test context: a job whose
+// runner the flow leaves open goes only to a registered runner.
+func register(t *testing.T, e *env, peers ...string) {
+	t.Helper()
+	for _, p := range peers {
+		if err := e.st.SaveRunner(e.ctx, ctxID, &model.Runner{Pubkey: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestRemoteDispatchByType(t *testing.T) {
 	e := newEnv(t, 0)
+	register(t, e, peerB)
 	cfg := e.config()
 	cfg.PickRunner = func(typ string, avoid []string) string {
 		if typ == "gpu" {
@@ -105,6 +117,7 @@ jobs:
 
 func TestRemoteRunnerLost(t *testing.T) {
 	e := newEnv(t, 0)
+	register(t, e, peerA, peerB)
 	var mu sync.Mutex
 	down := map[string]bool{peerA: true}
 	cfg := e.config()

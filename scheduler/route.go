@@ -27,7 +27,7 @@ func (s *Scheduler) route(ctx context.Context, r *flowRun, n *node, avoid []stri
 		if slices.Contains(s.cfg.LocalTypes(), typ) {
 			return s.localRoute()
 		}
-		peer := s.pick(typ, avoid)
+		peer := s.pick(ctx, r, typ, avoid)
 		return route{dst: peer, runner: peer}
 	case strings.HasPrefix(pin, "runner:"):
 		return s.runnerRoute(ctx, r, pin)
@@ -43,11 +43,28 @@ func (s *Scheduler) localRoute() route {
 	return route{local: true, runner: rn}
 }
 
-func (s *Scheduler) pick(typ string, avoid []string) string {
+// pick asks Config.PickRunner for a peer, and keeps its answer only when a
+// runner record of the flow's context names that peer: a job whose runner
+// the flow leaves open goes only to a registered runner (DESIGN §4). ""
+// leaves the choice to the bridge, which holds to the same rule.
+func (s *Scheduler) pick(ctx context.Context, r *flowRun, typ string, avoid []string) string {
 	if s.cfg.PickRunner == nil {
 		return ""
 	}
-	return s.cfg.PickRunner(typ, avoid)
+	p := s.cfg.PickRunner(typ, avoid)
+	if p == "" {
+		return ""
+	}
+	rs, err := s.st.ListRunners(ctx, r.key.ctx)
+	if err != nil {
+		return ""
+	}
+	for _, rn := range rs {
+		if rn.Pubkey == p && !rn.Local && (len(rn.ScriptTypes) == 0 || slices.Contains(rn.ScriptTypes, typ)) {
+			return p
+		}
+	}
+	return ""
 }
 
 // runnerRoute resolves runner:<id> through the context's runner:<id> hash:

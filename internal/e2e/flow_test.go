@@ -273,6 +273,7 @@ func TestFlowSupervisorKill9MidFlowResumes(t *testing.T) {
 	s.hy(t, "context", "create", "--id", "1")
 	r1.hy(t, "context", "create", "--id", "1")
 	r1.hy(t, "context", "grant", "1", "--actor", s.peer, "--role", "executor")
+	s.hy(t, "runner", "create", "1", "--peer", r1.peer) // jobs by type go to registered runners only
 	s.waitPeerUp(t, r1.peer, "sh")
 
 	marks := t.TempDir()

@@ -28,6 +28,9 @@ type Transport interface {
 	Up(peer.ID) bool
 	Connected(peer.ID) bool
 	OnPeerChange(func(*model.Peer))
+	// Penalize holds a message this agent refused against its sender
+	// (overlay.Overlay.Penalize: peer score and a rate limit).
+	Penalize(p peer.ID, reason string)
 }
 
 // Config wires the bridge to its node.
@@ -78,21 +81,22 @@ func (c *Config) defaults() {
 
 // Bridge moves messages between the context DBs and the bus.
 type Bridge struct {
-	cfg    Config
-	st     *store.Store
-	tr     Transport
-	log    *slog.Logger
-	ver    *envelope.Verifier
-	stats  *Stats
-	self   peer.ID
-	acks   pendingAcks   // delayed acks, sent alone or riding on a message
-	replay *replays      // envelope ids seen, for the validator
-	sent   *sentJobs     // writes under way, and where sent jobs went
-	early  *earlyResults // results sent ahead of their records
-	actors actorIDs      // local actor ids of senders
-	names  peerNames     // peer IDs' text forms
-	logs   *logWaiters   // RemoteLogs requests awaiting answers
-	down   downPeers     // peers down, since when (lost runners)
+	cfg     Config
+	st      *store.Store
+	tr      Transport
+	log     *slog.Logger
+	ver     *envelope.Verifier
+	stats   *Stats
+	self    peer.ID
+	acks    pendingAcks   // delayed acks, sent alone or riding on a message
+	replay  *replays      // envelope ids seen, for the validator
+	sent    *sentJobs     // writes under way, and where sent jobs went
+	early   *earlyResults // results sent ahead of their records
+	actors  actorIDs      // local actor ids of senders
+	names   peerNames     // peer IDs' text forms
+	logs    *logWaiters   // RemoteLogs requests awaiting answers
+	down    downPeers     // peers down, since when (lost runners)
+	runners registry      // runner records per context, for jobs the agent routes
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -55,13 +55,25 @@
 // Status messages read a sent job's log at the agent running it, on
 // request, without an outbox (see logs.go).
 //
+// Trust goes both ways (DESIGN §4). A job leaves only for the peer its
+// message or its runner names, or, when the agent chooses (no dst, no
+// runner), for a runner registered in its context, else this agent; with
+// none of those it is refused (ErrNoRunner; see runners.go). Presence
+// only ranks the registered runners. An answer — ack, error, result, log
+// lines — counts only from the peer its message went to (store.AckFrom,
+// sentTo, logWaiters); anything else, and any message refused after it
+// passed the validator, is counted under its reason, changes nothing, and
+// is held against its sender (refused: overlay peer score and rate limit).
+//
 // Redis keys of ours, per context DB: outbox (ZSET message key → next send,
 // unix ms), awaiting_result (ZSET acknowledged job message → deadline for
 // its result, after which the origin job fails), msg_out:processing, remote_done / remote_done:processing (ended
 // jobs that came from elsewhere), inbound:<sender>:<ref> and
 // inbound_job:<sender>:<origin ctx>:<origin job> (dedupe, 7 days); in DB 0:
-// seen:<sender>/<envelope id> (replay window) and replay_horizon. Extra fields on hashes:
-// a sent job keeps message_key; a received job keeps origin_peer,
-// origin_context, origin_job, origin_attempt, origin_ref; a message keeps
-// sends, from, target_context.
+// seen:<sender>/<envelope id> (replay window) and replay_horizon. Extra
+// fields on hashes (named by the model.Extra* constants): a sent job keeps
+// message_key and, once its result came, ran_on; a received job keeps its
+// origin (model.JobOrigin: origin_peer, origin_context, origin_job,
+// origin_attempt, origin_ref); a message keeps sends, and one received
+// keeps from and origin_ref; a result message keeps result_of.
 package bridge

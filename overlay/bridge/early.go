@@ -88,7 +88,7 @@ func (r *earlyResults) drop(ctxID uint64, jobKey string) {
 // that came from another agent it sends the result home at once. It
 // returns at once; the work goes on in the background.
 func (b *Bridge) JobEnding(ctxID uint64, job *model.RunnerJob, logs []string) func(ok bool) {
-	dst, err := b.names.decode(job.Extra["origin_peer"])
+	dst, err := b.names.decode(job.Origin().Peer)
 	if err != nil || dst == b.self || !job.Status.Terminal() {
 		return nil // not a remote job (or a strange one): remote_done has it
 	}
@@ -130,7 +130,7 @@ func (b *Bridge) sendEarly(ctxID uint64, dst peer.ID, job *model.RunnerJob, logs
 	e.ok, e.msgKey, e.msg, e.w = true, mk, m, w
 	ready() // the record may be written while the result is sent
 	// The result acknowledges the job.
-	b.acks.resultFor(b.names.name(dst), job.Extra["origin_ref"])
+	b.acks.resultFor(b.names.name(dst), job.Origin().Ref)
 	pre := resultOf(&payload{Ref: makeRef(ctxID, mk)}, job, logs)
 	// Sent from this goroutine: the outbox cannot resend it before its
 	// record exists (recordEarly), so nothing else sends it meanwhile.
@@ -152,6 +152,6 @@ func (b *Bridge) recordEarly(ctx context.Context, ctxID uint64, key string, e *e
 func (b *Bridge) resultMessage(ctxID, id uint64, j *model.RunnerJob) *model.Message {
 	now := time.Now().Unix()
 	return &model.Message{ID: id, CallerID: j.CallerID, ContextID: ctxID, MessageType: model.MsgTypeResult,
-		Status: model.MsgDispatched, Dst: j.Extra["origin_peer"], Timeout: int64(b.cfg.Timeout / time.Second),
-		CreatedAt: now, UpdatedAt: now, Extra: model.Hash{"result_of": store.JobKey(j.CallerID, j.ID)}}
+		Status: model.MsgDispatched, Dst: j.Origin().Peer, Timeout: int64(b.cfg.Timeout / time.Second),
+		CreatedAt: now, UpdatedAt: now, Extra: model.Hash{model.ExtraResultOf: store.JobKey(j.CallerID, j.ID)}}
 }

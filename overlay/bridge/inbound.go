@@ -88,18 +88,18 @@ func (b *Bridge) receive(r overlay.Received) {
 	if env == nil {
 		var err error
 		if env, err = b.ver.Check(r.Data, from); err != nil {
-			b.stats.reject(b.log, b.names.name(from), envelope.Reason(err), err)
+			b.refused(from, envelope.Reason(err), err)
 			return
 		}
 	}
 	plain, err := b.ver.Open(env)
 	if err != nil {
-		b.stats.reject(b.log, b.names.name(from), envelope.Reason(err), err)
+		b.refused(from, envelope.Reason(err), err)
 		return
 	}
 	p, err := decodePayload(plain)
 	if err != nil {
-		b.stats.reject(b.log, b.names.name(from), "bad_payload", err)
+		b.refused(from, "bad_payload", err)
 		return
 	}
 	b.stats.add(b.stats.received, env.Type.String())
@@ -125,7 +125,7 @@ func (b *Bridge) handle(ctx context.Context, from peer.ID, typ envelope.Type, ta
 	case envelope.TypeStatus:
 		err = b.onStatus(ctx, from, target, p)
 	default:
-		b.stats.reject(b.log, b.names.name(from), "unhandled_type", nil)
+		b.refused(from, "unhandled_type", nil)
 		return
 	}
 	if err != nil && ctx.Err() == nil {
@@ -138,7 +138,7 @@ func (b *Bridge) handle(ctx context.Context, from peer.ID, typ envelope.Type, ta
 // after the message itself.
 func (b *Bridge) piggybacked(ctx context.Context, from peer.ID, refs []string) {
 	if len(refs) > maxPiggyback {
-		b.stats.reject(b.log, b.names.name(from), "too_many_acks", nil)
+		b.refused(from, "too_many_acks", nil)
 		refs = refs[:maxPiggyback]
 	}
 	for _, ref := range refs {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -19,7 +18,7 @@ import (
 func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payload) error {
 	refuse := func(format string, args ...any) error {
 		reason := fmt.Sprintf(format, args...)
-		b.stats.add(b.stats.rejected, "unauthorized")
+		b.refused(from, "unauthorized", nil)
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, reason)
 		return nil
 	}
@@ -105,12 +104,11 @@ func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.Ru
 	self := b.names.name(b.self)
 	j := &model.RunnerJob{CallerID: caller, ContextID: target, Name: src.Name, Script: src.Script,
 		ScriptType: src.ScriptType, Timeout: src.Timeout, Retries: src.Retries, EnvVars: src.EnvVars,
-		Status: model.JobDispatched, Attempt: 1, Runner: self,
-		Extra: model.Hash{"origin_peer": sender, "origin_context": strconv.FormatUint(p.OriginCtx, 10),
-			"origin_job": p.OriginJob, "origin_attempt": strconv.FormatInt(p.Attempt, 10), "origin_ref": p.Ref}}
+		Status: model.JobDispatched, Attempt: 1, Runner: self}
+	j.SetOrigin(model.JobOrigin{Peer: sender, Context: p.OriginCtx, Job: p.OriginJob, Attempt: p.Attempt, Ref: p.Ref})
 	m := &model.Message{CallerID: caller, ContextID: target, MessageType: model.MsgTypeJob,
 		Status: model.MsgAcknowledged, Dst: self, Job: []*model.RunnerJob{j},
-		Extra: model.Hash{"from": sender, "origin_ref": p.Ref}}
+		Extra: model.Hash{model.ExtraFrom: sender, model.ExtraOriginRef: p.Ref}}
 	if p.Message != nil {
 		m.Message = p.Message["message"]
 		m.MessageFormatType = p.Message["message_format_type"]
@@ -161,21 +159,25 @@ func errOr(err error, msg string) string {
 
 // answered takes one of our messages out of the outbox because its
 // recipient refused it (an error reply). ok is false when there is nothing
-// to do: the answer comes from someone else than the recipient (counted
-// as error_from_stranger) or the message had already left the outbox (a
-// duplicate).
+// to do: the answer comes from someone else than the recipient, or for a
+// message that has gone to no one yet (refused as error_from_stranger), or
+// the message had already left the outbox (a duplicate).
 func (b *Bridge) answered(ctx context.Context, from peer.ID, ref string) (uint64, string, *model.Message, bool, error) {
-	ctxID, key, err := parseRef(ref)
-	if err != nil {
+	ctxID, key, ok, err := b.ourRef(ctx, from, ref, "error_from_stranger")
+	if !ok {
 		return 0, "", nil, false, err
 	}
 	b.sent.awaitMessage(ctx, ctxID, key) // an answer that overtook Submit's write
 	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	if errors.Is(err, store.ErrNotFound) {
+		b.refused(from, "error_from_stranger", err)
+		return 0, "", nil, false, nil
+	}
 	if err != nil {
 		return 0, "", nil, false, err
 	}
-	if m.Dst != "" && m.Dst != b.names.name(from) {
-		b.stats.add(b.stats.rejected, "error_from_stranger")
+	if m.Dst != b.names.name(from) {
+		b.refused(from, "error_from_stranger", nil)
 		return 0, "", nil, false, nil
 	}
 	removed, err := b.st.OutboxRemove(ctx, ctxID, key)
@@ -183,22 +185,27 @@ func (b *Bridge) answered(ctx context.Context, from peer.ID, ref string) (uint64
 }
 
 // onAck marks one of our messages delivered: one round trip
-// (store.AckMessage) for all but job messages, which also get their
-// status (acknowledged) and a result deadline. An ack that says its job
-// runs (sent or repeated by the target once the job started) moves the
-// origin job to started.
+// (store.AckFrom) for all but job messages, which also get their status
+// (acknowledged) and a result deadline. An ack that says its job runs
+// (sent or repeated by the target once the job started) moves the origin
+// job to started. Only the peer a message went to may acknowledge it: any
+// other ack (of a message sent elsewhere, not sent yet, or not there) is
+// refused and changes nothing.
 func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
-	ctxID, key, err := parseRef(p.AckOf)
-	if err != nil {
+	ctxID, key, ok, err := b.ourRef(ctx, from, p.AckOf, "ack_from_stranger")
+	if !ok {
 		return err
 	}
 	b.sent.awaitMessage(ctx, ctxID, key) // an ack that overtook our write
-	out, err := b.st.AckMessage(ctx, ctxID, key, b.names.name(from))
+	out, err := b.st.AckFrom(ctx, ctxID, key, b.names.name(from))
 	switch {
+	case errors.Is(err, store.ErrNotFound):
+		b.refused(from, "ack_from_stranger", err)
+		return nil
 	case err != nil:
 		return err
 	case out == store.AckStranger:
-		b.stats.add(b.stats.rejected, "ack_from_stranger")
+		b.refused(from, "ack_from_stranger", nil)
 		return nil
 	case out == store.AckDuplicate && p.Status == statusStarted:
 		return b.sentJobStarted(ctx, ctxID, key, nil)
@@ -254,6 +261,7 @@ func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *pay
 	actor, aerr := b.st.ActorByPubkey(ctx, b.names.name(from))
 	_, admErr := b.st.Authorize(ctx, target, b.names.name(from), model.RoleAdmin)
 	if aerr != nil || (actor.ID != j.CallerID && admErr != nil) {
+		b.refused(from, "unauthorized", nil)
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "stop refused: only the job's caller or an admin may stop it")
 		return nil
 	}
@@ -275,11 +283,12 @@ func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *pay
 func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ envelope.Type, p *payload) error {
 	actor, err := b.st.Authorize(ctx, target, b.names.name(from), model.RoleReader)
 	if err != nil {
+		b.refused(from, "unauthorized", nil)
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, err.Error())
 		return nil
 	}
 	m := &model.Message{CallerID: actor.ID, ContextID: target, MessageType: model.MessageType(typ.String()),
-		Status: model.MsgProcessed, Extra: model.Hash{"from": b.names.name(from), "origin_ref": p.Ref}}
+		Status: model.MsgProcessed, Extra: model.Hash{model.ExtraFrom: b.names.name(from), model.ExtraOriginRef: p.Ref}}
 	if p.Message != nil {
 		m.Message, m.MessageFormatType = p.Message["message"], p.Message["message_format_type"]
 	}

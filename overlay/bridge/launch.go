@@ -26,21 +26,24 @@ import (
 // (a new message) or just the fields the caller changed.
 func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.Message,
 	job *model.RunnerJob, o store.Outgoing, pre *built) error {
-	dst := b.plan(ctx, ctxID, m, job, &o, 0)
+	dst, err := b.plan(ctx, ctxID, m, job, &o, 0)
+	if err != nil {
+		return err // nothing written: the caller refuses the message
+	}
 	if pre == nil && dst != "" {
 		pre = fresh(ctxID, key, m, job) // nil: not a kind fresh builds, the outbox sends it
 	}
 	if dst == "" || pre == nil {
 		return b.st.Dispatch(ctx, ctxID, o)
 	}
-	return b.sendWhileWriting(ctx, ctxID, key, dst, pre, o, b.remember(ctxID, key, m, job))
+	return b.sendWhileWriting(ctx, ctxID, key, dst, pre, o, b.remember(ctxID, key, m, job, dst))
 }
 
 // remember notes that message key is being written while it is sent and,
-// for a job message, where its job went (see sentJobs).
-func (b *Bridge) remember(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *sentJob {
+// for a job message, the peer its job went to (see sentJobs).
+func (b *Bridge) remember(ctxID uint64, key string, m *model.Message, job *model.RunnerJob, dst peer.ID) *sentJob {
 	if m.MessageType == model.MsgTypeJob && job != nil {
-		return b.sent.add(ctxID, store.JobKey(job.CallerID, job.ID), key, job.Runner) // the runner as plan left it
+		return b.sent.add(ctxID, store.JobKey(job.CallerID, job.ID), key, b.names.name(dst))
 	}
 	return b.sent.writing(ctxID, key)
 }
@@ -82,39 +85,52 @@ func (b *Bridge) sendWhileWriting(ctx context.Context, ctxID uint64, key string,
 }
 
 // record plans one send of m (plan) and writes it with o in one round
-// trip; it returns plan's recipient.
+// trip; it returns plan's recipient. A plan that refuses the message
+// writes nothing.
 func (b *Bridge) record(ctx context.Context, ctxID uint64, m *model.Message, job *model.RunnerJob,
 	o store.Outgoing, sends int) (peer.ID, error) {
-	dst := b.plan(ctx, ctxID, m, job, &o, sends)
+	dst, err := b.plan(ctx, ctxID, m, job, &o, sends)
+	if err != nil {
+		return "", err
+	}
 	return dst, b.st.Dispatch(ctx, ctxID, o)
 }
 
 // plan fills o for one send of m — its sends count (sends before this one
 // + 1), dst, the job's runner and the outbox entry — and returns the
 // recipient: "" when none can take the message yet (the reason goes on
-// the message, and the outbox tries again in a second).
+// the message, and the outbox tries again in a second). An error (wrapping
+// ErrNoRunner) means no one ever can: o is left for the caller to drop.
 func (b *Bridge) plan(ctx context.Context, ctxID uint64, m *model.Message, job *model.RunnerJob,
-	o *store.Outgoing, sends int) peer.ID {
+	o *store.Outgoing, sends int) (peer.ID, error) {
 	if o.Fields == nil {
 		o.Fields = model.Hash{}
 	}
-	dst, why := b.destination(ctx, ctxID, m)
+	dst, why, err := b.destination(ctx, ctxID, m)
+	if err != nil {
+		return "", err
+	}
 	if dst == "" {
 		o.Fields["error"] = why
 		o.Next = time.Now().Add(time.Second)
-		return ""
+		return "", nil
 	}
-	o.Fields["sends"], o.Fields["dst"], o.Fields["error"] = strconv.Itoa(sends+1), b.names.name(dst), ""
+	name := b.names.name(dst)
+	o.Fields[model.ExtraSends], o.Fields["dst"], o.Fields["error"] = strconv.Itoa(sends+1), name, ""
 	o.Next = time.Now().Add(b.backoff(m, sends))
-	if job != nil && job.Runner != b.names.name(dst) && !strings.HasPrefix(job.Runner, "runner:") {
-		job.Runner = b.names.name(dst) // record where the job went
+	if job == nil {
+		return dst, nil
+	}
+	jk := store.JobKey(job.CallerID, job.ID)
+	b.sent.moved(ctxID, jk, name) // only dst's answers count (onResult)
+	if job.Runner != name && !strings.HasPrefix(job.Runner, "runner:") {
+		job.Runner = name // record where the job went
 		if o.JobFields == nil {
-			o.Job, o.JobFields = store.JobKey(job.CallerID, job.ID), model.Hash{}
+			o.Job, o.JobFields = jk, model.Hash{}
 		}
 		o.JobFields["runner"] = job.Runner
-		b.sent.moved(ctxID, store.JobKey(job.CallerID, job.ID), job.Runner)
 	}
-	return dst
+	return dst, nil
 }
 
 // built is a payload ready to seal, with its envelope's type, target
@@ -139,7 +155,7 @@ func fresh(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *bu
 		p.Message, p.Job = withoutJobs(m), job.ToHash()
 		return &built{p, envelope.TypeJob, m.ContextID, job.Attempt}
 	case model.MsgTypeStop:
-		p.OriginCtx, p.OriginJob = ctxID, m.Extra["origin_job"]
+		p.OriginCtx, p.OriginJob = ctxID, m.Extra[model.ExtraOriginJob]
 		return &built{p, envelope.TypeStop, m.ContextID, 0}
 	case model.MsgTypeChat, model.MsgTypeMail:
 		p.Message = m.ToHash()
@@ -168,7 +184,9 @@ func withoutJobs(m *model.Message) model.Hash {
 // the job's runner or type): it saves the job and its message and sends it
 // at once, in one round trip (ids come from reserved blocks). It fills in
 // j's id. With watch, it returns a watch on the job's end, opened before
-// the job can end (the caller closes it); else nil.
+// the job can end (the caller closes it); else nil. A job routed by type
+// that no runner registered in context origin, nor this agent, runs is
+// refused with an error wrapping ErrNoRunner, and nothing is saved.
 func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, j *model.RunnerJob,
 	timeout time.Duration, watch bool) (*store.EndWatch, error) {
 	ids, err := b.st.NextIDs(ctx, origin, "job", "message")
@@ -179,10 +197,7 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	m := &model.Message{ID: ids[1], CallerID: j.CallerID, ContextID: target, MessageType: model.MsgTypeJob,
 		Status: model.MsgDispatched, Dst: dst, Timeout: int64(timeout / time.Second)}
 	key := store.MessageKey(m.CallerID, m.ID)
-	if j.Extra == nil {
-		j.Extra = model.Hash{}
-	}
-	j.Extra["message_key"] = key
+	j.SetMessageKey(key)
 	now := time.Now().Unix()
 	j.CreatedAt, j.UpdatedAt, m.CreatedAt, m.UpdatedAt = now, now, now, now
 	m.Job = []*model.RunnerJob{j}
@@ -224,11 +239,22 @@ func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) erro
 		}
 		return b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
 	}
-	job, err := b.prepare(ctx, ctxID, key, m, &o)
+	job, existed, err := b.prepare(ctx, ctxID, key, m, &o)
 	if err != nil {
 		return err
 	}
-	return b.launch(ctx, ctxID, key, m, job, o, nil)
+	err = b.launch(ctx, ctxID, key, m, job, o, nil)
+	if errors.Is(err, ErrNoRunner) {
+		// Nothing was written; a job stored already (a flow's) ends with
+		// the reason, as the message does (takeOne: a bad message).
+		if existed {
+			if _, ferr := b.failSent(ctx, ctxID, job, job.Attempt, err.Error()); ferr != nil {
+				return ferr
+			}
+		}
+		return badMessage{err}
+	}
+	return err
 }
 
 // badMessage marks why a msg_out entry cannot be sent as it is (as

@@ -161,12 +161,12 @@ func (b *Bridge) RemoteLogs(ctx context.Context, ctxID uint64, jobKey, msgKey st
 func (b *Bridge) onStatus(ctx context.Context, from peer.ID, target uint64, p *payload) error {
 	if p.AckOf != "" {
 		if !b.logs.answer(from, p) {
-			b.stats.add(b.stats.rejected, "status_unasked")
+			b.refused(from, "status_unasked", nil)
 		}
 		return nil
 	}
 	if p.Ref == "" {
-		b.stats.reject(b.log, b.names.name(from), "bad_payload", errors.New("status request without ref"))
+		b.refused(from, "bad_payload", errors.New("status request without ref"))
 		return nil
 	}
 	a, err := b.logsFor(ctx, from, target, p)
@@ -189,6 +189,7 @@ func (b *Bridge) logsFor(ctx context.Context, from peer.ID, target uint64, p *pa
 		return nil, err
 	}
 	if _, err := b.st.Authorize(ctx, target, sender, model.RoleReader); err != nil {
+		b.refused(from, "unauthorized", nil)
 		return &payload{Error: "logs refused: " + err.Error()}, nil
 	}
 	if p.LogFrom < 0 {
@@ -197,7 +198,7 @@ func (b *Bridge) logsFor(ctx context.Context, from peer.ID, target uint64, p *pa
 	// The status is read before the lines: once it is final, the lines
 	// read after it are all there are (the runner writes the last ones
 	// with the final status).
-	f, err := b.st.Fields(ctx, target, key, "status")
+	status, err := b.st.LoadJobStatus(ctx, target, key)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +208,7 @@ func (b *Bridge) logsFor(ctx context.Context, from peer.ID, target uint64, p *pa
 	}
 	bounded := boundLines(lines, logsReplyLines, logsReplyBytes)
 	more := len(bounded) < len(lines)
-	return &payload{Logs: bounded, Next: p.LogFrom + int64(len(bounded)), Status: f[0], More: more}, nil
+	return &payload{Logs: bounded, Next: p.LogFrom + int64(len(bounded)), Status: string(status), More: more}, nil
 }
 
 // boundLines is the first of lines within n lines and size bytes (at

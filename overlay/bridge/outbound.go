@@ -56,77 +56,78 @@ func (b *Bridge) takeOne(ctx context.Context, ctxID uint64, key string) {
 
 // prepare checks a message from msg_out and, for a job, returns its
 // origin job (found or created; the result will be written onto it),
-// adding what must be written to o.
-func (b *Bridge) prepare(ctx context.Context, ctxID uint64, key string, m *model.Message, o *store.Outgoing) (*model.RunnerJob, error) {
+// adding what must be written to o; existed says the job was stored
+// already (a flow's, or one a client wrote).
+func (b *Bridge) prepare(ctx context.Context, ctxID uint64, key string, m *model.Message,
+	o *store.Outgoing) (j *model.RunnerJob, existed bool, err error) {
 	switch m.MessageType {
 	case model.MsgTypeJob:
 		return b.prepareJob(ctx, ctxID, key, m, o)
 	case model.MsgTypeChat, model.MsgTypeMail, model.MsgTypeStop:
 		if m.Dst == "" {
-			return nil, bad("dst (recipient peer ID) is required for chat, mail and stop messages")
+			return nil, false, bad("dst (recipient peer ID) is required for chat, mail and stop messages")
 		}
-		return nil, nil
+		return nil, false, nil
 	case "":
-		return nil, bad("message_type is empty (want job, chat, mail or stop)")
+		return nil, false, bad("message_type is empty (want job, chat, mail or stop)")
 	}
-	return nil, bad("message_type %q cannot be sent from msg_out", m.MessageType)
+	return nil, false, bad("message_type %q cannot be sent from msg_out", m.MessageType)
 }
 
-func (b *Bridge) prepareJob(ctx context.Context, ctxID uint64, key string, m *model.Message, o *store.Outgoing) (*model.RunnerJob, error) {
+func (b *Bridge) prepareJob(ctx context.Context, ctxID uint64, key string, m *model.Message,
+	o *store.Outgoing) (*model.RunnerJob, bool, error) {
 	if len(m.Job) != 1 {
-		return nil, bad("a job message carries exactly one job, this one %d", len(m.Job))
+		return nil, false, bad("a job message carries exactly one job, this one %d", len(m.Job))
 	}
 	j := m.Job[0]
 	if j.Script == "" || j.ScriptType == "" {
-		return nil, bad("the job needs script and script_type")
+		return nil, false, bad("the job needs script and script_type")
 	}
 	if j.CallerID == 0 {
 		j.CallerID = m.CallerID
 	}
 	j.ContextID = ctxID
-	j, err := b.originJob(ctx, ctxID, key, j, o)
+	j, existed, err := b.originJob(ctx, ctxID, key, j, o)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	m.Job = []*model.RunnerJob{j}
 	o.Fields["job"] = m.ToHash()["job"]
-	return j, nil
+	return j, existed, nil
 }
 
 // originJob returns the job a message sends, as stored here: the existing
-// job:<caller>:<id> (a flow's, or one a client wrote), else a new one
-// (saved by the same write as the message; the result will be written
+// job:<caller>:<id> (a flow's, or one a client wrote; existed), else a new
+// one (saved by the same write as the message; the result will be written
 // onto it). Either way it points back at the message.
-func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *model.RunnerJob, o *store.Outgoing) (*model.RunnerJob, error) {
+func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *model.RunnerJob,
+	o *store.Outgoing) (*model.RunnerJob, bool, error) {
 	if j.ID != 0 {
 		jobKey := store.JobKey(j.CallerID, j.ID)
 		existing, err := b.st.LoadJobKey(ctx, ctxID, jobKey)
 		if err == nil {
-			o.Job, o.JobFields = jobKey, model.Hash{"message_key": msgKey}
-			return existing, nil
+			o.Job, o.JobFields = jobKey, model.Hash{model.ExtraMessageKey: msgKey}
+			return existing, true, nil
 		}
 		if !errors.Is(err, store.ErrNotFound) {
-			return nil, err
+			return nil, false, err
 		}
 	} else {
 		ids, err := b.st.NextIDs(ctx, ctxID, "job")
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		j.ID = ids[0]
 	}
 	j.Status, j.Attempt = model.JobDispatched, 1
-	if j.Extra == nil {
-		j.Extra = model.Hash{}
-	}
-	j.Extra["message_key"] = msgKey
+	j.SetMessageKey(msgKey)
 	now := time.Now().Unix()
 	if j.CreatedAt == 0 {
 		j.CreatedAt = now
 	}
 	j.UpdatedAt = now
 	o.Job, o.JobFields = store.JobKey(j.CallerID, j.ID), j.ToHash()
-	return j, nil
+	return j, false, nil
 }
 
 // overdueEvery is how often outboxLoop looks for overdue results.
@@ -235,7 +236,7 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 		_, _ = b.st.OutboxRemove(ctx, ctxID, key)
 		return err
 	}
-	sends, _ := strconv.Atoi(m.Extra["sends"])
+	sends, _ := strconv.Atoi(m.Extra[model.ExtraSends])
 	if b.expired(m) {
 		return b.giveUp(ctx, ctxID, key, m, sends)
 	}
@@ -250,6 +251,9 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 		return b.withdraw(ctx, ctxID, key, m, why)
 	}
 	dst, err := b.record(ctx, ctxID, m, job, store.Outgoing{Message: key}, sends)
+	if errors.Is(err, ErrNoRunner) { // its runners were revoked meanwhile
+		return b.unroutable(ctx, ctxID, key, m, err)
+	}
 	if err != nil || dst == "" {
 		return err
 	}
@@ -324,11 +328,11 @@ func (b *Bridge) cancelledFlowJob(ctx context.Context, ctxID uint64, m *model.Me
 		return ""
 	}
 	j := m.Job[0]
-	f, err := b.st.Fields(ctx, ctxID, store.FlowNodesKey(j.FlowID), j.Name)
-	if err != nil || len(f) != 1 || !model.NodeState(f[0]).Terminal() {
+	st, err := b.st.FlowNodeState(ctx, ctxID, j.FlowID, j.Name)
+	if err != nil || !st.Terminal() {
 		return ""
 	}
-	return fmt.Sprintf("withdrawn before delivery: job %q of flow %d is %s", j.Name, j.FlowID, f[0])
+	return fmt.Sprintf("withdrawn before delivery: job %q of flow %d is %s", j.Name, j.FlowID, st)
 }
 
 // sentJob loads the job a job message carries, as it is now (nil for
@@ -376,6 +380,18 @@ func (b *Bridge) StopUndelivered(ctx context.Context, ctxID uint64, m *model.Mes
 		return false, nil
 	}
 	return b.failSent(ctx, ctxID, m.Job[0], m.Job[0].Attempt, reason)
+}
+
+// unroutable ends a job message in the outbox that can go nowhere (see
+// ErrNoRunner), and its job with it.
+func (b *Bridge) unroutable(ctx context.Context, ctxID uint64, key string, m *model.Message, why error) error {
+	_, _ = b.st.OutboxRemove(ctx, ctxID, key)
+	b.log.Warn("bridge: job message refused", "context", ctxID, "key", key, "reason", why)
+	if m.Status.CanMoveTo(model.MsgError) {
+		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": why.Error()})
+	}
+	_, err := b.failSent(ctx, ctxID, m.Job[0], m.Job[0].Attempt, why.Error())
+	return err
 }
 
 // endedBeforeDelivery says why a job message must not be (re)sent: its job

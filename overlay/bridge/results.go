@@ -3,8 +3,6 @@ package bridge
 import (
 	"context"
 	"errors"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -64,10 +62,11 @@ func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) erro
 	}
 	m := b.resultMessage(ctxID, ids[0], j)
 	mk := store.MessageKey(m.CallerID, m.ID)
-	b.acks.resultFor(j.Extra["origin_peer"], j.Extra["origin_ref"]) // the result acknowledges the job
-	o := store.Outgoing{Message: mk, Fields: m.ToHash(), Processing: store.RemoteDoneProcessingKey, Done: key}
+	o := j.Origin()
+	b.acks.resultFor(o.Peer, o.Ref) // the result acknowledges the job
+	out := store.Outgoing{Message: mk, Fields: m.ToHash(), Processing: store.RemoteDoneProcessingKey, Done: key}
 	p := &payload{Ref: makeRef(ctxID, mk)}
-	return b.launch(ctx, ctxID, mk, m, nil, o, resultOf(p, j, logs))
+	return b.launch(ctx, ctxID, mk, m, nil, out, resultOf(p, j, logs))
 }
 
 // ResultLogLines is how many of its last log lines a result carries; the
@@ -82,7 +81,7 @@ func lastLines(lines []string, n int) []string {
 // resultPayload builds the payload of result message key from the job it
 // reports, read again from the store (a resend).
 func (b *Bridge) resultPayload(ctx context.Context, ctxID uint64, key string, m *model.Message) (*built, error) {
-	j, err := b.st.LoadJobKey(ctx, ctxID, m.Extra["result_of"])
+	j, err := b.st.LoadJobKey(ctx, ctxID, m.Extra[model.ExtraResultOf])
 	if err != nil {
 		return nil, err
 	}
@@ -92,9 +91,8 @@ func (b *Bridge) resultPayload(ctx context.Context, ctxID uint64, key string, m 
 
 // resultOf fills result payload p from ended job j.
 func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
-	p.OriginCtx, _ = strconv.ParseUint(j.Extra["origin_context"], 10, 64)
-	p.OriginJob = j.Extra["origin_job"]
-	p.Attempt, _ = strconv.ParseInt(j.Extra["origin_attempt"], 10, 64)
+	o := j.Origin()
+	p.OriginCtx, p.OriginJob, p.Attempt = o.Context, o.Job, o.Attempt
 	p.Status, p.Result, p.Error = string(j.Status), j.Result, j.Error
 	p.Logs = logs
 	return &built{p, envelope.TypeResult, p.OriginCtx, p.Attempt}
@@ -104,17 +102,22 @@ func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 // the origin job (fenced on the attempt it belongs to) and settles the job
 // message in the same step, then acknowledges:
 // a duplicate at once, a new result a little later (pendingAcks), so the
-// ack usually rides on the next message to that runner.
+// ack usually rides on the next message to that runner. Only the peer the
+// job was sent to may answer it (DESIGN §4).
 func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
-	runner, msgKey, err := b.sentTo(ctx, p.OriginCtx, p.OriginJob)
+	if _, _, err := store.ParseJobKey(p.OriginJob); err != nil {
+		b.refused(from, "unexpected_result", err)
+		return nil
+	}
+	dst, msgKey, err := b.sentTo(ctx, p.OriginCtx, p.OriginJob)
 	if err != nil {
 		return err
 	}
-	if runner != b.names.name(from) && !strings.HasPrefix(runner, "runner:") {
-		// Not from the runner the job went to (it moved on, or a stranger,
-		// or no such job): ignored, but acknowledged so the sender stops
-		// resending.
-		b.stats.add(b.stats.rejected, "unexpected_result")
+	if dst == "" || dst != b.names.name(from) {
+		// Not from the peer the job went to (it moved on, or a stranger,
+		// or no such job): refused, changing nothing, but acknowledged so
+		// a runner given up on stops resending.
+		b.refused(from, "unexpected_result", nil)
 		b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
 		return nil
 	}
@@ -130,7 +133,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	// The job message is settled in the same step (msgKey; "" when the
 	// job has none), so nothing is left to do once its waiter wakes.
 	err = b.st.CompleteSentJob(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
-		model.Hash{"result": fields["result"], "error": p.Error, "ran_on": b.names.name(from)},
+		model.Hash{"result": fields["result"], "error": p.Error, model.ExtraRanOn: b.names.name(from)},
 		lastLines(p.Logs, ResultLogLines), ResultLogLines, msgKey)
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
@@ -163,15 +166,19 @@ func (b *Bridge) failSent(ctx context.Context, ctxID uint64, j *model.RunnerJob,
 	return err == nil, err
 }
 
-// sentTo is where origin job jobKey went and its message key: from memory
-// for jobs launch sent, else from the job hash.
-func (b *Bridge) sentTo(ctx context.Context, ctxID uint64, jobKey string) (runner, msgKey string, err error) {
-	if runner, msgKey, ok := b.sent.lookup(ctx, ctxID, jobKey); ok {
-		return runner, msgKey, nil
+// sentTo is the peer origin job jobKey went to and its message key ("" for
+// both when it went nowhere, or there is no such job): from memory for
+// jobs launch sent, else from the job and its message.
+func (b *Bridge) sentTo(ctx context.Context, ctxID uint64, jobKey string) (dst, msgKey string, err error) {
+	if dst, msgKey, ok := b.sent.lookup(ctx, ctxID, jobKey); ok {
+		return dst, msgKey, nil
 	}
-	f, err := b.st.Fields(ctx, ctxID, jobKey, "runner", "message_key")
-	if err != nil {
+	switch has, err := b.hasContext(ctx, ctxID); {
+	case err != nil:
 		return "", "", err
+	case !has:
+		return "", "", nil
 	}
-	return f[0], f[1], nil
+	s, err := b.st.SentJobOf(ctx, ctxID, jobKey)
+	return s.Dst, s.MessageKey, err
 }

@@ -13,7 +13,7 @@ import (
 // hash, outbox entry, the job for a submitted one) is being written, so an
 // answer can overtake the write; answered waits for it (awaitMessage).
 //
-// Jobs whose message launch sent, until their results land: the runner
+// Jobs whose message launch sent, until their results land: the peer
 // each went to and its message key, so onResult matches a result without
 // reading the origin job back. Memory is only a shortcut: a job it does not
 // know (sent before a restart, or not remembered when full) is looked up in
@@ -32,7 +32,7 @@ type sentJob struct {
 	at     time.Time
 	saved  chan struct{} // closed when the write ended
 	ok     bool          // the write succeeded; read after saved is closed
-	runner string        // guarded by sentJobs.mu (record may move the job)
+	dst    string        // the peer the job went to; guarded by sentJobs.mu (plan may move the job)
 }
 
 // maxSent bounds the entries; when full, those older than staleSent go
@@ -52,10 +52,10 @@ func sentKey(ctxID uint64, key string) string {
 	return strconv.FormatUint(ctxID, 10) + "/" + key
 }
 
-// add remembers job jobKey, about to be sent to runner with message
+// add remembers job jobKey, about to be sent to peer dst with message
 // msgKey, and that the write of both is under way; nil when full.
-func (s *sentJobs) add(ctxID uint64, jobKey, msgKey, runner string) *sentJob {
-	return s.put(&sentJob{ctxID: ctxID, jobKey: jobKey, msgKey: msgKey, runner: runner})
+func (s *sentJobs) add(ctxID uint64, jobKey, msgKey, dst string) *sentJob {
+	return s.put(&sentJob{ctxID: ctxID, jobKey: jobKey, msgKey: msgKey, dst: dst})
 }
 
 // writing notes that message msgKey is being written while it is sent;
@@ -111,9 +111,9 @@ func (s *sentJobs) written(e *sentJob, ok bool) {
 	}
 }
 
-// lookup returns the runner and message key of a remembered job, once its
-// write has ended; found is false when memory cannot answer.
-func (s *sentJobs) lookup(ctx context.Context, ctxID uint64, jobKey string) (runner, msgKey string, found bool) {
+// lookup returns the peer a remembered job went to and its message key,
+// once its write has ended; found is false when memory cannot answer.
+func (s *sentJobs) lookup(ctx context.Context, ctxID uint64, jobKey string) (dst, msgKey string, found bool) {
 	s.mu.Lock()
 	e := s.jobs[sentKey(ctxID, jobKey)]
 	s.mu.Unlock()
@@ -122,7 +122,7 @@ func (s *sentJobs) lookup(ctx context.Context, ctxID uint64, jobKey string) (run
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return e.runner, e.msgKey, true
+	return e.dst, e.msgKey, true
 }
 
 // awaitMessage waits until the write of message msgKey ended, if one is
@@ -146,12 +146,12 @@ func wait(ctx context.Context, e *sentJob) bool {
 	}
 }
 
-// moved records that a remembered job was sent to another runner.
-func (s *sentJobs) moved(ctxID uint64, jobKey, runner string) {
+// moved records the peer a remembered job is being sent to now.
+func (s *sentJobs) moved(ctxID uint64, jobKey, dst string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e := s.jobs[sentKey(ctxID, jobKey)]; e != nil {
-		e.runner = runner
+		e.dst = dst
 	}
 }
 

@@ -27,8 +27,9 @@ const statusStarted = string(model.JobStarted)
 // that came from another agent, the job's ack will tell the origin that
 // it runs. It returns at once.
 func (b *Bridge) JobStarted(ctxID uint64, job *model.RunnerJob) {
-	ref, origin := job.Extra["origin_ref"], job.Extra["origin_peer"]
-	if ref == "" || origin == "" {
+	o := job.Origin()
+	ref, origin := o.Ref, o.Peer
+	if !o.Received() {
 		return // not a remote job
 	}
 	dst, err := b.names.decode(origin)
