@@ -24,6 +24,7 @@ func (n *Node) controlDeps() control.Deps {
 	}
 	if n.redis != nil {
 		d.StoreKind, d.Persistent = n.redis.Kind(), n.redis.Persistent()
+		d.StoreHealth = n.redis.Health
 	}
 	return d
 }

@@ -7,6 +7,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -93,13 +94,28 @@ func (n *Node) Run(ctx context.Context) error {
 		_ = n.Shutdown(sctx)
 		return err
 	}
+	var failed error
 	select {
 	case <-ctx.Done():
 	case <-n.drainCh:
+	case <-n.storeFailed():
+		// The embedded redis-server could not be brought back: stop with an
+		// error, so that systemd (Restart=on-failure) restarts the agent.
+		failed = fmt.Errorf("node: embedded store failed: %w", n.redis.Err())
+		n.log.Error("embedded store failed; stopping the agent", "err", failed)
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), n.cfg.Runner.DrainGrace+30*time.Second)
 	defer cancel()
-	return n.Shutdown(sctx)
+	return errors.Join(failed, n.Shutdown(sctx))
+}
+
+// storeFailed is closed when the embedded store gave up restarting its
+// redis-server; nil (never ready) with an external store.
+func (n *Node) storeFailed() <-chan struct{} {
+	if n.redis == nil {
+		return nil
+	}
+	return n.redis.Failed()
 }
 
 // Start brings every component up, in dependency order.

@@ -52,6 +52,7 @@ type Deps struct {
 	Ready           func() bool                             // the agent has started
 	Drain           func()                                  // mark the agent draining, then drain and stop it as SIGTERM does
 	APIAddr         func() string                           // the bound TCP API address ("" when off)
+	StoreHealth     func() error                            // nil while the store answers, else why not (may be nil)
 }
 
 // Handlers serves the control API from Deps.

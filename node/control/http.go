@@ -1,6 +1,7 @@
 package control
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -26,7 +27,7 @@ func (h *Handlers) serveHealth(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	checks := map[string]string{"store": "ok"}
 	code := http.StatusOK
-	if err := h.Store.Ping(ctx); err != nil {
+	if err := cmp.Or(h.storeUnavailable(), h.Store.Ping(ctx)); err != nil {
 		checks["store"] = err.Error()
 		code = http.StatusServiceUnavailable
 	}
@@ -46,6 +47,10 @@ func (h *Handlers) serveHealth(w http.ResponseWriter, r *http.Request) {
 func (h *Handlers) serveReady(w http.ResponseWriter, _ *http.Request) {
 	if !h.Ready() || h.Draining() {
 		writeJSONStatus(w, http.StatusServiceUnavailable, map[string]string{"ready": "false", "reason": "draining or starting"})
+		return
+	}
+	if err := h.storeUnavailable(); err != nil {
+		writeJSONStatus(w, http.StatusServiceUnavailable, map[string]string{"ready": "false", "reason": err.Error()})
 		return
 	}
 	writeJSONStatus(w, http.StatusOK, map[string]string{"ready": "true"})

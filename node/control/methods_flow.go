@@ -170,7 +170,7 @@ func (h *Handlers) checkFlowContext(ctx context.Context, id uint64) error {
 		return api.InvalidParams("context", "%v", err)
 	}
 	if _, err := h.Store.LoadContext(ctx, id); err != nil {
-		return api.InvalidParams("context", "context %d does not exist on this agent (hyphae context create --id %d)", id, id)
+		return h.contextErr(err, id)
 	}
 	return nil
 }

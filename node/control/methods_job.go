@@ -164,7 +164,7 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 		return nil, api.InvalidParams("context", "%v", err)
 	}
 	if _, err := h.Store.LoadContext(ctx, p.Context); err != nil {
-		return nil, api.InvalidParams("context", "context %d does not exist on this agent (hyphae context create --id %d)", p.Context, p.Context)
+		return nil, h.contextErr(err, p.Context)
 	}
 	if h.Draining() && run {
 		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new jobs")
