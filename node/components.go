@@ -45,6 +45,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 		Python:         n.cfg.Runner.Python,
 		WorkerID:       n.cfg.Runner.WorkerID,
 		User:           n.cfg.Runner.User,
+		NoCgroups:      n.cfg.Runner.Cgroups != nil && !*n.cfg.Runner.Cgroups,
 		RunnerID:       n.id.PeerID().String(),
 		Contexts:       n.contextIDs,
 	}, n.store, n.log.With("part", "runner"))

@@ -85,6 +85,10 @@ type Runner struct {
 	Python         string        `yaml:"python"`          // interpreter; default python3 on PATH
 	DrainGrace     time.Duration `yaml:"drain_grace"`     // running jobs get this long at shutdown; default 30s
 	User           string        `yaml:"user"`            // run jobs as this user (agent must be root); "" = as the agent
+	// Cgroups runs each job in its own cgroup where cgroup v2 is usable
+	// (kill the whole job on timeout/stop; memory_mb, cpu); default true.
+	// false: process groups only. `hyphae info` shows which is in use.
+	Cgroups *bool `yaml:"cgroups"`
 }
 
 // Bus tunes message delivery.

@@ -43,6 +43,7 @@ runner:
   default_timeout: 1h      # for jobs whose timeout is 0
   worker_id: ""            # serve the hero dispatcher queues of this worker id
   python: ""               # interpreter for python jobs; default python3 on PATH
+  cgroups: true            # each job in its own cgroup where cgroup v2 is usable; false: process groups
   drain_grace: 30s         # on SIGTERM / hyphae drain, running jobs get this long to finish
   user: ""                 # run jobs as this unprivileged user (agent must be root; data dir e.g. /var/lib/hyphae)
 

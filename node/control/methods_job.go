@@ -11,6 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/scheduler"
 )
 
 // JobRunParams submits a job.
@@ -25,6 +26,11 @@ type JobRunParams struct {
 	Env     map[string]string `json:"env,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"` // seconds
 	Retries int64             `json:"retries,omitempty"`
+	// MemoryMB and CPU limit the job (MiB, cores) where its runner has
+	// cgroups; elsewhere it runs with a warning in its log (node.info says
+	// which).
+	MemoryMB int64   `json:"memory_mb,omitempty"`
+	CPU      float64 `json:"cpu,omitempty"`
 	// Wait, in seconds, makes job.run block until the job ends (or Wait
 	// passes) and return it as it is then: a submit and a job.wait in
 	// one call.
@@ -170,7 +176,7 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new jobs")
 	}
 	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
-		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env}
+		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU}
 	var err error
 	if run {
 		err = h.Store.EnqueueJob(ctx, j)
@@ -195,6 +201,10 @@ func checkJobParams(p JobRunParams) error {
 		return api.InvalidParams("timeout", "must not be negative")
 	case p.Retries < 0:
 		return api.InvalidParams("retries", "must not be negative")
+	case p.MemoryMB < 0 || p.MemoryMB > scheduler.MaxMemoryMB:
+		return api.InvalidParams("memory_mb", "MiB from 1 to %d, or 0 for no limit", scheduler.MaxMemoryMB)
+	case p.CPU != 0 && !(p.CPU >= scheduler.MinCPU && p.CPU <= scheduler.MaxCPU):
+		return api.InvalidParams("cpu", "cores from %g to %d, such as 0.5 or 2, or 0 for no limit", scheduler.MinCPU, scheduler.MaxCPU)
 	case p.Wait < 0 || p.Wait > 3600:
 		return api.InvalidParams("wait", "seconds to wait for the job's end: 0 (do not wait) to 3600")
 	}

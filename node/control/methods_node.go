@@ -25,6 +25,9 @@ type InfoView struct {
 	Socket      string   `json:"socket"`
 	UptimeSec   int64    `json:"uptime_seconds"`
 	Draining    bool     `json:"draining"`
+	// Isolation says how jobs are contained and limited: in cgroups (where,
+	// how they are killed, which limits) or in process groups, and why.
+	Isolation string `json:"isolation,omitempty"`
 }
 
 func (h *Handlers) registerNodeMethods() {
@@ -40,6 +43,9 @@ func (h *Handlers) info(ctx context.Context) (*InfoView, error) {
 		ScriptTypes: h.ScriptTypes(), Contexts: []uint64{}}
 	if h.Self != nil {
 		v.ActorID = h.Self.ID
+	}
+	if h.Runner != nil {
+		v.Isolation = h.Runner.Isolation().String()
 	}
 	cs, err := h.Store.ListContexts(ctx)
 	if err != nil {

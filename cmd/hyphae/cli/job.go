@@ -29,7 +29,8 @@ type jobRunFlags struct {
 	ctx                         uint64
 	env                         []string
 	timeout                     time.Duration
-	retries                     int64
+	retries, memoryMB           int64
+	cpu                         float64
 	wait, asJSON                bool
 }
 
@@ -63,6 +64,8 @@ bus.timeout (a note on stderr says so).`,
 	fl.StringArrayVar(&f.env, "env", nil, "environment variable K=V (repeatable)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the job after this long (default: the runner's)")
 	fl.Int64Var(&f.retries, "retries", 0, "extra attempts when the job fails")
+	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "memory limit in MiB (where the runner has cgroups; see hyphae info)")
+	fl.Float64Var(&f.cpu, "cpu", 0, "CPU limit in cores, e.g. 0.5 (where the runner has cgroups)")
 	fl.BoolVar(&f.wait, "wait", false, "wait for the job to end and print its result")
 	fl.BoolVar(&f.asJSON, "json", false, "print the job as JSON (with status, result, error)")
 	_ = cmd.MarkFlagRequired("context")
@@ -159,7 +162,8 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 		env[k] = v
 	}
 	return &control.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
-		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries}, nil
+		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries,
+		MemoryMB: f.memoryMB, CPU: f.cpu}, nil
 }
 
 // waitJob follows a job until it ends, reporting status changes to w.
