@@ -85,6 +85,17 @@
 // found each peer: mdns, dht, bootstrap, store, or presence (heard of
 // before any of those connected us, e.g. it dialled us or was relayed).
 //
+// # Conduct
+//
+// Each agent counts, per peer, the messages it refused lately: frames the
+// inbox validator rejected and messages the bridge refused after reading
+// them (Penalize: a result for a job not sent to that peer, a job it may
+// not submit, a payload that does not decode). The count halves every
+// five minutes. It lowers the peer's gossipsub score (the app-specific
+// part), and past twenty the peer's frames to this agent, on every path,
+// pass a token bucket (twenty a second) before any check; the rest are
+// dropped unjudged and counted (FrameStats.Limited). See conduct.go.
+//
 // # Message IDs
 //
 // A pubsub message ID is the SHA-256 of the message data, so the same bytes

@@ -40,7 +40,7 @@ local f = redis.call('HMGET', KEYS[1], 'dst', 'message_type', 'status')
 if not f[2] and not f[3] and redis.call('EXISTS', KEYS[1]) == 0 then
   return redis.error_reply('notfound: ' .. KEYS[1])
 end
-if f[1] ~= ARGV[1] then return 'stranger' end
+if not f[1] or f[1] == '' or f[1] ~= ARGV[1] then return 'stranger' end
 if redis.call('ZREM', KEYS[2], KEYS[1]) == 0 then return 'duplicate' end
 if f[2] == 'job' then return 'job' end
 if to_processed[f[3] or ''] then
