@@ -59,9 +59,10 @@ func (r *Runner) dispatch(id uint64, cl *store.Claim) {
 			defer r.jobWG.Done()
 			r.runClaimed(id, cl)
 		}()
-	case store.VerdictDead:
+	case store.VerdictDead, store.VerdictInvalid: // the claim has dead-lettered (and, invalid, ended) it
 		r.releaseSlot()
-		r.log.Warn("executor: unusable job moved to dead_letter", "context", id, "job", cl.JobKey)
+		r.log.Warn("executor: unusable job moved to dead_letter", "context", id, "job", cl.JobKey,
+			"reason", cl.Reason, "ended", cl.Verdict == store.VerdictInvalid)
 	default:
 		r.releaseSlot()
 		r.jobWG.Add(1)

@@ -32,10 +32,13 @@
 // serves script type "x"; it has: bash, noop, python, sh`. The sweeper
 // learns of such queues from the same notifications, and by scanning each
 // context for queue:* keys at start, every Sweep without notifications,
-// and every 15 Sweeps with them. A job hash that cannot be used (missing, unknown status,
-// undecodable fields, already ended) goes to the context's dead_letter
-// list with the reason (JSON: key, queue, reason, runner, at); a
-// decodable-enough one also ends status error with that reason.
+// and every 15 Sweeps with them. An entry that cannot be used goes to the
+// context's dead_letter list with the reason (JSON: key, queue, reason,
+// runner, at) and out of the processing list: a key that is missing, not
+// a hash, or a job already ended is left as it is; a job hash with an
+// unknown status, an attempt that is no whole number or other undecodable
+// fields also ends status error with that reason, announced as any end is
+// (reply:<key> is pushed, so a client's BLPOP returns).
 //
 // # Running a job
 //

@@ -72,7 +72,7 @@ func TestDeadLetter(t *testing.T) {
 		}
 		return len(reasons) == 3
 	})
-	if reasons[badStatus] != `unknown status "bogus"` || !strings.Contains(reasons["job:1:404"], "does not exist") ||
+	if !strings.HasPrefix(reasons[badStatus], `invalid job: status "bogus" is not one of `) || !strings.Contains(reasons["job:1:404"], "does not exist") ||
 		!strings.Contains(reasons[badTimeout], `field "timeout"`) {
 		t.Fatalf("dead letters %v", reasons)
 	}

@@ -2,9 +2,9 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,9 +14,6 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// DeadLetterCap bounds the dead_letter list of a context.
-const DeadLetterCap = 10000
-
 // Verdict says what ClaimJob found.
 type Verdict string
 
@@ -25,7 +22,8 @@ const (
 	VerdictRun      Verdict = "run"      // leased and marked started: run it
 	VerdictStopped  Verdict = "stopped"  // leased; a stop marker covers it: end it "stopped"
 	VerdictRejected Verdict = "rejected" // leased, untouched (ClaimReject mode)
-	VerdictDead     Verdict = "dead"     // unusable; already in dead_letter, no lease
+	VerdictDead     Verdict = "dead"     // unusable and left as it is (missing, not a hash, ended); in dead_letter, no lease
+	VerdictInvalid  Verdict = "invalid"  // a bad status or attempt: ended error with the reason, in dead_letter, no lease
 )
 
 // Claim is a job taken from a queue.
@@ -37,12 +35,20 @@ type Claim struct {
 	Left    int64      // 0 when the queues tried are empty after this one, else > 0
 	Hash    model.Hash // the job's fields as taken (status already "started" for VerdictRun)
 	Lease   Lease
+	Reason  string // VerdictDead and VerdictInvalid: why the job cannot be run
 }
 
 // ClaimJob takes the oldest job of the first non-empty queue:<type> (types
 // in the order given) into processing:<runnerID> with a lease, atomically.
 // With reject set the job is leased but not marked started (the caller ends
 // it with an error). It returns nil, nil when all the queues are empty.
+//
+// An entry that is no usable job is dead-lettered with the reason in the
+// same step, never leased: a key that is missing, not a hash or an ended
+// job is left as it is (VerdictDead); a job hash whose status or attempt
+// is no valid value is ended error with the reason, as any end of a job
+// is announced (its reply:<key> pushed, so a client's BLPOP returns),
+// and its other fields are left as they are (VerdictInvalid).
 func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, types []string,
 	lease time.Duration, reject bool) (*Claim, error) {
 	db, err := s.DB(ctxID)
@@ -57,32 +63,49 @@ func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, typ
 	return c, nil
 }
 
+// luaStatusList defines statusList, the job statuses a job hash may hold
+// (model.JobMoves), for the reason given when it holds another.
+var luaStatusList = func() string {
+	var sts []string
+	for st := range model.JobMoves() {
+		if st != "" {
+			sts = append(sts, string(st))
+		}
+	}
+	sort.Strings(sts)
+	return fmt.Sprintf("local statusList = %q\n", strings.Join(sts, ", "))
+}()
+
 // claimJob: see ClaimJob. It takes the oldest job from the first
 // non-empty queue, moves it into the runner's processing list and leases
 // it, in one step.
 // KEYS[1] processing:<runner>, KEYS[2] leases, KEYS[3] lease_owners,
-// KEYS[4] dead_letter, KEYS[5..] queue:<type> in the order to try.
+// KEYS[4] dead_letter, KEYS[5] jobs_done, KEYS[6] remote_done,
+// KEYS[7..] queue:<type> in the order to try.
 // ARGV[1] runner id, ARGV[2] lease expiry (unix ms), ARGV[3] now (unix s),
 // ARGV[4] "run" (mark it started, and set script_type from the queue when
 // the hash has none) or "reject" (lease it only); either way a missing
 // attempt field is set to 1,
-// ARGV[5] dead-letter list cap.
-// It also reads and writes the popped job's hash and reads stop:<job key>,
-// whose names are known only after the pop (contexts are DBs, so the
-// contract is single-instance Redis anyway).
-// Returns nil when every queue is empty, else {queue index (1 = KEYS[5]),
+// ARGV[5] dead-letter list cap, ARGV[6] reply list TTL (s), ARGV[7] the
+// reply list's key prefix (ReplyKey of "").
+// It also reads and writes the popped job's hash and reply list and reads
+// stop:<job key>, whose names are known only after the pop (contexts are
+// DBs, so the contract is single-instance Redis anyway).
+// Returns nil when every queue is empty, else {queue index (1 = KEYS[7]),
 // job key, verdict, attempt, jobs left (0 when all the queues are empty,
-// else the length of the queue taken from, or of the others), field,
-// value, ...}; verdict is run, stopped (a stop marker covers this
-// attempt), rejected, or dead (unusable: already moved to dead_letter and
-// out of the processing list, no lease).
-var claimJob = newScript("claimJob", luaStartable, luaLease, `
+// else the length of the queue taken from, or of the others), then
+// field, value, ... or, for dead and invalid, the reason}; verdict is
+// run, stopped (a stop marker covers this attempt), rejected, dead
+// (unusable, left as it is) or invalid (ended error): both of these
+// already in dead_letter and out of the processing list, with no lease.
+var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, `
+local first = 7
 -- remaining says whether jobs are left: the length of queue i when it has
 -- some (the common case: one LLEN), else the sum over the other queues.
 local function remaining(i)
   local n = redis.call('LLEN', KEYS[i])
   if n > 0 then return n end
-  for j = 5, #KEYS do
+  for j = first, #KEYS do
     if j ~= i then n = n + redis.call('LLEN', KEYS[j]) end
   end
   return n
@@ -93,28 +116,42 @@ local function dead(key, q, reason)
     runner = ARGV[1], at = tonumber(ARGV[3])}))
   redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
 end
--- check returns the attempt to run, or nil and why the job is unusable.
+-- check returns the attempt to run, or nil, why the job is unusable and
+-- whether to end it (a job hash whose own fields are wrong; a key that is
+-- missing, of another type or an ended job is not touched). h is HGETALL's
+-- reply, an error reply when the key is not a hash.
 local function check(key, h)
+  if h.err then
+    return nil, 'invalid job: ' .. key .. ' is a ' .. redis.call('TYPE', key).ok .. ', not a job hash'
+  end
   if #h == 0 then return nil, 'job hash ' .. key .. ' does not exist' end
   local f = {}
   for j = 1, #h, 2 do f[h[j]] = h[j + 1] end
   local st, araw = f['status'] or '', f['attempt'] or ''
   local ok = startable(st)
-  if ok == nil then return nil, 'unknown status "' .. st .. '"' end
+  if ok == nil then return nil, 'invalid job: status "' .. st .. '" is not one of ' .. statusList, true end
   if not ok then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
   local att = 1
   if araw ~= '' then att = tonumber(araw) end
-  if att == nil or att ~= math.floor(att) then return nil, 'bad attempt "' .. araw .. '"' end
-  return math.max(att, 1), nil, (f['script_type'] or '') == ''
+  if att == nil or att ~= math.floor(att) then
+    return nil, 'invalid job: attempt "' .. araw .. '" is not a whole number', true
+  end
+  return math.max(att, 1), nil, false, (f['script_type'] or '') == ''
 end
-for i = 5, #KEYS do
+for i = first, #KEYS do
   local key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
   if key then
-    local h = redis.call('HGETALL', key)
-    local att, why, untyped = check(key, h)
+    local h = redis.pcall('HGETALL', key)
+    local att, why, ends, untyped = check(key, h)
     if not att then
+      local verdict = 'dead'
+      if ends then
+        verdict = 'invalid'
+        redis.call('HSET', key, 'status', 'error', 'error', why, 'updated_at', ARGV[3])
+        announceEnd(key, ARGV[7] .. key, KEYS[5], KEYS[6], 'error', ARGV[6])
+      end
       dead(key, KEYS[i], why)
-      return {i - 4, key, 'dead', '0', remaining(i)}
+      return {i - first + 1, key, verdict, '0', remaining(i), why}
     end
     local verdict = 'run'
     local stop = redis.call('GET', 'stop:' .. key)
@@ -132,7 +169,7 @@ for i = 5, #KEYS do
       redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3])
     end
     lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
-    local out = {i - 4, key, verdict, tostring(att), remaining(i)}
+    local out = {i - first + 1, key, verdict, tostring(att), remaining(i)}
     for j = 1, #h do out[#out + 1] = h[j] end
     return out
   end
@@ -152,7 +189,7 @@ type claimCall struct {
 }
 
 func newClaimCall(runnerID string, types []string, lease time.Duration, reject bool) claimCall {
-	keys := []string{ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey, DeadLetterKey}
+	keys := []string{ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey, DeadLetterKey, JobsDoneKey, RemoteDoneKey}
 	for _, t := range types {
 		keys = append(keys, QueueKey(t))
 	}
@@ -161,7 +198,8 @@ func newClaimCall(runnerID string, types []string, lease time.Duration, reject b
 		mode = "reject"
 	}
 	exp := ts.Add(lease)
-	args := []any{runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap}
+	args := []any{runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap,
+		int64(ReplyTTL / time.Second), ReplyKey("")}
 	return claimCall{keys: keys, args: args, types: types, runnerID: runnerID, now: ts, expires: exp}
 }
 
@@ -197,14 +235,18 @@ func decodeClaim(res []any, types []string, now int64) (*Claim, error) {
 	a, _ := res[3].(string)
 	c.Attempt, _ = strconv.ParseInt(a, 10, 64)
 	c.Left, _ = res[4].(int64)
+	if c.Verdict == VerdictDead || c.Verdict == VerdictInvalid {
+		if len(res) > 5 {
+			c.Reason, _ = res[5].(string)
+		}
+		return c, nil
+	}
 	for i := 5; i+1 < len(res); i += 2 {
 		f, _ := res[i].(string)
 		val, _ := res[i+1].(string)
 		c.Hash[f] = val
 	}
-	if c.Verdict != VerdictDead {
-		c.Hash["attempt"] = a
-	}
+	c.Hash["attempt"] = a
 	if c.Verdict == VerdictRun {
 		c.Hash["status"] = string(model.JobStarted)
 		c.Hash["updated_at"] = strconv.FormatInt(now, 10)
@@ -284,53 +326,6 @@ func (s *Store) QueueTypes(ctx context.Context, ctxID uint64) ([]string, error) 
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, strings.TrimPrefix(k, QueueKey("")))
-	}
-	return out, nil
-}
-
-// DeadLetter is one entry of a context's dead_letter list (JSON).
-type DeadLetter struct {
-	Key    string `json:"key"`
-	Queue  string `json:"queue,omitempty"`
-	Reason string `json:"reason"`
-	Runner string `json:"runner,omitempty"`
-	At     int64  `json:"at"`
-}
-
-// PushDeadLetter records an entry that could not be processed.
-func (s *Store) PushDeadLetter(ctx context.Context, ctxID uint64, d DeadLetter) error {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return fmt.Errorf("store.PushDeadLetter: %w", err)
-	}
-	if d.At == 0 {
-		d.At = now()
-	}
-	b, _ := json.Marshal(d)
-	_, err = db.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.LPush(ctx, DeadLetterKey, b)
-		p.LTrim(ctx, DeadLetterKey, 0, DeadLetterCap-1)
-		return nil
-	})
-	return wrap("store.PushDeadLetter", err)
-}
-
-// DeadLetters returns the newest entries of a context's dead_letter list.
-func (s *Store) DeadLetters(ctx context.Context, ctxID uint64, n int64) ([]DeadLetter, error) {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return nil, fmt.Errorf("store.DeadLetters: %w", err)
-	}
-	raw, err := db.LRange(ctx, DeadLetterKey, 0, n-1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store.DeadLetters: %w", err)
-	}
-	out := make([]DeadLetter, 0, len(raw))
-	for _, r := range raw {
-		var d DeadLetter
-		if json.Unmarshal([]byte(r), &d) == nil {
-			out = append(out, d)
-		}
 	}
 	return out, nil
 }
