@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -152,15 +151,11 @@ func unwrapPath(err error) error {
 	return err
 }
 
-var runnerID = regexp.MustCompile(`^runner:[0-9]+$`)
-
-// runner accepts "", self, runner:<id> or a peer ID.
+// runner accepts "", self, runner:<id> or a peer ID (checkRunner).
 func (p *parser) runner(e entry, job string) string {
 	r := p.str(e, job)
-	bad := strings.ContainsAny(r, " \t\n") ||
-		(strings.Contains(r, ":") && !runnerID.MatchString(r))
-	if bad {
-		p.fail(e.v, job, "runner %q: want self, a peer ID (12D3KooW…) or runner:<id>", r)
+	if msg := checkRunner(r); msg != "" {
+		p.fail(e.v, job, "%s", msg)
 		return ""
 	}
 	return r

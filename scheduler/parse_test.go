@@ -27,7 +27,7 @@ jobs:
   upload:
     type: python
     needs: snapshot
-    runner: 12D3KooWAbc
+    runner: 12D3KooWPeerBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB
     script_file: up.py
     env: {MODE: fast, EMPTY: }
     continue_on_error: true
@@ -53,7 +53,7 @@ jobs:
 		t.Fatalf("env/jobs: %+v", f)
 	case f.Jobs[0].Timeout != 10*time.Minute, f.Jobs[0].Retries != 2:
 		t.Fatalf("snapshot: %+v", f.Jobs[0])
-	case up.Script != "print('up')\n", up.Needs[0] != "snapshot", up.Runner != "12D3KooWAbc":
+	case up.Script != "print('up')\n", up.Needs[0] != "snapshot", up.Runner != "12D3KooWPeerBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB":
 		t.Fatalf("upload: %+v", up)
 	case !up.ContinueOnError, up.Timeout != 90*time.Second, up.Env["MODE"] != "fast", up.Line != 7:
 		t.Fatalf("upload: %+v", up)

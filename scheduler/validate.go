@@ -1,9 +1,12 @@
 package scheduler
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 var jobName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
@@ -105,8 +108,27 @@ func EnvName(s string) string {
 	return string(b)
 }
 
+var runnerID = regexp.MustCompile(`^runner:[0-9]+$`)
+
+// checkRunner says what is wrong with a job's runner value, "" when it is
+// one the scheduler can route: none (the agent picks a registered runner),
+// self, runner:<id> or a peer ID. Anything else is refused when the flow
+// is created, not sent nowhere when the job is ready.
+func checkRunner(r string) string {
+	if r == "" || r == "self" || runnerID.MatchString(r) {
+		return ""
+	}
+	if _, err := peer.Decode(r); err == nil {
+		return ""
+	}
+	return fmt.Sprintf("runner %q: want self, a peer ID (12D3KooW…) or runner:<id>"+
+		" of a runner registered in the flow's context (hyphae runner list CONTEXT);"+
+		" leave runner out to let the agent pick a registered runner", r)
+}
+
 // Validate checks a File built in code (Parse has done it for files read):
-// names, needs, cycles, and that every job has a type and a script.
+// names, needs, cycles, and that every job has a type, a script and a
+// runner value the scheduler can route.
 func (f *File) Validate() error {
 	p := &parser{src: f.Source, needLines: map[[2]string]int{}}
 	if p.src == "" {
@@ -120,6 +142,9 @@ func (f *File) Validate() error {
 		seen[j.Name] = true
 		if j.Type == "" || strings.TrimSpace(j.Script) == "" {
 			p.errs = append(p.errs, &FileError{File: p.src, Line: j.Line, Job: j.Name, Msg: "needs a type and a script"})
+		}
+		if msg := checkRunner(j.Runner); msg != "" {
+			p.errs = append(p.errs, &FileError{File: p.src, Line: j.Line, Job: j.Name, Msg: msg})
 		}
 	}
 	if len(p.errs) == 0 {
