@@ -6,10 +6,17 @@
 // Methods live in one Table; the server dispatches from it and rpc.discover
 // generates its OpenRPC document from it, so the two cannot disagree.
 //
-// Wire, over HTTP (socket and TCP): POST /rpc with
+// Wire, over HTTP (socket and TCP): POST /rpc (or POST /, where the seed
+// coordinator's clients post) with
 // {"jsonrpc":"2.0","id":1,"method":"node.info","params":{...}}; the answer
 // is {"jsonrpc":"2.0","id":1,"result":...} or
-// {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"..."}}.
+// {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"..."}}. A
+// JSON array is a batch, answered by an array. GET / or /rpc with a
+// WebSocket upgrade opens JSON-RPC over WebSocket (ws.go); on TCP the
+// token goes in the Authorization header, or ?token= for a browser.
+//
+// A method may accept several params shapes (RegisterShapes): Hyphae's own
+// and the seed coordinator's, told apart by the keys a call uses.
 //
 // Wire, as a stream (socket only): a connection whose first byte is '{'
 // (or whitespace) carries the same request objects back to back, without

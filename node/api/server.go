@@ -44,7 +44,12 @@ func NewServer(table *Table, token string, classify Classifier, log *slog.Logger
 	s := &Server{table: table, token: token, log: log, classify: classify, mux: http.NewServeMux(),
 		conns: map[net.Conn]struct{}{}}
 	s.base, s.cancel = context.WithCancel(context.Background())
-	s.mux.HandleFunc("POST /rpc", s.serveRPC)
+	// The seed coordinator's clients post to the root (COORDINATOR_URL is
+	// http://127.0.0.1:9652) and open WebSockets there; /rpc is ours.
+	for _, path := range rpcPaths {
+		s.mux.HandleFunc("POST "+path, s.serveRPC)
+		s.mux.HandleFunc("GET "+path, s.serveWS)
+	}
 	return s
 }
 
@@ -139,7 +144,7 @@ type tcpKey struct{}
 // tcpGuard marks requests as coming over TCP so requireToken applies.
 func (s *Server) tcpGuard(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/rpc" && !s.tokenOK(r) {
+		if isRPCPath(r.URL.Path) && !s.tokenOK(r) {
 			http.Error(w, "401 unauthorized: send 'Authorization: Bearer <token>' with the token from <data_dir>/api.token", http.StatusUnauthorized)
 			return
 		}
@@ -159,8 +164,19 @@ func (s *Server) requireToken(h http.Handler) http.Handler {
 
 func (s *Server) tokenOK(r *http.Request) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok && isUpgrade(r) {
+		// A browser's WebSocket cannot set headers: it may send the token
+		// as ?token= on the upgrade request instead.
+		got, ok = r.URL.Query().Get("token"), true
+	}
 	return ok && s.token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }
+
+// rpcPaths are where JSON-RPC is served: POST for one request (or a
+// batch) per HTTP request, GET with an upgrade for a WebSocket.
+var rpcPaths = []string{"/{$}", "/rpc"}
+
+func isRPCPath(p string) bool { return p == "/" || p == "/rpc" }
 
 type request struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -182,6 +198,14 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	if err != nil || len(body) > MaxRequest {
 		writeJSON(w, response{JSONRPC: "2.0", ID: json.RawMessage("null"),
 			Error: Errorf(CodeInvalidRequest, "request body unreadable or over %d bytes", MaxRequest)})
+		return
+	}
+	if isBatch(body) {
+		if out := s.answerBatch(r.Context(), body); out != nil {
+			_, _ = w.Write(out)
+		} else {
+			w.WriteHeader(http.StatusNoContent)
+		}
 		return
 	}
 	var req request

@@ -22,6 +22,9 @@ type Method struct {
 	Params  reflect.Type // struct type of params, or nil
 	Result  reflect.Type // type of the result, or nil
 	Handler Handler
+	// Shapes, when set, are the params objects the method accepts
+	// (RegisterShapes); Params and Result are then the first one's.
+	Shapes []Shape
 }
 
 // Table is the method table shared by the server and rpc.discover.
