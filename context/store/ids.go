@@ -36,6 +36,7 @@ func (r idRange) left() uint64 { return r.end - min(r.next, r.end) }
 type idState struct {
 	cur, spare idRange
 	filling    bool
+	floor      uint64 // ids up to it were chosen by callers: skipped (ids_claim.go)
 }
 
 // idBlocks holds reserved id ranges per context and kind, and the
@@ -90,7 +91,8 @@ func (b *idBlocks) takeReserved(ctxID uint64, kinds ...string) (ids []uint64, ok
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, kind := range kinds {
-		if st := b.state(idKind{ctxID, kind}); st.cur.left()+st.spare.left() == 0 {
+		st := b.state(idKind{ctxID, kind})
+		if st.skipFloor(); st.cur.left()+st.spare.left() == 0 {
 			return nil, false
 		}
 	}
@@ -112,6 +114,7 @@ func (b *idBlocks) refillLow(k idKind) bool {
 // next hands out the next reserved id, moving to the spare block when the
 // one in use has run out; mu is held.
 func (st *idState) next() (uint64, bool) {
+	st.skipFloor()
 	if st.cur.left() == 0 {
 		st.cur, st.spare = st.spare, idRange{}
 	}
@@ -200,7 +203,10 @@ func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]u
 		return nil, fmt.Errorf("store.NextIDs: %w", err)
 	}
 	for n, i := range missing {
-		ids[i] = s.ids.put(idKind{ctxID, kinds[i]}, uint64(cmds[n].Val()))
+		var ok bool
+		if ids[i], ok = s.ids.putAbove(idKind{ctxID, kinds[i]}, uint64(cmds[n].Val())); !ok {
+			return s.NextIDs(ctx, ctxID, kinds...) // the block lay under a caller's id: reserve anew
+		}
 	}
 	return ids, nil
 }
