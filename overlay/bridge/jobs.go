@@ -16,12 +16,13 @@ import (
 // onJob authorises a job from another agent and materialises it in the
 // target context, or refuses it saying why (writing nothing there).
 func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payload) error {
-	refuse := func(format string, args ...any) error {
+	refuseAs := func(counted, format string, args ...any) error {
 		reason := fmt.Sprintf(format, args...)
-		b.refused(from, "unauthorized", nil)
+		b.refused(from, counted, nil)
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, reason)
 		return nil
 	}
+	refuse := func(format string, args ...any) error { return refuseAs("unauthorized", format, args...) }
 	if err := b.st.CheckContextID(target); err != nil {
 		return refuse("context %d: %v", target, err)
 	}
@@ -41,7 +42,7 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	}
 	src, err := model.JobFromHash("job from "+sender, p.Job)
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
-		return refuse("malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
+		return refuseAs(reasonMalformedJob, "malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
 	}
 	j, key, created, err := b.accept(ctx, sender, target, p, src, caller, cached)
 	if errors.Is(err, store.ErrDenied) {

@@ -6,6 +6,12 @@ import (
 	"time"
 )
 
+// reasonMalformedJob counts a job message from a sender known here whose
+// job cannot be used (no script, no type, undecodable fields): its own
+// reason, apart from "unauthorized", so a broken client is told from an
+// intruder.
+const reasonMalformedJob = "malformed_job"
+
 // Stats counts what crossed the bridge; the node exports it as metrics.
 type Stats struct {
 	mu          sync.Mutex
