@@ -23,6 +23,8 @@ type Config struct {
 	Heartbeat      time.Duration // lease renewal period; default Lease/3
 	StdoutCap      int           // bytes of stdout kept in the result; default 64 KiB
 	LogLines       int           // log lines kept in Redis per job; default 10000
+	LogBytes       int           // bytes of log lines kept in Redis per job; default 256 KiB
+	OutputBytes    int64         // bytes of a job's output.log; default 10 MiB
 
 	// Executors maps extra script types to a command line; "{file}" is
 	// replaced by the script's path (appended when absent), e.g.
@@ -77,6 +79,12 @@ func (c Config) withDefaults() Config {
 	if c.LogLines == 0 {
 		c.LogLines = 10000
 	}
+	if c.LogBytes == 0 {
+		c.LogBytes = DefaultLogBytes
+	}
+	if c.OutputBytes == 0 {
+		c.OutputBytes = DefaultOutputBytes
+	}
 	if c.RunnerID == "" && c.DataDir != "" {
 		c.RunnerID = defaultRunnerID(c.DataDir)
 	}
@@ -107,6 +115,8 @@ func (c Config) Validate() error {
 	check(d.DataDir != "", "DataDir is required")
 	check(d.Concurrency > 0, "Concurrency %d must be positive", d.Concurrency)
 	check(d.StdoutCap > 0 && d.LogLines > 0, "StdoutCap and LogLines must be positive")
+	check(d.LogBytes >= MinLogBytes && d.OutputBytes >= MinLogBytes,
+		"LogBytes %d and OutputBytes %d must be at least %d", d.LogBytes, d.OutputBytes, MinLogBytes)
 	for _, f := range []struct {
 		name string
 		v    time.Duration

@@ -80,10 +80,13 @@
 // memory_mb 50 not enforced: …" and its result limit_warnings.
 // Runner.Isolation says which applies, for `hyphae info`.
 //
-// stdout and stderr lines go to <dir>/output.log and to the capped Redis
-// list logs:<job key> (LogLines lines, then one marker line; batched every
-// 20 ms and announced on pub/sub channel logs:<N>:<job key>, which
-// store.FollowLogs uses to follow a job live until it ends).
+// stdout and stderr lines go to <dir>/output.log (at most OutputBytes) and
+// to the Redis list logs:<job key> (at most LogLines lines and LogBytes
+// bytes; batched every 20 ms and announced on pub/sub channel
+// logs:<N>:<job key>, which store.FollowLogs uses to follow a job live
+// until it ends). A log over its cap keeps its first half as it comes and,
+// when the job ends, a marker line saying how many lines were left out and
+// the newest lines (logcap.go).
 //
 // The result map is the result file's key=value lines (blank and '#'
 // lines skipped; a line without '=' or with an empty key is ignored,

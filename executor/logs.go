@@ -1,11 +1,8 @@
 package executor
 
 import (
-	"bufio"
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -20,26 +17,33 @@ const (
 	outputLog     = "output.log"
 )
 
-// logSink keeps a job's output lines: all of them in <dir>/output.log
-// (created on the first line, so a silent job costs no file), and
-// up to the cap in the Redis list logs:<job key> (announced on its channel
-// so `job logs -f` followers wake). ctxID 0 (hero jobs) keeps the file only.
+// logSink keeps a job's output lines: in <dir>/output.log (created on the
+// first line, so a silent job costs no file; capped at OutputBytes,
+// logfile.go), and in the Redis list logs:<job key> (announced on its
+// channel so `job logs -f` followers wake), capped at LogLines lines and
+// LogBytes bytes as logcap.go says: the first half of either cap is sent
+// as it comes, the newest lines past it are held here and sent, after a
+// marker line when some were left out, when the job ends (Close). ctxID 0
+// (hero jobs) keeps the file only.
 type logSink struct {
-	st    *store.Store
-	log   *slog.Logger
-	ctxID uint64
-	key   string
-	dir   string
-	cap   int
+	st      *store.Store
+	log     *slog.Logger
+	ctxID   uint64
+	key     string
+	dir     string
+	cap     int   // lines in Redis
+	capB    int   // bytes of lines in Redis
+	fileCap int64 // bytes of output.log
 
 	mu      sync.Mutex
-	file    *os.File      // guarded by mu
-	buf     *bufio.Writer // guarded by mu
-	fileErr bool          // output.log could not be opened; guarded by mu
-	pending []string      // guarded by mu
-	sent    int           // lines handed to Redis; guarded by mu
-	tail    []string      // the last EndingLogLines of the Redis list; guarded by mu
-	running bool          // a flusher goroutine exists; guarded by mu
+	file    *capFile // guarded by mu
+	fileErr bool     // output.log could not be opened; guarded by mu
+	pending []string // guarded by mu
+	sent    int      // lines handed to Redis as the head; guarded by mu
+	sentB   int      // their bytes; guarded by mu
+	held    *lineRing // past the head: the newest lines, sent at Close; guarded by mu
+	tail    []string // the last EndingLogLines of the head; guarded by mu
+	running bool     // a flusher goroutine exists; guarded by mu
 
 	kick chan struct{}
 	quit chan struct{}
@@ -47,7 +51,8 @@ type logSink struct {
 }
 
 func (r *Runner) newLogSink(ctxID uint64, key, dir string) *logSink {
-	return &logSink{st: r.st, log: r.log, ctxID: ctxID, key: key, dir: dir, cap: r.cfg.LogLines,
+	return &logSink{st: r.st, log: r.log, ctxID: ctxID, key: key, dir: dir,
+		cap: r.cfg.LogLines, capB: r.cfg.LogBytes, fileCap: r.cfg.OutputBytes,
 		kick: make(chan struct{}, 1), quit: make(chan struct{})}
 }
 
@@ -55,29 +60,32 @@ func (r *Runner) newLogSink(ctxID uint64, key, dir string) *logSink {
 func (l *logSink) Line(s string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.buf == nil && !l.fileErr {
+	if l.file == nil && !l.fileErr {
 		l.openFile()
 	}
-	if l.buf != nil {
-		l.buf.WriteString(s)
-		l.buf.WriteByte('\n')
+	if l.file != nil {
+		l.file.line(s)
 	}
-	if l.ctxID == 0 || l.sent > l.cap {
-		return // hero job, or the Redis list is full (capped marker sent)
+	if l.ctxID == 0 {
+		return // hero job: the file only
 	}
-	l.pending = append(l.pending, s)
-	l.sent++
-	if l.sent > l.cap {
-		l.keepTail(store.LogCapMarker) // what AppendLogs ends the list with
-	} else {
+	if l.held == nil && l.sent < l.cap/2 && l.sentB+lineBytes(s) <= l.capB/2 {
+		l.pending = append(l.pending, s)
+		l.sent++
+		l.sentB += lineBytes(s)
 		l.keepTail(s)
+		if !l.running {
+			l.running = true
+			l.wg.Add(1)
+			go l.flushLoop()
+		}
+		signal(l.kick)
+		return
 	}
-	if !l.running {
-		l.running = true
-		l.wg.Add(1)
-		go l.flushLoop()
+	if l.held == nil { // past the head: what is left of the cap holds the newest lines
+		l.held = &lineRing{maxLines: l.cap - l.sent, maxBytes: l.capB - l.sentB}
 	}
-	signal(l.kick)
+	l.held.push(s)
 }
 
 // keepTail remembers s among the last EndingLogLines lines; mu is held.
@@ -90,22 +98,27 @@ func (l *logSink) keepTail(s string) {
 }
 
 // Tail returns the last EndingLogLines lines of the job's Redis log, as
-// it will be once every line recorded so far is flushed.
+// it will be once every line recorded so far is flushed and Close has
+// written the held lines.
 func (l *logSink) Tail() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]string(nil), l.tail...)
+	out := append([]string(nil), l.tail...)
+	if l.held != nil {
+		out = append(out, l.held.peek()...)
+	}
+	return out[max(0, len(out)-EndingLogLines):]
 }
 
 // openFile opens output.log for appending; mu is held.
 func (l *logSink) openFile() {
-	f, err := os.OpenFile(filepath.Join(l.dir, outputLog), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := openCapFile(l.dir, l.fileCap)
 	if err != nil {
 		l.fileErr = true
 		l.log.Warn("executor: output.log", "dir", l.dir, "err", err)
 		return
 	}
-	l.file, l.buf = f, bufio.NewWriterSize(f, 16<<10)
+	l.file = f
 }
 
 func (l *logSink) flushLoop() {
@@ -132,15 +145,22 @@ func (l *logSink) flush() {
 	l.mu.Lock()
 	lines := l.pending
 	l.pending = nil
-	if l.buf != nil {
-		_ = l.buf.Flush()
+	if l.file != nil {
+		l.file.flush()
 	}
 	l.mu.Unlock()
+	l.send(lines)
+}
+
+// send appends lines to the Redis log in batches. Its cap there is one
+// line over LogLines, room for the marker, so the store never adds a
+// marker of its own.
+func (l *logSink) send(lines []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	for len(lines) > 0 {
 		n := min(len(lines), logBatch)
-		if err := l.st.AppendLogs(ctx, l.ctxID, l.key, lines[:n], l.cap); err != nil {
+		if err := l.st.AppendLogs(ctx, l.ctxID, l.key, lines[:n], l.cap+1); err != nil {
 			l.log.Warn("executor: job log", "job", l.key, "err", err)
 			return
 		}
@@ -148,16 +168,24 @@ func (l *logSink) flush() {
 	}
 }
 
-// Close flushes everything and closes the file; every line recorded before
-// is in Redis when it returns.
+// Close flushes everything, writes the held lines after the head and
+// closes the file; every line recorded before is in Redis when it
+// returns.
 func (l *logSink) Close() {
 	close(l.quit)
 	l.wg.Wait()
 	l.flush()
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.file != nil {
-		l.file.Close()
-		l.file, l.buf = nil, nil
+	var held []string
+	if l.held != nil {
+		held = l.held.drain()
 	}
+	if l.file != nil {
+		if err := l.file.close(); err != nil {
+			l.log.Warn("executor: output.log", "dir", l.dir, "err", err)
+		}
+		l.file = nil
+	}
+	l.mu.Unlock()
+	l.send(held)
 }
