@@ -36,14 +36,14 @@ type logSink struct {
 	fileCap int64 // bytes of output.log
 
 	mu      sync.Mutex
-	file    *capFile // guarded by mu
-	fileErr bool     // output.log could not be opened; guarded by mu
-	pending []string // guarded by mu
-	sent    int      // lines handed to Redis as the head; guarded by mu
-	sentB   int      // their bytes; guarded by mu
+	file    *capFile  // guarded by mu
+	fileErr bool      // output.log could not be opened; guarded by mu
+	pending []string  // guarded by mu
+	sent    int       // lines handed to Redis as the head; guarded by mu
+	sentB   int       // their bytes; guarded by mu
 	held    *lineRing // past the head: the newest lines, sent at Close; guarded by mu
-	tail    []string // the last EndingLogLines of the head; guarded by mu
-	running bool     // a flusher goroutine exists; guarded by mu
+	tail    []string  // the last EndingLogLines of the head; guarded by mu
+	running bool      // a flusher goroutine exists; guarded by mu
 
 	kick chan struct{}
 	quit chan struct{}
