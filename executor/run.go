@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // scriptSpec is one script to run, whatever its source (job or hero job).
@@ -182,14 +181,9 @@ func (r *Runner) timeout(j *model.RunnerJob) time.Duration {
 	return r.cfg.DefaultTimeout
 }
 
-// jobDir is <DataDir>/contexts/<N>/jobs/<caller>-<id>-<attempt>.
+// jobDir is <DataDir>/contexts/<N>/jobs/<caller>-<id>-<attempt> (jobdirs.go).
 func (r *Runner) jobDir(ctxID uint64, key string, attempt int64) string {
-	name := safeName(key)
-	if caller, id, err := store.ParseJobKey(key); err == nil {
-		name = fmt.Sprintf("%d-%d", caller, id)
-	}
-	return filepath.Join(r.cfg.DataDir, "contexts", strconv.FormatUint(ctxID, 10), "jobs",
-		fmt.Sprintf("%s-%d", name, attempt))
+	return filepath.Join(JobsDir(r.cfg.DataDir, ctxID), jobDirName(key, attempt))
 }
 
 // safeName keeps letters, digits, '-' and '_' (other bytes become '_').

@@ -255,3 +255,26 @@ func dryArg(dry bool) string {
 	}
 	return ""
 }
+
+// Existing reports which of keys exist in context ctxID's DB, in one
+// pipeline (callers pass a page at a time).
+func (s *Store) Existing(ctx context.Context, ctxID uint64, keys []string) (map[string]bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.Existing: %w", err)
+	}
+	cmds := make([]*redis.IntCmd, len(keys))
+	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys {
+			cmds[i] = p.Exists(ctx, k)
+		}
+		return nil
+	}); err != nil && len(keys) > 0 {
+		return nil, fmt.Errorf("store.Existing: %w", err)
+	}
+	out := make(map[string]bool, len(keys))
+	for i, k := range keys {
+		out[k] = cmds[i].Val() == 1
+	}
+	return out, nil
+}
