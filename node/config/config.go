@@ -34,6 +34,8 @@ type Config struct {
 	Bus       Bus                 `yaml:"bus"`
 	// Supervisor tunes flow scheduling.
 	Supervisor Supervisor `yaml:"supervisor"`
+	// Retention says how long what has ended is kept (retention.go).
+	Retention Retention `yaml:"retention"`
 }
 
 // Supervisor tunes the flow scheduler.
@@ -178,6 +180,7 @@ func (c *Config) Defaults() {
 	if c.Bus.Skew == 0 {
 		c.Bus.Skew = 2 * time.Minute
 	}
+	c.Retention.defaults()
 }
 
 func (o *Overlay) defaults() {
@@ -263,6 +266,7 @@ func (c *Config) validateMore() []error {
 			errs = append(errs, fmt.Errorf("%s: %v must not be negative", d.name, d.v))
 		}
 	}
+	errs = append(errs, c.Retention.validate()...)
 	return append(errs, validateAddrs(c)...)
 }
 

@@ -59,4 +59,17 @@ bus:
   timeout_ack: 3s          # resend a message not acknowledged by then
   timeout: 10m             # give up on a message after this
   skew: 2m                 # accepted clock difference between agents
+
+# What has ended is kept for a while, then removed with its logs and job
+# directories (hyphae prune does it at once). Nothing running, nor anything
+# a running flow or an unanswered remote job needs, is ever removed.
+retention:
+  enabled: true            # sweep every interval; false: only 'hyphae prune' removes anything
+  max_age: 168h            # finished/failed jobs, ended flows, settled messages older than this go
+  max_jobs: 10000          # ended jobs kept per context, newest first (a flow's jobs go with the flow)
+  max_flows: 1000          # ended flows kept per context
+  max_messages: 10000      # settled messages kept per context; msg_in is trimmed to this length
+  interval: 1m             # between sweeps
+  log_bytes: 256KiB        # a job's log in Redis: the first half, a marker, the last lines
+  output_bytes: 10MiB      # a job's output.log on disk, capped the same way
 `
