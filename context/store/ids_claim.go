@@ -29,6 +29,19 @@ func (s *Store) CreateJob(ctx context.Context, j *model.RunnerJob) error {
 		func() model.Hash { stamp(&j.CreatedAt, &j.UpdatedAt); return j.ToHash() }, "")
 }
 
+// CreateQueuedJob is CreateJob for a job to run now: status dispatched,
+// attempt 1, and its key pushed on queue:<script_type> in the same step
+// (as EnqueueJob does).
+func (s *Store) CreateQueuedJob(ctx context.Context, j *model.RunnerJob) error {
+	j.Status = model.JobDispatched
+	if j.Attempt == 0 {
+		j.Attempt = 1
+	}
+	return s.createObject(ctx, "store.CreateQueuedJob", j.ContextID, "job", &j.ID,
+		func() string { return JobKey(j.CallerID, j.ID) },
+		func() model.Hash { stamp(&j.CreatedAt, &j.UpdatedAt); return j.ToHash() }, QueueKey(j.ScriptType))
+}
+
 // CreateFlow writes a new flow hash (status as given), with the caller's
 // id when f.ID is set; ErrExists when flow:<id> exists.
 func (s *Store) CreateFlow(ctx context.Context, f *model.Flow) error {

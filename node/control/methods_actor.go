@@ -16,27 +16,43 @@ type ActorRef struct {
 }
 
 func (h *Handlers) registerActorMethods() {
-	api.Register(h.table, "actor.create", "Register an actor by its peer ID (idempotent).",
-		func(ctx context.Context, p struct {
+	api.RegisterShapes(h.table, "actor.create", "Register an actor by its peer ID or hex ed25519 public key "+
+		"(idempotent): {pubkey}, or the seed's {actor:{id, pubkey, address}} (a chosen id is kept).",
+		api.Alt(func(ctx context.Context, p struct {
 			Pubkey string `json:"pubkey"`
 		}) (*ActorView, error) {
-			if _, err := peer.Decode(p.Pubkey); err != nil {
-				return nil, api.InvalidParams("pubkey", "not a peer ID: %v", err)
+			pub, err := peerIDOf(p.Pubkey)
+			if err != nil {
+				return nil, api.InvalidParams("pubkey", "%v", err)
 			}
-			a, err := h.Store.EnsureActor(ctx, p.Pubkey)
+			a, err := h.Store.EnsureActor(ctx, pub)
 			if err != nil {
 				return nil, err
 			}
 			return h.actorView(a), nil
-		})
-	api.Register(h.table, "actor.load", "Show one actor by peer ID or id.",
-		func(ctx context.Context, p ActorRef) (*ActorView, error) {
+		}),
+		api.Alt(func(ctx context.Context, p struct {
+			Actor SeedActorIn `json:"actor"`
+		}) (*SeedActor, error) {
+			return h.seedActorCreate(ctx, p.Actor)
+		}))
+	api.RegisterShapes(h.table, "actor.load", "Show one actor: {actor} (peer ID or id), or the seed's {id}.",
+		api.Alt(func(ctx context.Context, p ActorRef) (*ActorView, error) {
 			a, err := h.resolveActor(ctx, p.Actor, false)
 			if err != nil {
 				return nil, err
 			}
 			return h.actorView(a), nil
-		})
+		}),
+		api.Alt(func(ctx context.Context, p struct {
+			ID uint64 `json:"id"`
+		}) (*SeedActor, error) {
+			a, err := h.Store.LoadActor(ctx, p.ID)
+			if err != nil {
+				return nil, err
+			}
+			return seedActor(a), nil
+		}))
 	api.Register(h.table, "actor.list", "List the actors this agent knows.",
 		func(ctx context.Context, _ struct{}) ([]*ActorView, error) {
 			as, err := h.Store.ListActors(ctx)

@@ -15,18 +15,25 @@ type GrantParams struct {
 }
 
 func (h *Handlers) registerContextMethods() {
-	api.Register(h.table, "context.create", "Create a context (tenant); this agent's actor becomes its admin.",
-		func(ctx context.Context, p struct {
+	api.RegisterShapes(h.table, "context.create", "Create a context (tenant): {id, name}, this agent's actor its admin; "+
+		"or the seed's {context:{id, admins, readers, executors}} (this agent's actor is admin when admins is empty).",
+		api.Alt(func(ctx context.Context, p struct {
 			ID   uint64 `json:"id,omitempty"`
 			Name string `json:"name,omitempty"`
 		}) (*ContextView, error) {
-			c := &model.Context{ID: p.ID, Name: p.Name, Admins: []uint64{h.Self.ID}}
-			if err := h.Store.CreateContext(ctx, c); err != nil {
-				return nil, err
+			return h.createContext(ctx, &model.Context{ID: p.ID, Name: p.Name, Admins: []uint64{h.Self.ID}})
+		}),
+		api.Alt(func(ctx context.Context, p struct {
+			Context SeedContextIn `json:"context"`
+		}) (*ContextView, error) {
+			in := p.Context
+			c := &model.Context{ID: in.ID, Name: in.Name, Admins: in.Admins, Readers: in.Readers,
+				Executors: in.Executors, CreatedAt: in.CreatedAt}
+			if len(c.Admins) == 0 {
+				c.Admins = []uint64{h.Self.ID}
 			}
-			h.ContextsChanged()
-			return contextView(c), nil
-		})
+			return h.createContext(ctx, c)
+		}))
 	api.Register(h.table, "context.load", "Show one context with its admins, executors and readers.",
 		func(ctx context.Context, p struct {
 			ID uint64 `json:"id"`
@@ -53,6 +60,14 @@ func (h *Handlers) registerContextMethods() {
 		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, true) })
 	api.Register(h.table, "context.revoke", "Take a role away from an actor.",
 		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, false) })
+}
+
+func (h *Handlers) createContext(ctx context.Context, c *model.Context) (*ContextView, error) {
+	if err := h.Store.CreateContext(ctx, c); err != nil {
+		return nil, err
+	}
+	h.ContextsChanged()
+	return contextView(c), nil
 }
 
 func (h *Handlers) grant(ctx context.Context, p GrantParams, give bool) (*ContextView, error) {

@@ -50,11 +50,22 @@ type FlowView struct {
 type FlowSummary = scheduler.Summary
 
 func (h *Handlers) registerFlowMethods() {
-	api.Register(h.table, "flow.create", "Validate and store a flow file (text + base dir); with start, start it too.", h.flowCreate)
-	api.Register(h.table, "flow.start", "Start a created flow.", func(ctx context.Context, p FlowRef) (*FlowView, error) {
-		return h.flowAct(ctx, p, h.Sched.StartFlow)
-	})
-	api.Register(h.table, "flow.load", "Show a flow with its jobs.", h.flowStatus)
+	api.RegisterShapes(h.table, "flow.create", "Validate and store a flow: a flow file {file_content, base_dir, start}, "+
+		"or the seed's {context_id, flow:{id, jobs:[job ids], env_vars, …}} whose jobs (job.create) name what they wait for in dependends.",
+		api.Alt(h.flowCreate), api.Alt(h.seedFlowCreate))
+	api.RegisterShapes(h.table, "flow.start", "Start a created flow: {context, id} answers the flow; "+
+		"the seed's {context_id, id} answers true, or false when it was started already.",
+		api.Alt(func(ctx context.Context, p FlowRef) (*FlowView, error) {
+			return h.flowAct(ctx, p, h.startFlow)
+		}),
+		api.Alt(h.seedFlowStart))
+	api.RegisterShapes(h.table, "flow.load", "Show a flow: {context, id} with its jobs, or the seed's {context_id, id} (jobs as ids).",
+		api.Alt(h.flowStatus), api.Alt(h.seedFlowLoad))
+	api.RegisterShapes(h.table, "flow.dag", "A flow's DAG: nodes (by job id, with node_status), edges, roots, leaves, levels; "+
+		"{context_id, id} or {context, id}.",
+		api.Alt(h.flowDAG), api.Alt(func(ctx context.Context, p FlowRef) (*FlowDAG, error) {
+			return h.flowDAG(ctx, SeedRef{ContextID: p.Context, ID: p.ID})
+		}))
 	api.Register(h.table, "flow.status", "A flow's status, jobs and progress.", h.flowStatus)
 	api.Register(h.table, "flow.wait", "Block until the flow ends, or changes from version `after`, or timeout seconds pass.", h.flowWait)
 	api.Register(h.table, "flow.cancel", "Stop a flow's running jobs and cancel the rest.", func(ctx context.Context, p FlowRef) (*FlowView, error) {

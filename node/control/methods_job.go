@@ -66,14 +66,18 @@ type JobRef struct {
 }
 
 func (h *Handlers) registerJobMethods() {
-	api.Register(h.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it.",
-		h.RunJob)
-	api.Register(h.table, "job.create", "Store a job without running it.",
-		func(ctx context.Context, p JobRunParams) (*JobView, error) {
+	api.RegisterShapes(h.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it. "+
+		"The seed's {job:{…}, secret} queues the job here, in its context_id.",
+		api.Alt(h.RunJob), api.Alt(h.seedJobRun))
+	api.RegisterShapes(h.table, "job.create", "Store a job without running it: {context, type, script, …}, "+
+		"or the seed's {context_id, job:{id, caller_id, script, script_type, dependends, …}} (a chosen id is kept).",
+		api.Alt(func(ctx context.Context, p JobRunParams) (*JobView, error) {
 			j, _, err := h.jobRun(ctx, p, false)
 			return j, err
-		})
-	api.Register(h.table, "job.load", "Show a job.", h.jobLoad)
+		}),
+		api.Alt(h.seedJobCreate))
+	api.RegisterShapes(h.table, "job.load", "Show a job: {context, key}, or the seed's {context_id, caller_id, id}.",
+		api.Alt(h.jobLoad), api.Alt(h.seedJobLoad))
 	api.Register(h.table, "job.status", "A job's status.",
 		func(ctx context.Context, p JobRef) (map[string]string, error) {
 			j, err := h.jobLoad(ctx, p)

@@ -20,13 +20,15 @@ type MessageView struct {
 }
 
 func (h *Handlers) registerMessageMethods() {
-	api.Register(h.table, "message.create", "Send a chat or mail message to another agent's context.",
-		func(ctx context.Context, p struct {
+	api.RegisterShapes(h.table, "message.create", "Send a message to another agent's context: {context, dst, message_type (chat|mail), message}, "+
+		"or the seed's {context_id, message:{id, message_type (job|chat|mail), message_format_type, job:[…], dst, …}} (saved and pushed on msg_out).",
+		api.Alt(func(ctx context.Context, p struct {
 			Context uint64 `json:"context"` // the target context on the recipient
 			From    uint64 `json:"from_context,omitempty"`
 			Dst     string `json:"dst"`
 			Type    string `json:"message_type"`
 			Message string `json:"message"`
+			Format  string `json:"message_format_type,omitempty"` // html, text or md
 		}) (*MessageView, error) {
 			if _, err := peer.Decode(p.Dst); err != nil {
 				return nil, api.InvalidParams("dst", "not a peer ID: %v", err)
@@ -34,19 +36,23 @@ func (h *Handlers) registerMessageMethods() {
 			if p.Type != "chat" && p.Type != "mail" {
 				return nil, api.InvalidParams("message_type", "%q: want chat or mail (jobs go through job.run)", p.Type)
 			}
+			if p.Format != "" && p.Format != "html" && p.Format != "text" && p.Format != "md" {
+				return nil, api.InvalidParams("message_format_type", "%q: want html, text or md", p.Format)
+			}
 			origin, err := h.originContext(ctx, max(p.From, p.Context))
 			if err != nil {
 				return nil, err
 			}
 			m := &model.Message{CallerID: h.Self.ID, ContextID: p.Context, MessageType: model.MessageType(p.Type),
-				Message: p.Message, Dst: p.Dst, Timeout: int64(h.Cfg.Bus.Timeout.Seconds())}
+				Message: p.Message, MessageFormatType: p.Format, Dst: p.Dst, Timeout: int64(h.Cfg.Bus.Timeout.Seconds())}
 			if err := h.Store.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
 				return nil, err
 			}
 			return h.messageLoad(ctx, origin, store.MessageKey(m.CallerID, m.ID))
-		})
-	api.Register(h.table, "message.load", "Show a message of a context by key (message:<caller>:<id>).",
-		func(ctx context.Context, p struct {
+		}),
+		api.Alt(h.seedMessageCreate))
+	api.RegisterShapes(h.table, "message.load", "Show a message: {context, key} (message:<caller>:<id>), or the seed's {context_id, caller_id, id}.",
+		api.Alt(func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 			Key     string `json:"key"`
 		}) (*MessageView, error) {
@@ -54,7 +60,8 @@ func (h *Handlers) registerMessageMethods() {
 				return nil, api.InvalidParams("key", "%v", err)
 			}
 			return h.messageLoad(ctx, p.Context, p.Key)
-		})
+		}),
+		api.Alt(h.seedMessageLoad))
 	api.Register(h.table, "message.list", "List a context's messages.",
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`

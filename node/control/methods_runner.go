@@ -3,8 +3,6 @@ package control
 import (
 	"context"
 
-	"github.com/libp2p/go-libp2p/core/peer"
-
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/api"
 )
@@ -36,19 +34,22 @@ func runnerView(r *model.Runner) *RunnerView {
 }
 
 func (h *Handlers) registerRunnerMethods() {
-	api.Register(h.table, "runner.create", "Register a runner (an agent's peer ID) in a context; jobs may then name runner:<id>.",
-		func(ctx context.Context, p RunnerParams) (*RunnerView, error) {
-			if _, err := peer.Decode(p.Pubkey); err != nil {
-				return nil, api.InvalidParams("pubkey", "not a peer ID: %v", err)
+	api.RegisterShapes(h.table, "runner.create", "Register a runner (an agent's peer ID) in a context; jobs may then name runner:<id>. "+
+		"{context, pubkey, …}, or the seed's {context_id, runner:{id, pubkey, address, topic, local, …}}.",
+		api.Alt(func(ctx context.Context, p RunnerParams) (*RunnerView, error) {
+			pub, err := peerIDOf(p.Pubkey)
+			if err != nil {
+				return nil, api.InvalidParams("pubkey", "%v", err)
 			}
-			r := &model.Runner{Pubkey: p.Pubkey, Address: p.Address, Topic: p.Topic, Local: p.Local, ScriptTypes: p.ScriptTypes}
+			r := &model.Runner{Pubkey: pub, Address: p.Address, Topic: p.Topic, Local: p.Local, ScriptTypes: p.ScriptTypes}
 			if err := h.Store.SaveRunner(ctx, p.Context, r); err != nil {
 				return nil, err
 			}
 			return runnerView(r), nil
-		})
-	api.Register(h.table, "runner.load", "Show a runner of a context.",
-		func(ctx context.Context, p struct {
+		}),
+		api.Alt(h.seedRunnerCreate))
+	api.RegisterShapes(h.table, "runner.load", "Show a runner of a context: {context, id}, or the seed's {context_id, id}.",
+		api.Alt(func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 			ID      uint64 `json:"id"`
 		}) (*RunnerView, error) {
@@ -57,7 +58,17 @@ func (h *Handlers) registerRunnerMethods() {
 				return nil, err
 			}
 			return runnerView(r), nil
-		})
+		}),
+		api.Alt(func(ctx context.Context, p SeedRef) (*SeedRunner, error) {
+			if err := h.seedContext(ctx, p.ContextID); err != nil {
+				return nil, err
+			}
+			r, err := h.Store.LoadRunner(ctx, p.ContextID, p.ID)
+			if err != nil {
+				return nil, err
+			}
+			return seedRunner(r), nil
+		}))
 	api.Register(h.table, "runner.list", "List a context's runners.",
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`

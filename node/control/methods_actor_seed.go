@@ -1,0 +1,50 @@
+package control
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// seedActorCreate is actor.create {actor:{…}}: the actor with that pubkey,
+// registered under the id the caller chose (or a new one). Registering a
+// known pubkey again returns it (its address updated when one is given);
+// a pubkey known under another id, or an id taken by another pubkey, is a
+// conflict.
+func (h *Handlers) seedActorCreate(ctx context.Context, in SeedActorIn) (*SeedActor, error) {
+	pub, err := peerIDOf(in.Pubkey)
+	if err != nil {
+		return nil, api.InvalidParams("actor.pubkey", "%v", err)
+	}
+	a, err := h.Store.ActorByPubkey(ctx, pub)
+	switch {
+	case err == nil && in.ID != 0 && in.ID != a.ID:
+		return nil, api.Errorf(api.CodeConflict, "pubkey %s belongs to actor %d, not %d", pub, a.ID, in.ID)
+	case err == nil:
+		if in.Address != nil {
+			a.Address = in.Address
+			if err := h.Store.SaveActor(ctx, a); err != nil {
+				return nil, err
+			}
+		}
+		return seedActor(a), nil
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	if in.ID != 0 {
+		if other, err := h.Store.LoadActor(ctx, in.ID); err == nil {
+			return nil, api.Errorf(api.CodeConflict, "actor %d exists with pubkey %s", in.ID, other.Pubkey)
+		}
+		if err := h.Store.ClaimActorID(ctx, in.ID); err != nil {
+			return nil, err
+		}
+	}
+	a = &model.Actor{ID: in.ID, Pubkey: pub, Address: in.Address, CreatedAt: in.CreatedAt}
+	if err := h.Store.SaveActor(ctx, a); err != nil {
+		return nil, err
+	}
+	return seedActor(a), nil
+}

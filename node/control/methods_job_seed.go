@@ -1,0 +1,75 @@
+package control
+
+import (
+	"context"
+
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// SeedJobParams is job.create's seed shape.
+type SeedJobParams struct {
+	ContextID uint64    `json:"context_id"`
+	Job       SeedJobIn `json:"job"`
+}
+
+// SeedJobRunParams is job.run as the seed coordinator sends it to a
+// supervisor: the job (its context_id names the context) and the
+// runner's secret, which this agent does not check (the API token or the
+// socket's permissions guard the call).
+type SeedJobRunParams struct {
+	Job    SeedJobIn `json:"job"`
+	Secret string    `json:"secret,omitempty"`
+}
+
+// seedJobCreate is job.create {context_id, job:{…}}: the job stored under
+// the id its caller chose (or a new one), status dispatched unless given,
+// not queued: it runs as part of a flow (flow.create, flow.start) or when
+// queued by a client.
+func (h *Handlers) seedJobCreate(ctx context.Context, p SeedJobParams) (*SeedJob, error) {
+	if err := h.seedContext(ctx, p.ContextID); err != nil {
+		return nil, err
+	}
+	j, err := p.Job.model("job", p.ContextID, h.Self.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Store.CreateJob(ctx, j); err != nil {
+		return nil, err
+	}
+	return seedJob(j), nil
+}
+
+// seedJobRun is job.run {job:{…}}: the job queued on this agent's runner
+// in its context, under the id its caller chose (or a new one).
+func (h *Handlers) seedJobRun(ctx context.Context, p SeedJobRunParams) (*SeedJob, error) {
+	ctxID := p.Job.ContextID
+	if ctxID == 0 {
+		return nil, api.InvalidParams("job.context_id", "required: the context the job runs in")
+	}
+	if err := h.seedContext(ctx, ctxID); err != nil {
+		return nil, err
+	}
+	if h.Draining() {
+		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new jobs")
+	}
+	j, err := p.Job.model("job", ctxID, h.Self.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Store.CreateQueuedJob(ctx, j); err != nil {
+		return nil, err
+	}
+	return seedJob(j), nil
+}
+
+// seedJobLoad is job.load {context_id, caller_id, id}.
+func (h *Handlers) seedJobLoad(ctx context.Context, p SeedCallerRef) (*SeedJob, error) {
+	if err := h.seedContext(ctx, p.ContextID); err != nil {
+		return nil, err
+	}
+	j, err := h.Store.LoadJob(ctx, p.ContextID, p.CallerID, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return seedJob(j), nil
+}

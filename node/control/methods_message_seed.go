@@ -1,0 +1,96 @@
+package control
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// SeedMessageParams is message.create's seed shape: the message lives in
+// context context_id (this agent's); its own context_id names the target
+// context (the same one when left out).
+type SeedMessageParams struct {
+	ContextID uint64        `json:"context_id"`
+	Message   SeedMessageIn `json:"message"`
+}
+
+// seedMessageCreate is message.create {context_id, message:{…}}: the
+// message saved under the id its caller chose (or a new one) and pushed
+// on msg_out in the same step, so the bridge sends it: a job message to
+// dst (or, without one, to a runner registered in the context), a chat or
+// mail message to dst.
+func (h *Handlers) seedMessageCreate(ctx context.Context, p SeedMessageParams) (*SeedMessage, error) {
+	if err := h.seedContext(ctx, p.ContextID); err != nil {
+		return nil, err
+	}
+	in := p.Message
+	m := &model.Message{ID: in.ID, CallerID: cmp.Or(in.CallerID, h.Self.ID), ContextID: cmp.Or(in.ContextID, p.ContextID),
+		Message: in.Message, MessageType: model.MessageType(in.MessageType), MessageFormatType: in.MessageFormatType,
+		Timeout: cmp.Or(in.Timeout, int64(h.Cfg.Bus.Timeout.Seconds())), TimeoutAck: in.TimeoutAck,
+		TimeoutResult: in.TimeoutResult, Logs: in.Logs, Status: model.MessageStatus(in.Status), Error: in.Error,
+		CreatedAt: in.CreatedAt}
+	if err := checkSeedMessage(&in, m); err != nil {
+		return nil, err
+	}
+	for i, sj := range in.Job {
+		j, err := sj.model(fmt.Sprintf("message.job[%d]", i), m.ContextID, m.CallerID)
+		if err != nil {
+			return nil, err
+		}
+		m.Job = append(m.Job, j)
+	}
+	if in.Dst != "" {
+		dst, err := peerIDOf(in.Dst)
+		if err != nil {
+			return nil, api.InvalidParams("message.dst", "%v", err)
+		}
+		m.Dst = dst
+	}
+	if err := h.Store.CreateMessage(ctx, p.ContextID, m, store.MsgOutKey); err != nil {
+		return nil, err
+	}
+	return seedMessage(m), nil
+}
+
+func checkSeedMessage(in *SeedMessageIn, m *model.Message) error {
+	switch m.MessageType {
+	case model.MsgTypeJob:
+		if len(in.Job) == 0 {
+			return api.InvalidParams("message.job", "required: a job message carries the job to run")
+		}
+	case model.MsgTypeChat, model.MsgTypeMail:
+		if in.Dst == "" {
+			return api.InvalidParams("message.dst", "required: the peer ID a %s message goes to", m.MessageType)
+		}
+	default:
+		return api.InvalidParams("message.message_type", "%q: want job, chat or mail", in.MessageType)
+	}
+	switch in.MessageFormatType {
+	case "", "html", "text", "md":
+	default:
+		return api.InvalidParams("message.message_format_type", "%q: want html, text or md", in.MessageFormatType)
+	}
+	if m.Status != "" && !m.Status.Valid() {
+		return api.InvalidParams("message.status", "%q: want dispatched, acknowledged, error or processed", in.Status)
+	}
+	if in.Timeout < 0 || in.TimeoutAck < 0 || in.TimeoutResult < 0 {
+		return api.InvalidParams("message.timeout", "timeouts must not be negative")
+	}
+	return nil
+}
+
+// seedMessageLoad is message.load {context_id, caller_id, id}.
+func (h *Handlers) seedMessageLoad(ctx context.Context, p SeedCallerRef) (*SeedMessage, error) {
+	if err := h.seedContext(ctx, p.ContextID); err != nil {
+		return nil, err
+	}
+	m, err := h.Store.LoadMessage(ctx, p.ContextID, p.CallerID, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return seedMessage(m), nil
+}

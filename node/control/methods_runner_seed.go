@@ -1,0 +1,49 @@
+package control
+
+import (
+	"context"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// SeedRunnerParams is runner.create's seed shape.
+type SeedRunnerParams struct {
+	ContextID uint64       `json:"context_id"`
+	Runner    SeedRunnerIn `json:"runner"`
+}
+
+// seedRunnerCreate is runner.create {context_id, runner:{…}}: the record
+// under the id the caller chose (or a new one). A runner is reached by
+// its pubkey (a peer ID, or a hex ed25519 key turned into one); one with
+// local: true is a worker on this agent and needs none.
+func (h *Handlers) seedRunnerCreate(ctx context.Context, p SeedRunnerParams) (*SeedRunner, error) {
+	if err := h.seedContext(ctx, p.ContextID); err != nil {
+		return nil, err
+	}
+	in := p.Runner
+	r := &model.Runner{ID: in.ID, Address: in.Address, Topic: in.Topic, Local: in.Local,
+		ScriptTypes: in.ScriptTypes, CreatedAt: in.CreatedAt}
+	switch {
+	case in.Pubkey != "":
+		pub, err := peerIDOf(in.Pubkey)
+		if err != nil {
+			return nil, api.InvalidParams("runner.pubkey", "%v", err)
+		}
+		r.Pubkey = pub
+	case !in.Local:
+		return nil, api.InvalidParams("runner.pubkey", "required: the runner agent's peer ID or hex ed25519 key (or local: true for a worker on this agent)")
+	}
+	for _, t := range in.ScriptTypes {
+		if !model.ValidScriptType(t) {
+			return nil, api.InvalidParams("runner.script_types", "%q is not a script type", t)
+		}
+	}
+	if in.Secret != "" {
+		r.Extra = model.Hash{"secret": in.Secret}
+	}
+	if err := h.Store.CreateRunner(ctx, p.ContextID, r); err != nil {
+		return nil, err
+	}
+	return seedRunner(r), nil
+}

@@ -1,0 +1,41 @@
+package control
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// SeedRef names an object of a context the seed's way: {context_id, id}.
+type SeedRef struct {
+	ContextID uint64 `json:"context_id"`
+	ID        uint64 `json:"id"`
+}
+
+// SeedCallerRef names a job or message the seed's way: {context_id,
+// caller_id, id} (its key is job:<caller_id>:<id>).
+type SeedCallerRef struct {
+	ContextID uint64 `json:"context_id"`
+	CallerID  uint64 `json:"caller_id"`
+	ID        uint64 `json:"id"`
+}
+
+// seedContext checks a seed call's context_id: given, selectable, and a
+// context of this agent.
+func (h *Handlers) seedContext(ctx context.Context, id uint64) error {
+	if id == 0 {
+		return api.InvalidParams("context_id", "required: the context id (1 or more)")
+	}
+	if err := h.Store.CheckContextID(id); err != nil {
+		return api.InvalidParams("context_id", "%v", err)
+	}
+	if _, err := h.Store.LoadContext(ctx, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return api.InvalidParams("context_id", "context %d does not exist on this agent (context.create first)", id)
+		}
+		return h.contextErr(err, id)
+	}
+	return nil
+}
