@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
@@ -33,6 +34,29 @@ func (n *Node) startComponents(ctx context.Context) error {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 	}
+	if err := n.startJanitor(ctx); err != nil {
+		return fmt.Errorf("retention: %w", err)
+	}
+	return nil
+}
+
+// startJanitor starts the retention sweeps, whatever the roles: every
+// agent keeps jobs, flows or messages that end.
+func (n *Node) startJanitor(ctx context.Context) error {
+	r := n.cfg.Retention
+	j, err := retention.New(retention.Config{
+		DataDir: n.cfg.DataDir, MaxAge: r.MaxAge, MaxJobs: r.MaxJobs, MaxFlows: r.MaxFlows,
+		MaxMessages: r.MaxMessages, Interval: r.Interval, Off: r.Enabled != nil && !*r.Enabled,
+		Contexts: n.contextIDs,
+	}, n.store, n.log.With("part", "retention"))
+	if err != nil {
+		return err
+	}
+	if err := j.Start(ctx); err != nil {
+		return err
+	}
+	n.janitor = j
+	n.parts.janitor = part{"retention", j.Shutdown}
 	return nil
 }
 
@@ -46,6 +70,8 @@ func (n *Node) startRunner(ctx context.Context) error {
 		WorkerID:       n.cfg.Runner.WorkerID,
 		User:           n.cfg.Runner.User,
 		NoCgroups:      n.cfg.Runner.Cgroups != nil && !*n.cfg.Runner.Cgroups,
+		LogBytes:       int(n.cfg.Retention.LogBytes),
+		OutputBytes:    int64(n.cfg.Retention.OutputBytes),
 		RunnerID:       n.id.PeerID().String(),
 		Contexts:       n.contextIDs,
 	}, n.store, n.log.With("part", "runner"))

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
@@ -46,6 +47,7 @@ type Node struct {
 	overlay  *overlay.Overlay
 	bridge   *bridge.Bridge
 	sched    *scheduler.Scheduler // nil without the supervisor role
+	janitor  *retention.Janitor   // retention sweeps and prune
 	stopper  *control.Stopper     // job.stop's, shared with the scheduler
 	metrics  *control.Metrics     // before Start: the runner counts ended jobs
 	handlers *control.Handlers    // the control API's methods and endpoints

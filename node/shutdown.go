@@ -17,17 +17,17 @@ type part struct {
 // parts holds the handle of each component, in start order. A part whose
 // role is off, or whose start was not reached, stays zero.
 type parts struct {
-	redis, store, runner, overlay, bridge, sched, api part
+	redis, store, runner, overlay, bridge, sched, janitor, api part
 }
 
 // Shutdown drains and stops the agent; it is safe to call more than once
 // (later calls return the first one's error). Order: refuse new work;
-// stop the scheduler; let running jobs finish within the drain grace
-// (then they end "error: drained" and are requeued where retries allow)
-// and stop the runner; give the outbox until the grace ends to be
-// acknowledged; then stop the rest in reverse start order: the API, the
-// bridge, the overlay (leaving the network), the store, the embedded
-// Redis.
+// stop the retention sweeps and the scheduler; let running jobs finish
+// within the drain grace (then they end "error: drained" and are requeued
+// where retries allow) and stop the runner; give the outbox until the
+// grace ends to be acknowledged; then stop the rest in reverse start
+// order: the API, the bridge, the overlay (leaving the network), the
+// store, the embedded Redis.
 func (n *Node) Shutdown(ctx context.Context) error {
 	n.shutdownOnce.Do(func() {
 		n.draining.Store(true)
@@ -35,6 +35,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		n.log.Info("draining", "grace", n.cfg.Runner.DrainGrace)
 		grace, cancel := context.WithTimeout(ctx, drainGrace(ctx, n.cfg.Runner.DrainGrace))
 		defer cancel()
+		n.stop(ctx, &n.parts.janitor)
 		n.stop(ctx, &n.parts.sched)
 		n.stop(grace, &n.parts.runner)
 		if n.bridge != nil {

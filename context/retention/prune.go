@@ -24,14 +24,14 @@ type Report struct {
 
 // ContextReport is what a Prune removed from one context.
 type ContextReport struct {
-	Context    uint64 `json:"context"`
-	Jobs       int    `json:"jobs"`        // jobs removed, a flow's included
-	Flows      int    `json:"flows"`       // flows removed
-	Messages   int    `json:"messages"`    // messages removed
-	MsgIn      int64  `json:"msg_in"`      // entries trimmed from msg_in
-	Dirs       int    `json:"dirs"`        // job attempt directories removed
-	RedisBytes int64  `json:"redis_bytes"` // memory the removed keys held (sampled)
-	DiskBytes  int64  `json:"disk_bytes"`  // bytes of the removed directories' files
+	Context    uint64 `json:"context,omitempty"` // 0 in a Total
+	Jobs       int    `json:"jobs"`              // jobs removed, a flow's included
+	Flows      int    `json:"flows"`             // flows removed
+	Messages   int    `json:"messages"`          // messages removed
+	MsgIn      int64  `json:"msg_in"`            // entries trimmed from msg_in
+	Dirs       int    `json:"dirs"`              // job attempt directories removed
+	RedisBytes int64  `json:"redis_bytes"`       // memory the removed keys held (sampled)
+	DiskBytes  int64  `json:"disk_bytes"`        // bytes of the removed directories' files
 	Error      string `json:"error,omitempty"`
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
@@ -38,6 +39,7 @@ type Deps struct {
 	Sched   *scheduler.Scheduler // nil without the supervisor role: no flow.* methods
 	Stopper *Stopper             // stops jobs; the scheduler shares it
 	Metrics *Metrics             // the node hooks its job counters to the runner
+	Janitor *retention.Janitor   // retention: node.prune
 
 	Version    string
 	Socket     string    // path of the local API socket
@@ -78,6 +80,7 @@ func (h *Handlers) Register(table *api.Table) {
 	h.registerJobLogsMethods()
 	h.registerJobStopMethods()
 	h.registerDrainMethods()
+	h.registerPruneMethods()
 	h.registerPeerMethods()
 	h.registerMessageMethods()
 	h.registerRunnerMethods()

@@ -95,7 +95,7 @@ Start here:
 		return usage("%v (see %s --help)", err, c.CommandPath())
 	})
 	for _, add := range []func(*globals) *cobra.Command{
-		newInit, newID, newRun, newVersion, newContext, newActor, newRunner, newJob, newPeers, newNodeInfo, newDrain, newFlow, newDemo,
+		newInit, newID, newRun, newVersion, newContext, newActor, newRunner, newJob, newPeers, newNodeInfo, newDrain, newPrune, newFlow, newDemo,
 	} {
 		root.AddCommand(add(g))
 	}
