@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/executor"
@@ -34,6 +35,14 @@ type harness struct {
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
+	h := newStoreHarness(t)
+	h.startRunner(t, nil)
+	return h
+}
+
+// newStoreHarness is a harness without its runner.
+func newStoreHarness(t testing.TB) *harness {
+	t.Helper()
 	srv := testredis.Start(t)
 	st, err := store.Open(context.Background(), srv.URL, nil)
 	if err != nil {
@@ -41,19 +50,22 @@ func newHarness(t testing.TB) *harness {
 	}
 	t.Cleanup(func() { st.Close() })
 	log, _ := testlog.New(t)
-	h := &harness{srv: srv, st: st, dir: t.TempDir(), log: log, c: srv.Client(t, 1)}
-	h.startRunner(t)
-	return h
+	return &harness{srv: srv, st: st, dir: t.TempDir(), log: log, c: srv.Client(t, 1)}
 }
 
 func contextOne(context.Context) ([]uint64, error) { return []uint64{1}, nil }
 
-func (h *harness) startRunner(t testing.TB) {
+// startRunner starts a runner serving context 1 (hook, if any, hears of
+// every job's end), shut down when the test ends.
+func (h *harness) startRunner(t testing.TB, hook func(uint64, *model.RunnerJob)) {
 	t.Helper()
 	r, err := executor.New(executor.Config{DataDir: h.dir, Concurrency: 2, RunnerID: "runner-a",
-		ContextRefresh: 200 * time.Millisecond, Contexts: contextOne}, h.st, h.log)
+		ContextRefresh: 200 * time.Millisecond, Contexts: contextOne, NoCgroups: true}, h.st, h.log)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if hook != nil {
+		r.OnJobDone(hook)
 	}
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
