@@ -1,0 +1,158 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// target is the implementation under test.
+var target struct {
+	url, token, redis string
+	local             bool // its jobs run on this machine
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	target.url = os.Getenv("CONFORMANCE_URL")
+	target.token = os.Getenv("CONFORMANCE_TOKEN")
+	target.redis = os.Getenv("CONFORMANCE_REDIS")
+	target.local = os.Getenv("CONFORMANCE_LOCAL") == "1"
+	if target.url != "" {
+		return m.Run()
+	}
+	stop, err := startHyphae()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance:", err)
+		return 1
+	}
+	defer stop()
+	return m.Run()
+}
+
+// startHyphae builds the hyphae binary, starts a redis-server and an
+// agent on it in a temp dir, and points target at them.
+func startHyphae() (func(), error) {
+	dir, err := os.MkdirTemp("", "conf")
+	if err != nil {
+		return nil, err
+	}
+	var procs []*exec.Cmd
+	stop := func() {
+		for i := len(procs) - 1; i >= 0; i-- {
+			_ = syscall.Kill(-procs[i].Process.Pid, syscall.SIGKILL)
+			_ = procs[i].Wait()
+		}
+		os.RemoveAll(dir)
+	}
+	bin := filepath.Join(dir, "hyphae")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/hyphae-run/hyphae/cmd/hyphae").CombinedOutput(); err != nil {
+		stop()
+		return nil, fmt.Errorf("build hyphae: %v\n%s", err, out)
+	}
+	redisPort, apiPort := freePort(), freePort()
+	start := func(name string, args ...string) error {
+		cmd := exec.Command(name, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		log, _ := os.Create(filepath.Join(dir, filepath.Base(name)+".log"))
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		procs = append(procs, cmd)
+		return nil
+	}
+	if err := start("redis-server", "--port", redisPort, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"); err != nil {
+		stop()
+		return nil, fmt.Errorf("redis-server: %w", err)
+	}
+	data := filepath.Join(dir, "d")
+	if out, err := exec.Command(bin, "init", "--data-dir", data).CombinedOutput(); err != nil {
+		stop()
+		return nil, fmt.Errorf("hyphae init: %v\n%s", err, out)
+	}
+	target.redis = "redis://127.0.0.1:" + redisPort
+	target.url = "http://127.0.0.1:" + apiPort
+	target.local = true
+	if err := waitFor(func() bool { c, err := net.Dial("tcp", "127.0.0.1:"+redisPort); ok(c); return err == nil }); err != nil {
+		stop()
+		return nil, fmt.Errorf("redis-server did not answer: %w", err)
+	}
+	err = start(bin, "run", "--data-dir", data, "--redis", target.redis, "--api", "127.0.0.1:"+apiPort,
+		"--listen", "/ip4/127.0.0.1/tcp/0", "--no-mdns", "--roles", "supervisor,runner")
+	if err == nil {
+		var tok []byte
+		tok, err = os.ReadFile(filepath.Join(data, "api.token"))
+		target.token = strings.TrimSpace(string(tok))
+	}
+	if err == nil {
+		err = waitFor(agentAnswers)
+	}
+	if err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "hyphae.log"))
+		stop()
+		return nil, fmt.Errorf("hyphae run: %v\n%s", err, log)
+	}
+	return stop, nil
+}
+
+func ok(c net.Conn) {
+	if c != nil {
+		c.Close()
+	}
+}
+
+// agentAnswers reports whether the agent answers JSON-RPC at its root.
+func agentAnswers() bool {
+	req, _ := http.NewRequest(http.MethodPost, target.url+"/",
+		bytes.NewReader([]byte(`{"jsonrpc":"2.0","id":1,"method":"context.load","params":{"id":1}}`)))
+	req.Header.Set("Authorization", "Bearer "+target.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func waitFor(cond func() bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func freePort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+}
+
+// eventually polls cond for up to a minute.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	if err := waitFor(cond); err != nil {
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}

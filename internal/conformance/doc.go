@@ -1,0 +1,19 @@
+// Package conformance checks an implementation against the seed documents
+// (../shared/seeds in the project's workspace, summarised in DESIGN.md §8)
+// and nothing else: its tests speak raw JSON-RPC over HTTP and WebSocket
+// and raw Redis, and import no package of this project, so a third party
+// can run them against any implementation of the seed coordinator.
+//
+// By default the tests build ./cmd/hyphae, start a redis-server and one
+// agent on it (agent_test.go), and call it. To test another
+// implementation instead, set:
+//
+//	CONFORMANCE_URL    its JSON-RPC endpoint, e.g. http://127.0.0.1:9652
+//	CONFORMANCE_TOKEN  a bearer token it wants (optional)
+//	CONFORMANCE_REDIS  the Redis it keeps its objects in, e.g. redis://127.0.0.1:6379
+//	CONFORMANCE_LOCAL  "1" when its runners share this machine's /tmp
+//	                   (the order checks read a file the jobs write)
+//
+// Each test names the seed requirement it checks (seed 001 = model
+// fields and statuses, seed 002 = the coordinator).
+package conformance
