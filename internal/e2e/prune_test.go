@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 type pruneOut struct {
@@ -51,6 +52,34 @@ func TestPruneCommand(t *testing.T) {
 	}
 	if _, stderr, err := hyTry("prune", "--context", "5", "--data-dir", dir); exitCode(err) == 0 || !strings.Contains(stderr, "context 5") {
 		t.Fatalf("prune of context 5: exit %d, %q", exitCode(err), stderr)
+	}
+}
+
+// An agent configured with a retention section sweeps by itself: of the
+// jobs run, only the newest max_jobs are left, with their directories, and
+// a chatty job's log is cut to log_bytes in Redis.
+func TestAgentSweepsByItself(t *testing.T) {
+	dir := newDataDir(t)
+	cfg := filepath.Join(dir, "retention.yaml")
+	if err := os.WriteFile(cfg, []byte("retention:\n  max_jobs: 1\n  interval: 200ms\n  log_bytes: 4KiB\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startRun(t, dir, nil, append(localArgs(), "--config", cfg)...)
+	hy(t, "context", "create", "--id", "1", "--data-dir", dir)
+	var last jobOut
+	for range 3 {
+		decode(t, hy(t, "job", "run", "--context", "1", "--type", "sh", "--wait", "--json", "--data-dir", dir,
+			"--script", `i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done`), &last)
+	}
+	jobs := filepath.Join(dir, "contexts", "1", "jobs")
+	eventually(t, 30*time.Second, "the agent to sweep all but the newest job", func() bool {
+		var listed []jobOut
+		decode(t, hy(t, "job", "list", "1", "--json", "--data-dir", dir), &listed)
+		return len(listed) == 1 && listed[0].Key == last.Key && dirCount(t, jobs) == 1
+	})
+	logs := hy(t, "job", "logs", "1", last.Key, "--data-dir", dir)
+	if len(logs) > 4096+200 || !strings.Contains(logs, "[hyphae] log truncated:") || !strings.Contains(logs, "line 1999") {
+		t.Fatalf("job logs: %d bytes, want at most 4KiB with a truncation marker and the last line", len(logs))
 	}
 }
 
