@@ -286,3 +286,23 @@ func TestFlowFromRedisHashes(t *testing.T) {
 		}
 	}
 }
+
+// Seed 002: the coordinator hands a job to a supervisor with job.run
+// {job:{…}} (and the runner's secret); the job runs in its context_id and
+// its status and result land on job:<caller_id>:<id>.
+func TestJobRunAsTheCoordinatorSendsIt(t *testing.T) {
+	newContext(t, 11)
+	call(t, "job.run", map[string]any{"secret": "s3cret", "job": map[string]any{"id": 31, "caller_id": 1, "context_id": 11,
+		"script": "print('ran')", "script_type": "python", "timeout": 60}}, nil)
+	var j Job
+	eventually(t, "job 31 to end", func() bool {
+		call(t, "job.load", map[string]any{"context_id": 11, "caller_id": 1, "id": 31}, &j)
+		return j.Status == "finished" || j.Status == "error"
+	})
+	if j.Status != "finished" {
+		t.Fatalf("job 31 ended %+v", j)
+	}
+	if st, _ := db(t, 11).HGet(t.Context(), "job:1:31", "status").Result(); st != "finished" {
+		t.Fatalf("job:1:31 status in Redis %q", st)
+	}
+}
