@@ -183,25 +183,6 @@ func (s *Store) OutboxSize(ctx context.Context, ctxID uint64) (int64, error) {
 	return db.ZCard(ctx, OutboxKey).Result()
 }
 
-// Fields reads named fields of a hash ("" for missing ones).
-func (s *Store) Fields(ctx context.Context, ctxID uint64, key string, names ...string) ([]string, error) {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return nil, err
-	}
-	vals, err := db.HMGet(ctx, key, names...).Result()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		if sv, ok := v.(string); ok {
-			out[i] = sv
-		}
-	}
-	return out, nil
-}
-
 // AwaitAdd records that message key's result is due by t.
 func (s *Store) AwaitAdd(ctx context.Context, ctxID uint64, key string, t time.Time) error {
 	db, err := s.DB(ctxID)

@@ -27,10 +27,11 @@ func openOrigin(t *testing.T) (*store.Store, *redis.Client) {
 	return s, raw
 }
 
-// AckFrom takes an ack only from the peer the message went to: a message
-// with no dst yet went to no one, so every ack of it is a stranger's and
-// changes nothing.
-func TestAckFromOnlyTheRecipient(t *testing.T) {
+// AckMessage takes an acknowledged message out of the outbox and settles
+// it, once, only when the ack comes from the peer it went to; a job message
+// is left for the caller to mark acknowledged. A message with no dst yet
+// went to no one, so every ack of it is a stranger's and changes nothing.
+func TestAckOnlyFromTheRecipient(t *testing.T) {
 	ctx := context.Background()
 	s, raw := openOrigin(t)
 	put := func(key, typ, dst string) {
@@ -57,7 +58,7 @@ func TestAckFromOnlyTheRecipient(t *testing.T) {
 		{"message:1:3", "anyone", store.AckStranger, "dispatched", true},
 		{"message:1:3", "", store.AckStranger, "dispatched", true},
 	} {
-		got, err := s.AckFrom(ctx, 1, c.key, c.from)
+		got, err := s.AckMessage(ctx, 1, c.key, c.from)
 		if err != nil || got != c.want {
 			t.Fatalf("ack %d of %s by %q = %q, %v; want %q", i, c.key, c.from, got, err, c.want)
 		}
@@ -67,7 +68,7 @@ func TestAckFromOnlyTheRecipient(t *testing.T) {
 			t.Fatalf("ack %d: status %q, in outbox %v; want %q, %v", i, st, zerr == nil, c.status, c.inOutbox)
 		}
 	}
-	if _, err := s.AckFrom(ctx, 1, "message:1:404", "peerA"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.AckMessage(ctx, 1, "message:1:404", "peerA"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("ack of a missing message: %v, want ErrNotFound", err)
 	}
 }

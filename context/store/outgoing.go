@@ -80,9 +80,11 @@ const (
 )
 
 // AckMessage handles peer from's acknowledgement of one of our messages in
-// one round trip: it checks that the message went to from (or to no peer
-// in particular), takes it out of the outbox and, unless it carries a job,
-// settles it. A message that does not exist is ErrNotFound.
+// one round trip: it checks that the message went to from, takes it out of
+// the outbox and, unless it carries a job, settles it. A message with no
+// dst yet (it waits for a runner) went to no one, so any ack of it is a
+// stranger's (DESIGN §4, "Trust goes both ways"). A message that does not
+// exist is ErrNotFound.
 func (s *Store) AckMessage(ctx context.Context, ctxID uint64, key, from string) (AckOutcome, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
@@ -103,7 +105,7 @@ local f = redis.call('HMGET', KEYS[1], 'dst', 'message_type', 'status')
 if not f[2] and not f[3] and redis.call('EXISTS', KEYS[1]) == 0 then
   return redis.error_reply('notfound: ' .. KEYS[1])
 end
-if f[1] and f[1] ~= '' and f[1] ~= ARGV[1] then return 'stranger' end
+if not f[1] or f[1] == '' or f[1] ~= ARGV[1] then return 'stranger' end
 if redis.call('ZREM', KEYS[2], KEYS[1]) == 0 then return 'duplicate' end
 if f[2] == 'job' then return 'job' end
 if messageMoves(f[3] or '', 'processed') then

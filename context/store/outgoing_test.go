@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -119,51 +118,5 @@ func TestReceiveMessageOncePerRef(t *testing.T) {
 		if h, _ := raw.HGetAll(ctx, store.MessageKey(3, m.ID)).Result(); created && h["message"] != "hello" {
 			t.Fatalf("delivery %d: message hash %v", i, h)
 		}
-	}
-}
-
-// AckMessage takes an acknowledged message out of the outbox and settles
-// it, once, only when the ack comes from the peer it went to; a job
-// message is left for the caller to mark acknowledged.
-func TestAckMessage(t *testing.T) {
-	ctx := ctCtx(t)
-	s, srv := ctOpen(t)
-	raw := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
-	defer raw.Close()
-	put := func(key, typ, dst string) {
-		t.Helper()
-		err := s.Dispatch(ctx, 1, store.Outgoing{Message: key, Next: time.Now().Add(time.Second),
-			Fields: model.Hash{"status": "dispatched", "message_type": typ, "dst": dst}})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	put("message:1:1", "result", "peerA")
-	put("message:1:2", "job", "peerA")
-	put("message:1:3", "chat", "")
-	for i, c := range []struct {
-		key, from string
-		want      store.AckOutcome
-		status    string
-		inOutbox  bool
-	}{
-		{"message:1:1", "peerB", store.AckStranger, "dispatched", true},
-		{"message:1:1", "peerA", store.AckSettled, "processed", false},
-		{"message:1:1", "peerA", store.AckDuplicate, "processed", false},
-		{"message:1:2", "peerA", store.AckJob, "dispatched", false},
-		{"message:1:3", "anyone", store.AckSettled, "processed", false},
-	} {
-		got, err := s.AckMessage(ctx, 1, c.key, c.from)
-		if err != nil || got != c.want {
-			t.Fatalf("ack %d of %s by %s = %q, %v; want %q", i, c.key, c.from, got, err, c.want)
-		}
-		st := raw.HGet(ctx, c.key, "status").Val()
-		_, zerr := raw.ZScore(ctx, store.OutboxKey, c.key).Result()
-		if st != c.status || (zerr == nil) != c.inOutbox {
-			t.Fatalf("ack %d: status %q, in outbox %v; want %q, %v", i, st, zerr == nil, c.status, c.inOutbox)
-		}
-	}
-	if _, err := s.AckMessage(ctx, 1, "message:1:404", "peerA"); !errors.Is(err, store.ErrNotFound) {
-		t.Fatalf("ack of a missing message: %v, want ErrNotFound", err)
 	}
 }

@@ -99,7 +99,7 @@ func Classify(err error) int {
 		return api.CodeDenied
 	case errors.Is(err, store.ErrExists), errors.Is(err, model.ErrBadTransition), errors.Is(err, store.ErrFenced):
 		return api.CodeConflict
-	case errors.Is(err, store.ErrBadContext), errors.Is(err, model.ErrBadField):
+	case errors.Is(err, store.ErrBadContext), errors.Is(err, model.ErrBadField), errors.Is(err, bridge.ErrNoRunner):
 		return api.CodeInvalidParams
 	}
 	return 0

@@ -37,10 +37,12 @@ type JobRunParams struct {
 	Wait int64 `json:"wait,omitempty"`
 }
 
-// ToAny, as JobRunParams.To, sends the job to the least loaded agent up
-// that runs its script type (by presence), preferring others to this one;
-// it waits in the outbox until one is up, as a job for an agent that is
-// down does.
+// ToAny, as JobRunParams.To, sends the job to the least loaded runner
+// registered in the job's context (runner:<id> with its pubkey) that is up
+// and runs its type, else to this agent when its runner does; it waits in
+// the outbox while a registered runner is down, and is refused
+// (bridge.ErrNoRunner) when none can ever run it. Presence only ranks
+// registered runners: a peer that merely announces itself gets nothing.
 const ToAny = "any"
 
 // RunJob is the API's job.run (Node.RunJob calls it in process): it
@@ -66,7 +68,7 @@ type JobRef struct {
 }
 
 func (h *Handlers) registerJobMethods() {
-	api.RegisterShapes(h.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded agent up that runs its type (to=any); with wait=N, block up to N seconds for its end and return it. "+
+	api.RegisterShapes(h.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded runner registered in the context that is up and runs its type, else this agent (to=any); with wait=N, block up to N seconds for its end and return it. "+
 		"The seed's {job:{…}, secret} queues the job here, in its context_id.",
 		api.Alt(h.RunJob), api.Alt(h.seedJobRun))
 	api.RegisterShapes(h.table, "job.create", "Store a job without running it: {context, type, script, …}, "+

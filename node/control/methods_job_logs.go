@@ -45,7 +45,7 @@ func (h *Handlers) registerJobLogsMethods() {
 			if err != nil {
 				return nil, err
 			}
-			if j.Extra["message_key"] != "" { // sent to another agent
+			if j.MessageKey() != "" { // sent to another agent
 				return h.sentJobLogs(ctx, p.JobRef, j, p.From)
 			}
 			return h.localLogs(ctx, p.JobRef, j, p.From)
@@ -68,7 +68,7 @@ func (h *Handlers) localLogs(ctx context.Context, p JobRef, j *model.RunnerJob, 
 // agent (Bridge.RemoteLogs); when it cannot be read, from the copy the
 // job's result brought home, with a note saying why.
 func (h *Handlers) sentJobLogs(ctx context.Context, p JobRef, j *model.RunnerJob, from int64) (*LogsView, error) {
-	r, err := h.Bridge.RemoteLogs(ctx, p.Context, p.Key, j.Extra["message_key"], from)
+	r, err := h.Bridge.RemoteLogs(ctx, p.Context, p.Key, j.MessageKey(), from)
 	if err == nil {
 		if r.Lines == nil {
 			r.Lines = []string{}

@@ -78,7 +78,7 @@ func (s *Stopper) stopSent(ctx context.Context, ctxID uint64, key string, dst pe
 		}
 	}
 	m := &model.Message{CallerID: s.Self.ID, ContextID: target, MessageType: model.MsgTypeStop,
-		Dst: dst.String(), Timeout: 300, Extra: model.Hash{"origin_job": key}}
+		Dst: dst.String(), Timeout: 300, Extra: model.Hash{model.ExtraOriginJob: key}}
 	if err := s.Store.PushMessage(ctx, ctxID, m, store.MsgOutKey); err != nil {
 		return nil, err
 	}
@@ -88,11 +88,11 @@ func (s *Stopper) stopSent(ctx context.Context, ctxID uint64, key string, dst pe
 // sentMessage is the job message that sent job key away (its target
 // context, its status), or nil when it cannot be read.
 func (s *Stopper) sentMessage(ctx context.Context, ctxID uint64, key string) *model.Message {
-	f, err := s.Store.Fields(ctx, ctxID, key, "message_key")
-	if err != nil || f[0] == "" {
+	mk, err := s.Store.JobMessageKey(ctx, ctxID, key)
+	if err != nil || mk == "" {
 		return nil
 	}
-	m, err := s.Store.LoadMessageKey(ctx, ctxID, f[0])
+	m, err := s.Store.LoadMessageKey(ctx, ctxID, mk)
 	if err != nil {
 		return nil
 	}

@@ -66,13 +66,14 @@ var (
 	descMsgOut     = prometheus.NewDesc("hyphae_bus_messages_out_total", "Messages sent, by type.", []string{"type"}, nil)
 	descRejected   = prometheus.NewDesc("hyphae_bus_rejected_total", "Messages rejected, by reason.", []string{"reason"}, nil)
 	descFrames     = prometheus.NewDesc("hyphae_bus_frames_sent_total", "Frames sent to other agents, by path: direct (a stream on an open connection), gossipsub (inbox or relay topic), fallback (a direct send that failed and went through gossipsub).", []string{"path"}, nil)
+	descConduct    = prometheus.NewDesc("hyphae_bus_conduct_total", "Messages refused after validation and held against their sender (penalized), and frames dropped unjudged because their sender is rate limited for its refusals (limited).", []string{"what"}, nil)
 	descDirectRej  = prometheus.NewDesc("hyphae_bus_direct_refused_total", "Direct-stream frames held against their sender (rejected), and times a peer's direct streams were refused for too many (refused).", []string{"what"}, nil)
 	descPeersUp    = prometheus.NewDesc("hyphae_peers", "Peers in the peer table, by state.", []string{"state"}, nil)
 	descPresence   = prometheus.NewDesc("hyphae_presence_age_seconds", "Seconds since each up peer's last presence record.", []string{"peer"}, nil)
 	descFlows      = prometheus.NewDesc("hyphae_flows", "Flows by status.", []string{"status"}, nil)
 	descRunning    = prometheus.NewDesc("hyphae_runner_running_jobs", "Jobs running now.", nil, nil)
 	descDraining   = prometheus.NewDesc("hyphae_draining", "1 while the agent drains.", nil, nil)
-	collectorDescs = []*prometheus.Desc{descQueue, descOutbox, descRetrans, descMsgIn, descMsgOut, descRejected,
+	collectorDescs = []*prometheus.Desc{descConduct, descQueue, descOutbox, descRetrans, descMsgIn, descMsgOut, descRejected,
 		descFrames, descDirectRej, descPeersUp, descPresence, descFlows, descRunning, descDraining}
 )
 
@@ -115,6 +116,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descFrames, float64(fs.Fallbacks), "fallback")
 	counter(descDirectRej, float64(fs.Rejected), "rejected")
 	counter(descDirectRej, float64(fs.Refused), "refused")
+	counter(descConduct, float64(fs.Penalized), "penalized")
+	counter(descConduct, float64(fs.Limited), "limited")
 	c.collectPeers(ctx, gauge)
 	if h.Runner != nil {
 		running, _ := h.Runner.Load()

@@ -105,7 +105,7 @@ func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.Ru
 	self := b.names.name(b.self)
 	j := &model.RunnerJob{CallerID: caller, ContextID: target, Name: src.Name, Script: src.Script,
 		ScriptType: src.ScriptType, Timeout: src.Timeout, Retries: src.Retries, EnvVars: src.EnvVars,
-		Status: model.JobDispatched, Attempt: 1, Runner: self}
+		MemoryMB: src.MemoryMB, CPU: src.CPU, Status: model.JobDispatched, Attempt: 1, Runner: self}
 	j.SetOrigin(model.JobOrigin{Peer: sender, Context: p.OriginCtx, Job: p.OriginJob, Attempt: p.Attempt, Ref: p.Ref})
 	m := &model.Message{CallerID: caller, ContextID: target, MessageType: model.MsgTypeJob,
 		Status: model.MsgAcknowledged, Dst: self, Job: []*model.RunnerJob{j},
@@ -198,7 +198,7 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 		return err
 	}
 	b.sent.awaitMessage(ctx, ctxID, key) // an ack that overtook our write
-	out, err := b.st.AckFrom(ctx, ctxID, key, b.names.name(from))
+	out, err := b.st.AckMessage(ctx, ctxID, key, b.names.name(from))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		b.refused(from, "ack_from_stranger", err)

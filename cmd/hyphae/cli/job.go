@@ -42,8 +42,10 @@ func newJobRun(g *globals) *cobra.Command {
 		Long: `Submit a job into context N, to this agent (--to self), to another agent
 (--to PEER_ID; that agent's context N must grant you executor; or --to
 runner:<id>, the agent a runner record of context N here names: see hyphae
-runner create) or to whichever agent up runs the script type, least loaded
-first (--to any; this agent only when no other runs it). With --wait
+runner create) or to the least loaded runner registered in context N that is
+up and runs the script type, else this agent (--to any; a peer that merely
+announces itself never gets a job: register it with hyphae runner create N
+--peer PEER_ID). With --wait
 it prints status changes (stderr) and the result; the exit code is 0 when the
 job finished, 1 when it failed or was refused (the reason on stderr). A job
 for an agent that is not up waits in this agent's outbox until it is, up to
@@ -85,7 +87,7 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	case j.Runner != "":
 		noteIfAway(cmd.Context(), g, j.Runner, cmd.ErrOrStderr())
 	case f.to == control.ToAny:
-		fmt.Fprintf(cmd.ErrOrStderr(), "note: no agent up runs type %q; the job waits in the outbox for one, up to bus.timeout (default 10m)\n", f.typ)
+		fmt.Fprintf(cmd.ErrOrStderr(), "note: no registered runner of type %q is up; the job waits in the outbox for one, up to bus.timeout (default 10m)\n", f.typ)
 	}
 	if f.wait {
 		jw, err := waitJob(cmd.Context(), g, j.ContextID, j.Key, cmd.ErrOrStderr(), !f.asJSON)

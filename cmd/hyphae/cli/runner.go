@@ -18,7 +18,9 @@ func newRunner(g *globals) *cobra.Command {
 		Long: `A runner record names an agent (by peer ID) in a context. A job or a flow
 job may then say runner: runner:<id> instead of the peer ID, so the agent
 behind it can change without editing every flow: update the record, not the
-flows. A job with no runner goes to any agent that serves its script type.`,
+flows. A job with no runner (or run --to any) goes to the least loaded runner
+registered in its context that is up and serves its script type, else to this
+agent: only registered runners get jobs the agent places itself.`,
 	}
 	cmd.AddCommand(newRunnerCreate(g), newRunnerShow(g), newRunnerList(g))
 	return cmd
@@ -44,7 +46,7 @@ func newRunnerCreate(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&peerID, "peer", "", "peer ID of the agent (hyphae id on its machine prints it)")
-	cmd.Flags().StringArrayVar(&types, "type", nil, "a script type it runs, for your records (repeatable)")
+	cmd.Flags().StringArrayVar(&types, "type", nil, "a script type it runs (repeatable); when given, only jobs of these types are placed on it")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	_ = cmd.MarkFlagRequired("peer")
 	return cmd
