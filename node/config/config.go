@@ -98,6 +98,15 @@ type Bus struct {
 	TimeoutAck time.Duration `yaml:"timeout_ack"` // resend when unacked; default 3s
 	Timeout    time.Duration `yaml:"timeout"`     // give up; default 10m
 	Skew       time.Duration `yaml:"skew"`        // accepted clock skew; default 2m
+	// Plain turns every shortcut of the bus off (ARCHITECTURE.md, "The
+	// shortcuts"): each message takes the plain path the design describes.
+	// Slower, same behaviour; for comparing and for ruling the shortcuts
+	// out when something goes wrong. Needs a restart. The environment
+	// variable HYPHAE_BUS_PLAIN=1 sets it too (PlainEnv).
+	Plain bool `yaml:"plain"`
+	// PlainOnly turns only the named shortcuts off (Shortcuts lists the
+	// names); for tests and benchmarks, not in the file.
+	PlainOnly []string `yaml:"-"`
 }
 
 // Load reads and strictly decodes path (missing file → error).
@@ -179,6 +188,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Bus.Skew == 0 {
 		c.Bus.Skew = 2 * time.Minute
+	}
+	if os.Getenv(PlainEnv) == "1" {
+		c.Bus.Plain = true
 	}
 	c.Retention.defaults()
 }
@@ -266,6 +278,7 @@ func (c *Config) validateMore() []error {
 			errs = append(errs, fmt.Errorf("%s: %v must not be negative", d.name, d.v))
 		}
 	}
+	errs = append(errs, c.Bus.validate()...)
 	errs = append(errs, c.Retention.validate()...)
 	return append(errs, validateAddrs(c)...)
 }

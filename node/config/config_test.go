@@ -76,3 +76,41 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("defaults: %+v", c)
 	}
 }
+
+// bus.plain turns every shortcut off; PlainOnly (tests, benchmarks) only
+// those it names, and a name that is no shortcut is refused rather than
+// leaving the shortcut on unnoticed.
+func TestBusPlain(t *testing.T) {
+	c, err := config.Parse([]byte("bus:\n  plain: true\n"), "plain.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Defaults()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range config.Shortcuts {
+		if !c.Bus.Off(name) {
+			t.Errorf("bus.plain: shortcut %s still on", name)
+		}
+	}
+	only := config.Bus{PlainOnly: []string{"acks"}}
+	if !only.Off("acks") || only.Off("pair") {
+		t.Errorf("PlainOnly [acks]: acks off %v, pair off %v; want true, false", only.Off("acks"), only.Off("pair"))
+	}
+	c.Bus.PlainOnly = []string{"acks", "ackz"}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `"ackz"`) {
+		t.Fatalf("Validate = %v, want the unknown shortcut ackz refused", err)
+	}
+}
+
+// HYPHAE_BUS_PLAIN=1 sets bus.plain, so an agent started by a test or a
+// script takes the plain path without a config file.
+func TestBusPlainFromEnvironment(t *testing.T) {
+	t.Setenv(config.PlainEnv, "1")
+	c := &config.Config{}
+	c.Defaults()
+	if !c.Bus.Plain {
+		t.Fatalf("%s=1: bus.plain false", config.PlainEnv)
+	}
+}

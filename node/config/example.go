@@ -59,6 +59,7 @@ bus:
   timeout_ack: 3s          # resend a message not acknowledged by then
   timeout: 10m             # give up on a message after this
   skew: 2m                 # accepted clock difference between agents
+  # plain: false           # true: every shortcut of the bus off (ARCHITECTURE.md); slower, same behaviour
 
 # What has ended is kept for a while, then removed with its logs and job
 # directories (hyphae prune does it at once). Nothing running, nor anything
