@@ -15,6 +15,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/internal/testlog"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 )
@@ -109,16 +110,10 @@ func waitEnd(t *testing.T, c *redis.Client, key string) map[string]string {
 	return h
 }
 
-// waitFor polls cond until it holds or waitLimit passes.
+// waitFor polls cond until it holds or waitLimit passes (poll.Eventually).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Eventually(t, waitLimit, what, cond)
 }
 
 // waitFile waits until path exists.

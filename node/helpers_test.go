@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/internal/testlog"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/node"
@@ -107,18 +108,8 @@ func (a *agent) addr(t testing.TB) string {
 
 func (a *agent) peerID() string { return a.ID().PeerID().String() }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %v waiting for %s", d, what)
-}
+// eventually is poll.Eventually (kept short: the tests call it often).
+var eventually = poll.Eventually
 
 // ptr returns a pointer to v (config fields whose nil means a default).
 func ptr[T any](v T) *T { return &v }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -133,17 +134,8 @@ func (a *agent) seesUp(t testing.TB, p peer.ID) bool {
 	return r != nil && r.State == model.PeerUp && a.o.Up(p)
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// waitFor is poll.Eventually.
+var waitFor = poll.Eventually
 
 // recv waits for one inbox message.
 func recv(t testing.TB, a *agent, d time.Duration) Received {

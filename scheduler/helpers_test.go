@@ -10,6 +10,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/internal/flowtext"
+	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
@@ -111,16 +112,10 @@ func (e *env) wait(t testing.TB, s *scheduler.Scheduler, id uint64) *scheduler.S
 	return st
 }
 
-// eventually polls cond until it holds or 30s pass.
+// eventually polls cond until it holds or 30s pass (poll.Eventually).
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	poll.Eventually(t, 30*time.Second, what, cond)
 }
 
 // job finds a job of a status by name.

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/internal/poll"
 )
 
 // bin is the hyphae binary built for this test run.
@@ -148,14 +150,4 @@ func decode(t testing.TB, s string, v any) {
 	}
 }
 
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %v waiting for %s", d, what)
-}
+var eventually = poll.Eventually
