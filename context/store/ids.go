@@ -9,15 +9,16 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// idBlock is how many ids NextIDs reserves at a time (INCRBY seq:<kind>).
-// Other clients keep using INCR on the same counter, so ids stay unique;
-// an agent that stops leaves the rest of its blocks unused (a gap).
+// idBlock is how many ids NextIDs reserves at a time (INCRBY seq:<kind>)
+// unless SetIDBlock says otherwise. Other clients keep using INCR on the
+// same counter, so ids stay unique; an agent that stops leaves the rest of
+// its blocks unused (a gap).
 const idBlock = 32
 
-// idLow: when a block has this many ids left, the next block is reserved
-// in the background, so a steady stream of NextIDs calls never waits for
-// Redis (a job message and its result each take ids on the critical path
-// of a cross-agent job).
+// idLow: when a block has this many ids left (half the block), the next
+// block is reserved in the background, so a steady stream of NextIDs calls
+// never waits for Redis (a job message and its result each take ids on the
+// critical path of a cross-agent job).
 const idLow = idBlock / 2
 
 // refillTimeout bounds a background reservation.
@@ -26,8 +27,8 @@ const refillTimeout = 10 * time.Second
 // idRange is the reserved ids next..end-1; the zero value is empty.
 type idRange struct{ next, end uint64 }
 
-// block is the block of idBlock ids that an INCRBY answered with last.
-func block(last uint64) idRange { return idRange{last - idBlock + 1, last + 1} }
+// blockOf is the block of size ids that an INCRBY answered with last.
+func blockOf(last, size uint64) idRange { return idRange{last - size + 1, last + 1} }
 
 func (r idRange) left() uint64 { return r.end - min(r.next, r.end) }
 
@@ -47,10 +48,11 @@ type idBlocks struct {
 	wg     sync.WaitGroup      // reservations under way
 	ctx    context.Context     // cancelled by stop (under mu): no more reservations
 	cancel context.CancelFunc
+	size   uint64 // ids per block (SetIDBlock); 1: no blocks, one INCR per id. Guarded by mu
 }
 
 func newIDBlocks() *idBlocks {
-	b := &idBlocks{m: map[idKind]*idState{}}
+	b := &idBlocks{m: map[idKind]*idState{}, size: idBlock}
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	return b
 }
@@ -129,7 +131,7 @@ func (st *idState) next() (uint64, bool) {
 // reserved or under way; it then marks st filling and counts the
 // reservation the caller starts (reserveAhead). mu is held.
 func (b *idBlocks) refillDue(st *idState) bool {
-	due := st.cur.left() <= idLow && st.spare.left() == 0 && !st.filling && b.ctx.Err() == nil
+	due := b.size > 1 && st.cur.left() <= b.size/2 && st.spare.left() == 0 && !st.filling && b.ctx.Err() == nil
 	if due {
 		st.filling = true
 		b.wg.Add(1)
@@ -142,7 +144,7 @@ func (b *idBlocks) refillDue(st *idState) bool {
 func (b *idBlocks) put(k idKind, last uint64) uint64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r := block(last)
+	r := blockOf(last, b.size)
 	b.state(k).cur = idRange{r.next + 1, r.end}
 	return r.next
 }
@@ -155,7 +157,7 @@ func (b *idBlocks) putSpare(k idKind, last uint64, ok bool) {
 	st := b.state(k)
 	st.filling = false
 	if ok {
-		st.spare = block(last)
+		st.spare = blockOf(last, b.size)
 	}
 }
 
@@ -170,6 +172,23 @@ func (b *idBlocks) stop() {
 
 // wait waits for the reservations under way to end.
 func (b *idBlocks) wait() { b.wg.Wait() }
+
+// blockSize is the ids per block.
+func (b *idBlocks) blockSize() uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.size
+}
+
+// SetIDBlock sets how many ids NextIDs reserves at a time (default 32);
+// n <= 1 turns the blocks off: one INCR-like round trip (INCRBY 1) per
+// id, nothing reserved ahead, as a plain client allocates (bus.plain, the
+// idblocks shortcut). Call it before the first NextIDs.
+func (s *Store) SetIDBlock(n int) {
+	s.ids.mu.Lock()
+	defer s.ids.mu.Unlock()
+	s.ids.size = uint64(max(n, 1))
+}
 
 // NextIDs allocates one id of each kind (seq:<kind>) in context ctxID's DB.
 // Ids come from blocks reserved in advance (the next one in the
@@ -193,10 +212,11 @@ func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]u
 	if err != nil {
 		return nil, fmt.Errorf("store.NextIDs: %w", err)
 	}
+	size := s.ids.blockSize()
 	cmds := make([]*redis.IntCmd, len(missing))
 	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for n, i := range missing {
-			cmds[n] = p.IncrBy(ctx, SeqKey(kinds[i]), idBlock)
+			cmds[n] = p.IncrBy(ctx, SeqKey(kinds[i]), int64(size))
 		}
 		return nil
 	}); err != nil {
@@ -237,7 +257,7 @@ func (s *Store) reserveAhead(k idKind) {
 	db, err := s.DB(k.ctx)
 	var last int64
 	if err == nil {
-		last, err = db.IncrBy(ctx, SeqKey(k.kind), idBlock).Result()
+		last, err = db.IncrBy(ctx, SeqKey(k.kind), int64(s.ids.blockSize())).Result()
 	}
 	if err != nil {
 		s.log.Debug("store: reserve ids ahead", "context", k.ctx, "kind", k.kind, "err", err)

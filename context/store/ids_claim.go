@@ -148,7 +148,7 @@ func (b *idBlocks) putAbove(k idKind, last uint64) (uint64, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	st := b.state(k)
-	st.cur = block(last)
+	st.cur = blockOf(last, b.size)
 	return st.next()
 }
 
