@@ -19,9 +19,9 @@ import (
 // a slot (it saw more jobs queued; an idle loop means the queues were
 // empty, and a claim would most likely find nothing), and no other loop
 // does (another context's, or the hero loop's: those get the slot instead,
-// for fairness).
+// for fairness). Never with Config.NoChain.
 func (r *Runner) chainable(a *attempt, out outcome) *servedContext {
-	if out.reason != "" || out.cause != nil || r.intake.Err() != nil {
+	if r.cfg.NoChain || out.reason != "" || out.cause != nil || r.intake.Err() != nil {
 		return nil
 	}
 	r.mu.Lock()

@@ -43,6 +43,9 @@ type Config struct {
 	// NoCgroups runs jobs in process groups only, even where each could
 	// have a cgroup of its own (see Isolation).
 	NoCgroups bool
+	// NoChain turns chaining off (chain.go): a finished job frees its slot
+	// and the loop claims the next one (bus.plain, the chain shortcut).
+	NoChain bool
 
 	// Contexts lists the context DBs to serve (refreshed every
 	// ContextRefresh); default: every context in the DB 0 registry.
