@@ -183,6 +183,8 @@ func TestFlowAcrossThreeAgents(t *testing.T) {
 	}
 	s.waitPeerUp(t, r1.peer, "sh")
 	s.waitPeerUp(t, r2.peer, "special")
+	// typed names no runner: the supervisor places it, on a registered runner only.
+	s.hy(t, "runner", "create", "1", "--peer", r2.peer, "--type", "special")
 
 	flow := writeFlow(t, fmt.Sprintf(`
 name: spread
