@@ -25,6 +25,25 @@ func TestPayloadIsPairStanza(t *testing.T) {
 	}
 }
 
+// SealX25519 (bus.plain) seals with age's X25519 stanza, and the same
+// Verifier opens it: agents on either path understand each other.
+func TestSealX25519OpensAlike(t *testing.T) {
+	alice, bob := testIdentity(t, 1), testIdentity(t, 2)
+	env, err := SealX25519(alice, bob.PeerID(), TypeResult, 7, 2, []byte("plain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Restamp(alice, fixedNow); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(env.Payload, []byte("\n-> X25519 ")) || bytes.Contains(env.Payload, []byte(identity.PairStanzaType)) {
+		t.Fatalf("payload header:\n%q", env.Payload)
+	}
+	if pt, err := checkOpen(t, verifierFor(bob), env); err != nil || string(pt) != "plain" {
+		t.Fatalf("Open = %q, %v", pt, err)
+	}
+}
+
 // TestOpenSenderBound: another key re-signing alice's payload as its own
 // passes Check (the signature is good) but the payload does not open,
 // because its wrap key depends on the sender.

@@ -14,10 +14,24 @@ import (
 // id and to, see identity.EncryptTo), picks a new random message id, stamps
 // the current time and signs.
 func Seal(id *identity.Identity, to peer.ID, typ Type, ctxID uint64, attempt uint32, plaintext []byte) (*Envelope, error) {
+	return seal(id, to, typ, ctxID, attempt, plaintext, id.EncryptTo)
+}
+
+// SealX25519 is Seal with age's plain X25519 stanza (identity.Encrypt: an
+// ephemeral key agreement per message) instead of the pairwise one: the
+// bus's plain path (bus.plain, the pair shortcut). Receivers open both
+// alike (identity.DecryptFrom), so either side may use either.
+func SealX25519(id *identity.Identity, to peer.ID, typ Type, ctxID uint64, attempt uint32, plaintext []byte) (*Envelope, error) {
+	return seal(id, to, typ, ctxID, attempt, plaintext, identity.Encrypt)
+}
+
+// seal is Seal with encrypt as the age encryption to peer to.
+func seal(id *identity.Identity, to peer.ID, typ Type, ctxID uint64, attempt uint32, plaintext []byte,
+	encrypt func(peer.ID, []byte) ([]byte, error)) (*Envelope, error) {
 	if !typ.Valid() {
 		return nil, fmt.Errorf("envelope.Seal: %w: %d", ErrUnknownType, uint8(typ))
 	}
-	ct, err := id.EncryptTo(to, plaintext)
+	ct, err := encrypt(to, plaintext)
 	if err != nil {
 		return nil, fmt.Errorf("envelope.Seal: %w", err)
 	}
