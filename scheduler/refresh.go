@@ -8,10 +8,7 @@ import (
 // Refresh starts serving contexts that appeared since the last periodic
 // refresh, now (the node calls it when a context is created).
 func (s *Scheduler) Refresh() {
-	s.mu.Lock()
-	running := s.started && !s.closed
-	s.mu.Unlock()
-	if !running {
+	if !s.running() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/internal/lifecycle"
 )
 
 // Scheduler runs the flows of the contexts it serves. Create it with New,
@@ -17,13 +18,13 @@ type Scheduler struct {
 	log  *slog.Logger
 	proc string // this scheduler's jobs_done processing list
 
-	ctx    context.Context // cancelled by Shutdown
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// life runs from New (subscribers and flow timers may start before
+	// Start) to Shutdown; ctx is its context, cancelled by Shutdown.
+	life lifecycle.Group
+	ctx  context.Context
 
 	mu      sync.Mutex
 	started bool                                // guarded by mu
-	closed  bool                                // guarded by mu
 	loops   map[uint64]bool                     // guarded by mu
 	runs    map[runKey]*flowRun                 // guarded by mu
 	subs    map[runKey]map[*subscriber]struct{} // guarded by mu
@@ -38,11 +39,12 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Scheduler, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Scheduler{cfg: cfg, st: st, log: log,
-		proc: store.JobsDoneProcessingKey(cfg.owner()), ctx: ctx, cancel: cancel,
+	s := &Scheduler{cfg: cfg, st: st, log: log,
+		proc:  store.JobsDoneProcessingKey(cfg.owner()),
 		loops: map[uint64]bool{}, runs: map[runKey]*flowRun{},
-		subs: map[runKey]map[*subscriber]struct{}{}}, nil
+		subs: map[runKey]map[*subscriber]struct{}{}}
+	s.ctx, _ = s.life.Start(context.Background()) // a new Group starts
+	return s, nil
 }
 
 // Start recovers the unfinished flows of the served contexts and starts one
@@ -50,7 +52,7 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Scheduler, error) {
 // watchdog. It returns at once; the work runs until Shutdown.
 func (s *Scheduler) Start(ctx context.Context) error {
 	s.mu.Lock()
-	if s.closed || s.started {
+	if !s.life.Running() || s.started {
 		s.mu.Unlock()
 		return fmt.Errorf("scheduler.Start: %w (already started or shut down)", ErrClosed)
 	}
@@ -74,12 +76,10 @@ func (s *Scheduler) Start(ctx context.Context) error {
 // for ctx). Flows stay in Redis; a new scheduler resumes them. Safe to call
 // more than once.
 func (s *Scheduler) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.life.Stop() { // refuses new goroutines and cancels ctx
 		return nil
 	}
-	s.closed = true
+	s.mu.Lock()
 	runs := make([]*flowRun, 0, len(s.runs))
 	for _, r := range s.runs {
 		runs = append(runs, r)
@@ -92,37 +92,22 @@ func (s *Scheduler) Shutdown(ctx context.Context) error {
 		}
 		r.mu.Unlock()
 	}
-	s.cancel()
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("scheduler.Shutdown: %w", ctx.Err())
+	if err := s.life.Wait(ctx); err != nil {
+		return fmt.Errorf("scheduler.Shutdown: %w", err)
 	}
+	return nil
 }
 
 // spawn runs fn(s.ctx) in a tracked goroutine unless shut down.
 func (s *Scheduler) spawn(fn func(ctx context.Context)) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return false
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		fn(s.ctx)
-	}()
-	return true
+	return s.life.Go(fn)
 }
 
 // running reports whether Start was called and Shutdown was not.
 func (s *Scheduler) running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.started && !s.closed
+	return s.started && s.life.Running()
 }
 
 // contexts lists the served contexts.

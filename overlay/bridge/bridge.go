@@ -56,6 +56,25 @@ type Config struct {
 	RunnerGrace time.Duration
 	MaxSize     int // max envelope bytes; default 1 MiB
 	Workers     int // inbound handlers; default 4
+	// Plain turns the bridge's shortcuts off, each on its own (bus.plain;
+	// ARCHITECTURE.md, "The shortcuts").
+	Plain Plain
+}
+
+// Plain says which of the bridge's shortcuts are off: each true field
+// makes that step take the plain path the design describes. Behaviour
+// stays the same; only the cost changes.
+type Plain struct {
+	Submit  bool // Submit pushes the message on msg_out; msgOutLoop sends it (launch.go)
+	Overlap bool // a first send waits for its record's write (sendWhileWriting)
+	Early   bool // no result from the runner's ending hook: remote_done builds it from Redis (early.go)
+	Acks    bool // every ack at once, on its own; none rides on a message (acks.go)
+	Replay  bool // every replay check asks Redis (seenBefore); the horizon is still kept
+	// Caches: a result's job is looked up in Redis, not memory (sentTo),
+	// senders' actor ids too (actors.go), Submit opens no end watch, and
+	// receive verifies what the validator checked again.
+	Caches bool
+	Pair   bool // age's X25519 stanza instead of the pairwise one (envelope.SealX25519)
 }
 
 func (c *Config) defaults() {

@@ -293,7 +293,10 @@ func (b *Bridge) deliver(ctx context.Context, dst peer.ID, typ envelope.Type, ta
 		b.spawn(func() { b.handle(b.ctx, b.self, typ, target, p) })
 		return nil
 	}
-	acks := b.acks.piggyback(b.names.name(dst))
+	var acks []*pendingAck
+	if !b.cfg.Plain.Acks { // plain: nothing is pending to ride
+		acks = b.acks.piggyback(b.names.name(dst))
+	}
 	if len(acks) > 0 {
 		q := *p // p may be sealed again later (a retry), without these
 		q.Acks, p = refs(acks), &q
@@ -309,9 +312,14 @@ func (b *Bridge) deliver(ctx context.Context, dst peer.ID, typ envelope.Type, ta
 	return err
 }
 
-// seal seals p to dst and publishes it.
+// seal seals p to dst (with age's X25519 stanza under Plain.Pair) and
+// publishes it.
 func (b *Bridge) seal(ctx context.Context, dst peer.ID, typ envelope.Type, target uint64, attempt int64, p *payload) error {
-	env, err := envelope.Seal(b.cfg.Self, dst, typ, target, uint32(max(attempt, 0)), p.encode())
+	sealFn := envelope.Seal
+	if b.cfg.Plain.Pair {
+		sealFn = envelope.SealX25519
+	}
+	env, err := sealFn(b.cfg.Self, dst, typ, target, uint32(max(attempt, 0)), p.encode())
 	if err != nil {
 		return err
 	}
