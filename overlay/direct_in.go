@@ -25,7 +25,7 @@ func (o *Overlay) handleDirect(s network.Stream) {
 		_ = s.Reset()
 		return
 	}
-	defer o.wg.Done()
+	defer o.untrack()
 	stop := context.AfterFunc(o.ctx, func() { _ = s.Reset() })
 	defer stop()
 	defer s.Reset()

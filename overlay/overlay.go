@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/internal/lifecycle"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -59,13 +60,14 @@ type Overlay struct {
 	conduct                *conduct // refusals per peer: score and rate limit
 	stats                  frameCounters
 
-	ctx    context.Context // cancelled by Shutdown; parent of every loop
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// life runs from New (the host is built on its context) to Shutdown;
+	// ctx is its context, cancelled by Shutdown, parent of every loop.
+	life lifecycle.Group
+	ctx  context.Context
 
 	mu        sync.Mutex
 	running   bool                      // guarded by mu
-	closed    bool                      // guarded by mu
+	closed    bool                      // guarded by mu; set as Shutdown begins
 	closeErr  error                     // guarded by mu
 	outTopics map[peer.ID]*pubsub.Topic // guarded by mu
 	scores    map[peer.ID]float64       // guarded by mu
@@ -93,9 +95,9 @@ func New(ctx context.Context, cfg Config, priv crypto.PrivKey, peers PeerTable, 
 		outTopics: make(map[peer.ID]*pubsub.Topic),
 		scores:    make(map[peer.ID]float64),
 	}
-	o.ctx, o.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	o.ctx, _ = o.life.Start(context.WithoutCancel(ctx)) // a new Group starts
 	if err := o.build(priv); err != nil {
-		o.cancel()
+		o.life.Stop()
 		o.release()
 		return nil, fmt.Errorf("overlay.New: %w", err)
 	}
@@ -156,7 +158,7 @@ func (o *Overlay) Shutdown(ctx context.Context) error {
 	stopMDNS := o.stopMDNS
 	o.mu.Unlock()
 
-	o.cancel()
+	o.life.Stop() // no loop starts from now on; o.ctx ends
 	var errs []error
 	if stopMDNS != nil {
 		errs = append(errs, stopMDNS())
@@ -179,14 +181,10 @@ func (o *Overlay) Shutdown(ctx context.Context) error {
 
 // waitLoops waits for every goroutine started by the overlay, up to ctx.
 func (o *Overlay) waitLoops(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { o.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for overlay loops: %w", ctx.Err())
+	if err := o.life.Wait(ctx); err != nil {
+		return fmt.Errorf("waiting for overlay loops: %w", err)
 	}
+	return nil
 }
 
 // release closes the DHT and the host (which closes pubsub streams, the
@@ -204,27 +202,15 @@ func (o *Overlay) release() error {
 
 // spawn runs f in a goroutine tracked by Shutdown, unless shutting down.
 func (o *Overlay) spawn(f func()) bool {
-	if !o.track() {
-		return false
-	}
-	go func() {
-		defer o.wg.Done()
-		f()
-	}()
-	return true
+	return o.life.Go(func(context.Context) { f() })
 }
 
 // track counts the calling goroutine as one Shutdown waits for, unless
-// shutting down (then it reports false).
-func (o *Overlay) track() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.closed {
-		return false
-	}
-	o.wg.Add(1)
-	return true
-}
+// shutting down (then it reports false); it calls untrack when done.
+func (o *Overlay) track() bool { return o.life.Enter() }
+
+// untrack ends what track counted.
+func (o *Overlay) untrack() { o.life.Leave() }
 
 // ID is the agent's peer ID (= actor public key).
 func (o *Overlay) ID() peer.ID { return o.id }
