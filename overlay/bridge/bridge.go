@@ -16,6 +16,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/crypto/identity"
+	"github.com/hyphae-run/hyphae/internal/lifecycle"
 	"github.com/hyphae-run/hyphae/overlay"
 )
 
@@ -117,15 +118,13 @@ type Bridge struct {
 	down    downPeers     // peers down, since when (lost runners)
 	runners registry      // runner records per context, for jobs the agent routes
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	sem    chan struct{} // bounds concurrent sends
+	life lifecycle.Group // the loops and the work Shutdown waits for
+	ctx  context.Context // life's context; set by Start under mu
+	sem  chan struct{}   // bounds concurrent sends
 
 	mu       sync.Mutex
 	loops    map[uint64]context.CancelFunc // per-context loops; guarded by mu
 	inflight map[string]bool               // outbox keys being sent; guarded by mu
-	stopped  bool                          // guarded by mu
 }
 
 // New builds a bridge; Start runs it.
@@ -148,8 +147,14 @@ func (b *Bridge) Stats() *Stats { return b.stats }
 // Start installs the inbox validator and starts the loops.
 func (b *Bridge) Start(ctx context.Context) error {
 	b.mu.Lock()
-	b.ctx, b.cancel = context.WithCancel(context.Background())
+	lctx, err := b.life.Start(context.Background())
+	if err == nil {
+		b.ctx = lctx // under mu: enterLocked's callers read it after
+	}
 	b.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("bridge.Start: %w", err)
+	}
 	b.tr.SetInboxValidator(b.validate)
 	b.watchPeers(ctx)
 	for i := 0; i < b.cfg.Workers; i++ {
@@ -168,27 +173,17 @@ func (b *Bridge) Start(ctx context.Context) error {
 // first (for up to a second); messages in the outbox stay there and are
 // sent by the next start.
 func (b *Bridge) Shutdown(ctx context.Context) error {
-	b.mu.Lock()
-	if b.stopped || b.cancel == nil {
-		b.stopped = true
-		b.mu.Unlock()
+	if !b.life.Running() { // not started, or stopped already
+		b.life.Stop()
 		return nil
 	}
-	b.mu.Unlock()
 	b.flushAcks(ctx)
-	b.mu.Lock()
-	b.stopped = true
-	b.mu.Unlock()
-	b.cancel()
+	b.life.Stop() // no work starts from now on; b.ctx ends
 	b.acks.stop()
-	done := make(chan struct{})
-	go func() { b.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("bridge.Shutdown: %w", ctx.Err())
+	if err := b.life.Wait(ctx); err != nil {
+		return fmt.Errorf("bridge.Shutdown: %w", err)
 	}
+	return nil
 }
 
 // flushAcks sends the pending acks now, one message per peer, waiting up
@@ -202,7 +197,9 @@ func (b *Bridge) flushAcks(ctx context.Context) {
 	defer cancel()
 	done := make(chan struct{}, len(sends))
 	for _, send := range sends {
-		b.spawn(func() { defer func() { done <- struct{}{} }(); send() })
+		if !b.spawn(func() { defer func() { done <- struct{}{} }(); send() }) {
+			done <- struct{}{} // stopping: it does not go out
+		}
 	}
 	for range sends {
 		select {
@@ -221,25 +218,25 @@ func (b *Bridge) goIfRunning(f func()) bool {
 	ok := b.enterLocked()
 	b.mu.Unlock()
 	if ok {
-		go func() { defer b.wg.Done(); f() }()
+		go func() { defer b.leave(); f() }()
 	}
 	return ok
 }
 
-// enterLocked counts one more piece of work in wg, which Shutdown waits
-// for, if the bridge has started and not stopped; mu is held. The caller
-// calls wg.Done when the work is over.
-func (b *Bridge) enterLocked() bool {
-	if b.cancel == nil || b.stopped {
-		return false
-	}
-	b.wg.Add(1)
-	return true
-}
+// enterLocked counts one more piece of work among what Shutdown waits
+// for, if the bridge has started and not stopped; mu is held (so that
+// b.ctx, set under mu, is seen by the work). The caller calls leave when
+// the work is over.
+func (b *Bridge) enterLocked() bool { return b.life.Enter() }
 
-func (b *Bridge) spawn(f func()) {
-	b.wg.Add(1)
-	go func() { defer b.wg.Done(); f() }()
+// leave ends a piece of work counted by enterLocked.
+func (b *Bridge) leave() { b.life.Leave() }
+
+// spawn runs f as one of the bridge's goroutines; it is called by the
+// bridge's own code once started, and refuses (false) once Shutdown
+// stopped taking work.
+func (b *Bridge) spawn(f func()) bool {
+	return b.life.Go(func(context.Context) { f() })
 }
 
 // running runs f as one of the bridge's goroutines' work unless the bridge
@@ -249,7 +246,7 @@ func (b *Bridge) running(f func()) {
 	ok := b.enterLocked()
 	b.mu.Unlock()
 	if ok {
-		defer b.wg.Done()
+		defer b.leave()
 		f()
 	}
 }
@@ -281,7 +278,7 @@ func (b *Bridge) refreshContexts() {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.stopped {
+	if !b.life.Running() {
 		return
 	}
 	for _, id := range ids {

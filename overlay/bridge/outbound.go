@@ -212,7 +212,7 @@ func (b *Bridge) claimSend(ctxID uint64, key string) (release func(), ok bool) {
 		b.mu.Lock()
 		delete(b.inflight, ik)
 		b.mu.Unlock()
-		b.wg.Done()
+		b.leave()
 	}, true
 }
 
