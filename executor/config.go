@@ -32,7 +32,7 @@ type Config struct {
 	Executors map[string][]string
 	// Python is the interpreter of the python type; default: python3 from
 	// PATH, resolved once to the real interpreter when that is a wrapper
-	// script (pyenv shims cost ~100 ms per start).
+	// script (a pyenv shim costs a second interpreter start per job).
 	Python string
 
 	WorkerID string // hero dispatcher worker id; "" = hero protocol off

@@ -78,7 +78,7 @@ package embedredis
 //     "ERR Error compiling script …"): match them with strings.Contains.
 //   - HGETALL returns fields in sorted order (Redis: insertion order for
 //     small hashes); neither order is guaranteed.
-//   - Every EVAL/EVALSHA builds a new Lua VM (about 1 ms): fine for demos,
+//   - Every EVAL/EVALSHA builds a new Lua VM: fine for demos,
 //     slow for load.
 //   - Not supported: CLIENT (except SETNAME/GETNAME), INFO sections such as
 //     server, OBJECT ENCODING, DEBUG, CONFIG other than GET databases,

@@ -9,7 +9,7 @@ import (
 // maxPeerNames bounds each direction of the cache.
 const maxPeerNames = 4096
 
-// peerNames caches peer IDs' text forms both ways. Base58 costs ~5 µs per
+// peerNames caches peer IDs' text forms both ways. Base58 is costly per
 // conversion, and one message names its peers in Redis keys, fields and
 // maps many times over; a fleet has few peers.
 type peerNames struct {
