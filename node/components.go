@@ -16,6 +16,9 @@ import (
 // startComponents starts runner, overlay, bridge and scheduler as the
 // configured roles ask.
 func (n *Node) startComponents(ctx context.Context) error {
+	if n.cfg.Bus.Off("idblocks") {
+		n.store.SetIDBlock(1) // before anything takes ids from a block
+	}
 	if n.cfg.HasRole("runner") {
 		if err := n.startRunner(ctx); err != nil {
 			return fmt.Errorf("runner: %w", err)
@@ -70,6 +73,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 		WorkerID:       n.cfg.Runner.WorkerID,
 		User:           n.cfg.Runner.User,
 		NoCgroups:      n.cfg.Runner.Cgroups != nil && !*n.cfg.Runner.Cgroups,
+		NoChain:        n.cfg.Bus.Off("chain"),
 		LogBytes:       int(n.cfg.Retention.LogBytes),
 		OutputBytes:    int64(n.cfg.Retention.OutputBytes),
 		RunnerID:       n.id.PeerID().String(),
@@ -92,7 +96,7 @@ func (n *Node) startOverlay(ctx context.Context) error {
 		Listen: n.cfg.Overlay.Listen, Bootstrap: n.cfg.Overlay.Bootstrap,
 		MDNS: *n.cfg.Overlay.MDNS, DHT: *n.cfg.Overlay.DHT, RelayService: n.cfg.Overlay.RelayService,
 		Relays: n.cfg.Overlay.Relays, NATPortMap: *n.cfg.Overlay.NATPortMap,
-		PresenceInterval: n.cfg.Overlay.PresenceInterval, NoDirect: !*n.cfg.Overlay.Direct,
+		PresenceInterval: n.cfg.Overlay.PresenceInterval, NoDirect: !*n.cfg.Overlay.Direct || n.cfg.Bus.Off("direct"),
 	}
 	if n.cfg.Overlay.SwarmKey != "" {
 		psk, err := identity.LoadSwarmKey(n.cfg.Overlay.SwarmKey)
@@ -118,7 +122,7 @@ func (n *Node) startBridge(ctx context.Context) error {
 	b, err := bridge.New(bridge.Config{
 		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, StopLocal: n.stopLocal, Offer: n.offer(),
 		TimeoutAck: n.cfg.Bus.TimeoutAck, Timeout: n.cfg.Bus.Timeout, Skew: n.cfg.Bus.Skew,
-		RunnerGrace: n.cfg.Supervisor.RunnerGrace,
+		RunnerGrace: n.cfg.Supervisor.RunnerGrace, Plain: n.bridgePlain(),
 	}, n.store, n.overlay, n.log.With("part", "bridge"))
 	if err != nil {
 		return err
@@ -173,10 +177,19 @@ func (n *Node) stopLocal(ctx context.Context, ctxID uint64, jobKey string) error
 	return n.runner.Stop(ctx, ctxID, jobKey)
 }
 
-// offer is the runner's Offer for the bridge, or nil without a runner.
+// offer is the runner's Offer for the bridge, or nil without a runner or
+// with the offer shortcut off (bus.plain: a received job is queued, and
+// the runner's loop claims it).
 func (n *Node) offer() func(uint64) (store.ClaimSpec, func(*store.Claim), bool) {
-	if n.runner == nil {
+	if n.runner == nil || n.cfg.Bus.Off("offer") {
 		return nil
 	}
 	return n.runner.Offer
+}
+
+// bridgePlain is which of the bridge's shortcuts the config turns off.
+func (n *Node) bridgePlain() bridge.Plain {
+	off := n.cfg.Bus.Off
+	return bridge.Plain{Submit: off("submit"), Overlap: off("overlap"), Early: off("early"), Acks: off("acks"),
+		Replay: off("replay"), Caches: off("caches"), Pair: off("pair")}
 }

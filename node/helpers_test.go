@@ -37,6 +37,8 @@ type agentOpts struct {
 	unixRedis bool                // reach redis over a unix socket, as the embedded store does
 	slots     int                 // runner.concurrency (default CPUs)
 	noDirect  bool                // overlay.direct: false (every message through gossipsub)
+	plain     bool                // bus.plain: every shortcut of the bus off (also HYPHAE_TEST_BUS_PLAIN=1)
+	plainOnly []string            // only these shortcuts off (config.Bus.PlainOnly)
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
@@ -65,7 +67,8 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		API: config.API{Listen: map[bool]string{true: "127.0.0.1:0", false: "off"}[o.tcpAPI]},
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: o.bootstrap,
 			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond, Direct: ptr(!o.noDirect)},
-		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond)}, Executors: o.executors,
+		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond), Plain: o.plain || testBusPlain(),
+			PlainOnly: o.plainOnly}, Executors: o.executors,
 		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}}
 	cfg.Defaults()
 	log, named := testlog.New(t, "pubsub") // gossipsub logs every RPC at debug level

@@ -170,7 +170,11 @@ func (a *pendingAcks) stop() {
 }
 
 // ackDelay is how long an ack may wait for a result or a message to ride
-// on: AckDelay, at most a quarter of the ack timeout.
+// on: AckDelay, at most a quarter of the ack timeout; with Plain.Acks
+// none (negative: at once).
 func (c *Config) ackDelay() time.Duration {
+	if c.Plain.Acks {
+		return -1
+	}
 	return min(c.AckDelay, c.TimeoutAck/4)
 }

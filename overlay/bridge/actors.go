@@ -44,6 +44,19 @@ func (a *actorIDs) of(ctx context.Context, st *store.Store, pubkey string) (uint
 	return actor.ID, false, nil
 }
 
+// actorOf is actors.of, or with Plain.Caches a lookup in Redis every time
+// (never from memory).
+func (b *Bridge) actorOf(ctx context.Context, pubkey string) (id uint64, cached bool, err error) {
+	if !b.cfg.Plain.Caches {
+		return b.actors.of(ctx, b.st, pubkey)
+	}
+	actor, err := b.st.ActorOf(ctx, pubkey)
+	if err != nil {
+		return 0, false, err
+	}
+	return actor.ID, false, nil
+}
+
 // forget drops pubkey's id.
 func (a *actorIDs) forget(pubkey string) {
 	a.mu.Lock()

@@ -86,8 +86,12 @@ func (r *earlyResults) drop(ctxID uint64, jobKey string) {
 
 // JobEnding is the runner's ending hook (executor.EndingHook): for a job
 // that came from another agent it sends the result home at once. It
-// returns at once; the work goes on in the background.
+// returns at once; the work goes on in the background. With Plain.Early
+// it does nothing: remoteDoneLoop builds every result from Redis.
 func (b *Bridge) JobEnding(ctxID uint64, job *model.RunnerJob, logs []string) func(ok bool) {
+	if b.cfg.Plain.Early {
+		return nil
+	}
 	dst, err := b.names.decode(job.Origin().Peer)
 	if err != nil || dst == b.self || !job.Status.Terminal() {
 		return nil // not a remote job (or a strange one): remote_done has it

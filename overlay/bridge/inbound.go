@@ -45,15 +45,20 @@ func (b *Bridge) validate(ctx context.Context, from peer.ID, data []byte) (pubsu
 const replayCheckTimeout = 250 * time.Millisecond
 
 // seenBefore reports whether env is new: from memory when that suffices,
-// else from Redis (see replays), within replayCheckTimeout.
+// else from Redis (see replays), within replayCheckTimeout. With
+// Plain.Replay Redis decides every time; the horizon is still kept ahead
+// (replays.run), so a later run with the shortcut on may trust it.
 func (b *Bridge) seenBefore(ctx context.Context, env *envelope.Envelope) (bool, error) {
-	if fresh, ok := b.replay.fresh(env); ok {
-		return fresh, nil
+	memory := !b.cfg.Plain.Replay
+	if memory {
+		if fresh, ok := b.replay.fresh(env); ok {
+			return fresh, nil
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, replayCheckTimeout)
 	defer cancel()
 	fresh, err := b.st.MarkSeen(ctx, env.ReplayKey(), b.replayTTL())
-	if err == nil && fresh {
+	if err == nil && fresh && memory {
 		b.replay.remember(env)
 	}
 	return fresh, err
@@ -80,12 +85,13 @@ func (b *Bridge) receiveLoop() {
 
 // receive opens one envelope the validator accepted (and marked seen),
 // verifying it again only when the validator's result is not at hand (one
-// accepted before the bridge installed its validator), then handles it.
+// accepted before the bridge installed its validator, or Plain.Caches),
+// then handles it.
 // Nothing here may panic or block for long on bad input.
 func (b *Bridge) receive(r overlay.Received) {
 	from := r.From
 	env, _ := r.Checked.(*envelope.Envelope)
-	if env == nil {
+	if env == nil || b.cfg.Plain.Caches { // plain: verified again here
 		var err error
 		if env, err = b.ver.Check(r.Data, from); err != nil {
 			b.refused(from, envelope.Reason(err), err)

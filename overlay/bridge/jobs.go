@@ -33,7 +33,7 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 		return refuse("refused by %s: context %d does not exist there%s", b.self, target, createHint(target))
 	}
 	sender := b.names.name(from)
-	caller, cached, err := b.actors.of(ctx, b.st, sender)
+	caller, cached, err := b.actorOf(ctx, sender)
 	if err != nil {
 		if errors.Is(err, store.ErrDenied) {
 			return refuse("refused by %s: %v%s", b.self, err, grantHint(target, sender, err))

@@ -53,22 +53,19 @@ func (b *Bridge) remember(ctxID uint64, key string, m *model.Message, job *model
 // message's source still holds it (msg_out:processing, remote_done:
 // processing, or the caller of Submit, who gets the error), and a second
 // send is deduplicated by its recipient. Answers that overtake the write
-// wait for it (w; nil when memory is full: then the write goes first).
+// wait for it (w; nil when memory is full: then the write goes first, as
+// it always does with Plain.Overlap).
 //
 // To a peer this agent is connected to, the caller's goroutine seals and
 // publishes while a new one writes: the write only waits on Redis, and the
 // send, on the critical path of the round trip, does not wait for the new
-// goroutine to get a CPU (50 µs a round trip here). A peer not connected
+// goroutine to get a CPU. A peer not connected
 // may take seconds to route to: that send goes to the background.
 func (b *Bridge) sendWhileWriting(ctx context.Context, ctxID uint64, key string, dst peer.ID, pre *built,
 	o store.Outgoing, w *sentJob) error {
 	send := func() error { return b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p) }
-	if w == nil {
-		if err := b.st.Dispatch(ctx, ctxID, o); err != nil {
-			return err
-		}
-		b.inBackground(ctxID, key, send)
-		return nil
+	if w == nil || b.cfg.Plain.Overlap {
+		return b.writeThenSend(ctx, ctxID, key, dst, o, w, send)
 	}
 	var err error
 	if b.tr.Connected(dst) {
@@ -82,6 +79,24 @@ func (b *Bridge) sendWhileWriting(ctx context.Context, ctxID uint64, key string,
 	}
 	b.sent.written(w, err == nil)
 	return err
+}
+
+// writeThenSend is the plain order (and the one when memory is full, w
+// nil): o is written, then the message sent, in place to a connected peer
+// as sendWhileWriting does, else in the background.
+func (b *Bridge) writeThenSend(ctx context.Context, ctxID uint64, key string, dst peer.ID, o store.Outgoing,
+	w *sentJob, send func() error) error {
+	err := b.st.Dispatch(ctx, ctxID, o)
+	b.sent.written(w, err == nil)
+	if err != nil {
+		return err
+	}
+	if w != nil && b.tr.Connected(dst) {
+		b.inPlace(ctxID, key, send)
+	} else {
+		b.inBackground(ctxID, key, send)
+	}
+	return nil
 }
 
 // record plans one send of m (plan) and writes it with o in one round
@@ -203,17 +218,34 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	m.Job = []*model.RunnerJob{j}
 	jk := store.JobKey(j.CallerID, j.ID)
 	var w *store.EndWatch
-	if watch {
+	if watch && !b.cfg.Plain.Caches { // plain: the caller waits on reply:<job>
 		w = b.st.WatchEnd(origin, jk)
 	}
-	o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: jk, JobFields: j.ToHash()}
-	if err := b.launch(ctx, origin, key, m, j, o, nil); err != nil {
+	if b.cfg.Plain.Submit {
+		err = b.submitPlain(ctx, origin, m)
+	} else {
+		o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: jk, JobFields: j.ToHash()}
+		err = b.launch(ctx, origin, key, m, j, o, nil)
+	}
+	if err != nil {
 		if w != nil {
 			w.Close()
 		}
 		return nil, err
 	}
 	return w, nil
+}
+
+// submitPlain is Submit's plain path (Plain.Submit): the message, its job
+// inside, goes on msg_out as a client's would, and msgOutLoop sends it
+// (launchTaken: originJob creates the job under the id Submit chose). A
+// job that can go nowhere is refused here first, as launch would refuse
+// it, so that the caller hears of it and nothing is saved.
+func (b *Bridge) submitPlain(ctx context.Context, origin uint64, m *model.Message) error {
+	if _, _, err := b.destination(ctx, origin, m); err != nil {
+		return err
+	}
+	return b.st.PushMessage(ctx, origin, m, store.MsgOutKey)
 }
 
 // launchTaken sends a message taken from msg_out (now on

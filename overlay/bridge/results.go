@@ -168,9 +168,10 @@ func (b *Bridge) failSent(ctx context.Context, ctxID uint64, j *model.RunnerJob,
 
 // sentTo is the peer origin job jobKey went to and its message key ("" for
 // both when it went nowhere, or there is no such job): from memory for
-// jobs launch sent, else from the job and its message.
+// jobs launch sent, else from the job and its message. With Plain.Caches
+// always from Redis, once the write under way (if any) has ended.
 func (b *Bridge) sentTo(ctx context.Context, ctxID uint64, jobKey string) (dst, msgKey string, err error) {
-	if dst, msgKey, ok := b.sent.lookup(ctx, ctxID, jobKey); ok {
+	if dst, msgKey, ok := b.sent.lookup(ctx, ctxID, jobKey); ok && !b.cfg.Plain.Caches {
 		return dst, msgKey, nil
 	}
 	switch has, err := b.hasContext(ctx, ctxID); {
