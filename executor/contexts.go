@@ -67,11 +67,7 @@ func (r *Runner) refreshOnce(ctx context.Context) error {
 func (r *Runner) startContext(id uint64) *servedContext {
 	ctx, cancel := context.WithCancel(r.intake)
 	sc := &servedContext{ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
-	r.intakeWG.Add(1)
-	go func() {
-		defer r.intakeWG.Done()
-		r.serveContext(ctx, id, sc)
-	}()
+	r.intakeWork.Go(func(context.Context) { r.serveContext(ctx, id, sc) })
 	r.log.Debug("executor: serving context", "context", id)
 	return sc
 }

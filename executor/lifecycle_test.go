@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -47,8 +48,8 @@ echo "who=$HYPHAE_ATTEMPT" >> "$HYPHAE_RESULT"`
 }
 
 // Shutdown kills what still runs at its deadline: "error: drained", or put
-// back as a new attempt when retries allow. It is safe to call twice and
-// leaves no runner goroutine behind.
+// back as a new attempt when retries allow, and says so with the deadline's
+// error. It is safe to call twice and leaves no runner goroutine behind.
 func TestShutdownDrains(t *testing.T) {
 	h := newHarness(t)
 	r := h.start(t, h.config())
@@ -61,8 +62,8 @@ func TestShutdownDrains(t *testing.T) {
 	waitFile(t, filepath.Join(marks, "2"))
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if err := r.Shutdown(ctx); err != nil {
-		t.Fatal(err)
+	if err := r.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("shutdown past its deadline: %v", err)
 	}
 	if err := r.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
@@ -78,6 +79,27 @@ func TestShutdownDrains(t *testing.T) {
 		t.Fatalf("queue:sh = %v", q)
 	}
 	waitFor(t, "no runner goroutines", func() bool { return !runnerGoroutines() })
+}
+
+// Shutdown with a context that has already ended, while a job runs,
+// drains the job and reports the timeout like the other parts do: an error
+// wrapping context.DeadlineExceeded that counts the jobs it killed.
+func TestShutdownExpiredContextReportsTimeout(t *testing.T) {
+	h := newHarness(t)
+	r := h.start(t, h.config())
+	c := h.client(t, 1)
+	marks := t.TempDir()
+	key := submit(t, c, 1, 1, "sh", `touch `+marks+`/started; while :; do sleep 1; done`)
+	waitFile(t, filepath.Join(marks, "started"))
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	err := r.Shutdown(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "1 jobs still running") {
+		t.Fatalf("shutdown with an expired context: %v", err)
+	}
+	if got := c.HGetAll(context.Background(), key).Val(); got["status"] != "error" || got["error"] != "drained" {
+		t.Fatalf("job after shutdown: %v", got)
+	}
 }
 
 // runnerGoroutines reports whether a goroutine runs code of the Runner.

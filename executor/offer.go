@@ -31,11 +31,15 @@ func (r *Runner) Offer(ctxID uint64) (spec store.ClaimSpec, hand func(cl *store.
 		r.mu.Unlock()
 		return store.ClaimSpec{}, nil, false
 	}
-	r.intakeWG.Add(1) // under mu with stopping false: before Shutdown waits
+	if !r.intakeWork.Enter() { // under mu with stopping false: it does not refuse
+		r.mu.Unlock()
+		r.releaseSlot()
+		return store.ClaimSpec{}, nil, false
+	}
 	r.mu.Unlock()
 	spec = store.ClaimSpec{RunnerID: r.cfg.RunnerID, Types: sc.order(r.served), Lease: r.cfg.Lease}
 	hand = func(cl *store.Claim) {
-		defer r.intakeWG.Done()
+		defer r.intakeWork.Leave()
 		if cl == nil {
 			r.releaseSlot()
 			return

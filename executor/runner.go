@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/internal/lifecycle"
 )
 
 // Runner executes jobs from the queues of the contexts it serves (and, with
@@ -46,12 +47,14 @@ type Runner struct {
 
 	refreshes refreshes // one listing of the contexts applied at a time
 
-	intake      context.Context // ends when Shutdown begins: no new work
-	stopIntake  context.CancelFunc
-	service     context.Context // ends after the last job: heartbeat, stop events
-	stopService context.CancelFunc
-	intakeWG    sync.WaitGroup // goroutines that take work
-	serviceWG   sync.WaitGroup
+	// Both groups run from New to Shutdown. intakeWork: the goroutines
+	// that take work (and outstanding offers), stopped first; its context
+	// intake ends when Shutdown begins. serviceWork: heartbeat and stop
+	// events, stopped after the last job; its context is service.
+	intakeWork  lifecycle.Group
+	intake      context.Context
+	serviceWork lifecycle.Group
+	service     context.Context
 	jobWG       sync.WaitGroup // one per job or hero job in hand
 	sweepKick   chan struct{}  // sweepReq has entries
 	drainNow    chan struct{}  // closed when running jobs must be killed
@@ -110,8 +113,8 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Runner, error) {
 	r.python.log = r.log
 	r.types = resolveTypes(cfg, r.log)
 	r.served = sortedTypes(r.types)
-	r.intake, r.stopIntake = context.WithCancel(context.Background())
-	r.service, r.stopService = context.WithCancel(context.Background())
+	r.intake, _ = r.intakeWork.Start(context.Background()) // new Groups start
+	r.service, _ = r.serviceWork.Start(context.Background())
 	return r, nil
 }
 
@@ -213,12 +216,6 @@ func (r *Runner) Start(ctx context.Context) error {
 	return nil
 }
 
-func (r *Runner) goIntake(fn func(context.Context)) {
-	r.intakeWG.Add(1)
-	go func() { defer r.intakeWG.Done(); fn(r.intake) }()
-}
+func (r *Runner) goIntake(fn func(context.Context)) { r.intakeWork.Go(fn) }
 
-func (r *Runner) goService(fn func(context.Context)) {
-	r.serviceWG.Add(1)
-	go func() { defer r.serviceWG.Done(); fn(r.service) }()
-}
+func (r *Runner) goService(fn func(context.Context)) { r.serviceWork.Go(fn) }

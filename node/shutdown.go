@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -37,7 +38,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		defer cancel()
 		n.stop(ctx, &n.parts.janitor)
 		n.stop(ctx, &n.parts.sched)
-		n.stop(grace, &n.parts.runner)
+		n.stopRunner(ctx, grace)
 		if n.bridge != nil {
 			n.bridge.Flush(grace)
 		}
@@ -59,6 +60,26 @@ func drainGrace(ctx context.Context, configured time.Duration) time.Duration {
 	}
 	left := time.Until(dl)
 	return max(0, min(configured, left-min(left/4, 10*time.Second)))
+}
+
+// stopRunner stops the runner within the drain grace. Jobs killed because
+// the grace ran out (they end "error: drained", requeued where retries
+// allow) are the drain working as designed, not a failed shutdown: logged,
+// not returned, while ctx itself has time left.
+func (n *Node) stopRunner(ctx, grace context.Context) {
+	shutdown := n.parts.runner.shutdown
+	if shutdown == nil {
+		return
+	}
+	n.parts.runner.shutdown = func(grace context.Context) error {
+		err := shutdown(grace)
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			n.log.Info("drain grace over", "part", "runner", "err", err)
+			return nil
+		}
+		return err
+	}
+	n.stop(grace, &n.parts.runner)
 }
 
 // stop shuts part p down, if it started and was not stopped yet; the
