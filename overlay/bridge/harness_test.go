@@ -24,6 +24,9 @@ import (
 // waitFor bounds every wait of the protocol tests; a pass takes far less.
 const waitFor = 30 * time.Second
 
+// giveUp fires when a wait of the protocol tests is over.
+func giveUp() <-chan time.Time { return time.After(waitFor) }
+
 // side is one agent for the protocol tests: a Bridge on its own
 // redis-server, with its own key, on a fakeNet. There is no runner: a
 // test plays it (side.finish ends a received job as the runner would).
@@ -144,7 +147,8 @@ func (s *side) let(t *testing.T, id uint64, pubkey string, role model.Role) {
 // as job.run does, and returns it (its key: store.JobKey).
 func (s *side) submit(t *testing.T, origin, target uint64, dst, script string, timeout time.Duration) *model.RunnerJob {
 	t.Helper()
-	j := &model.RunnerJob{CallerID: 1, Script: script, ScriptType: "sh"}
+	j := &model.RunnerJob{CallerID: 1, Script: script, ScriptType: "sh",
+		Status: model.JobDispatched, Attempt: 1, Runner: dst}
 	if _, err := s.b.Submit(context.Background(), origin, target, dst, j, timeout, false); err != nil {
 		t.Fatalf("submit: %v", err)
 	}
@@ -159,7 +163,7 @@ func (s *side) rawMessage(t *testing.T, ctxID, caller, id uint64, fields ...any)
 	key := store.MessageKey(caller, id)
 	db := s.db(t, ctxID)
 	ctx := context.Background()
-	all := append([]any{"id", strconv.FormatUint(id, 10), "caller_id", strconv.FormatUint(caller, 10)}, fields...)
+	all := append([]any{"id", u64(id), "caller_id", u64(caller)}, fields...)
 	if err := db.HSet(ctx, key, all...).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +180,8 @@ func (s *side) db(t *testing.T, id uint64) *redis.Client {
 }
 
 func jobKey(j *model.RunnerJob) string { return store.JobKey(j.CallerID, j.ID) }
+
+func u64(v uint64) string { return strconv.FormatUint(v, 10) }
 
 // job is context ctxID's job key as stored now.
 func (s *side) job(t *testing.T, ctxID uint64, key string) *model.RunnerJob {
@@ -256,7 +262,7 @@ func (s *side) finish(t *testing.T, ctxID uint64, key string, res map[string]str
 func (s *side) onlyJob(t *testing.T, ctxID uint64) *model.RunnerJob {
 	t.Helper()
 	var js []*model.RunnerJob
-	poll.Eventually(t, waitFor, "one job in context "+strconv.FormatUint(ctxID, 10), func() bool {
+	poll.Eventually(t, waitFor, "one job in context "+u64(ctxID), func() bool {
 		js = s.jobs(t, ctxID)
 		return len(js) == 1
 	})
@@ -341,14 +347,14 @@ func (x *stranger) send(t *testing.T, to peer.ID, typ envelope.Type, ctxID uint6
 // skipping others.
 func (x *stranger) next(t *testing.T, typ envelope.Type) received {
 	t.Helper()
-	deadline := time.After(waitFor)
+	over := giveUp()
 	for {
 		select {
 		case r := <-x.got:
 			if r.env.Type == typ {
 				return r
 			}
-		case <-deadline:
+		case <-over:
 			t.Fatalf("no %s envelope reached the stranger", typ)
 		}
 	}

@@ -1,0 +1,118 @@
+package bridge
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/internal/poll"
+)
+
+// Only the peer a job went to may answer for it. A stranger's ack (even
+// one saying the job started) and its refusal of the job's message change
+// nothing: the job and its message stay dispatched, in the outbox, and
+// each answer is counted and held against its sender (node:
+// TestImpostorCannotAnswerForAWaitingJob).
+func TestAnswersFromAStrangerChangeNothing(t *testing.T) {
+	n := newFakeNet()
+	a := newSide(t, n, nil)
+	x := newStranger(t, n)
+	a.context(t, 1)
+	away := newTestIdentity(t).PeerID().String() // never on the network
+
+	j := a.submit(t, 1, 2, away, "true", 0)
+	msgKey := j.MessageKey()
+	ref := makeRef(1, msgKey)
+	x.send(t, a.peer(), envelope.TypeAck, 1, &payload{AckOf: ref, Status: statusStarted})
+	x.send(t, a.peer(), envelope.TypeError, 1, &payload{AckOf: ref, Error: "refused by the stranger"})
+	poll.Eventually(t, waitFor, "the stranger's answers refused", func() bool {
+		return a.rejected("ack_from_stranger") == 1 && a.rejected("error_from_stranger") == 1
+	})
+	for _, reason := range []string{"ack_from_stranger", "error_from_stranger"} {
+		if a.tr.penalized(x.id.PeerID(), reason) != 1 {
+			t.Errorf("%s cost its sender nothing", reason)
+		}
+	}
+	if now := a.job(t, 1, jobKey(j)); now.Status != model.JobDispatched || now.Error != "" {
+		t.Fatalf("after the stranger's answers the job is %s %q", now.Status, now.Error)
+	}
+	if m := a.msg(t, 1, msgKey); m.Status != model.MsgDispatched {
+		t.Fatalf("after the stranger's answers the job message is %s", m.Status)
+	}
+	if _, err := a.db(t, 1).ZScore(context.Background(), store.OutboxKey, msgKey).Result(); err != nil {
+		t.Fatalf("the job message left the outbox: %v", err)
+	}
+}
+
+// A result from a peer the job was not sent to changes nothing (it is
+// refused as unexpected_result, held against its sender and acknowledged,
+// so a runner given up on stops resending); the result of the peer the
+// job went to still lands (node: TestImpostorRunnerGetsNothing).
+func TestResultFromAStrangerChangesNothing(t *testing.T) {
+	n := newFakeNet()
+	a, b := newSide(t, n, nil), newSide(t, n, nil)
+	x := newStranger(t, n)
+	a.context(t, 1)
+	b.grant(t, 2, a.name(), model.RoleExecutor)
+
+	j := a.submit(t, 1, 2, b.name(), "true", 0)
+	remote := b.onlyJob(t, 2)
+	forged := &payload{Ref: "1/message:9:9", OriginCtx: 1, OriginJob: jobKey(j), Attempt: 1,
+		Status: string(model.JobFinished), Result: map[string]string{"who": "stranger"}}
+	x.send(t, a.peer(), envelope.TypeResult, 1, forged)
+	if r := x.next(t, envelope.TypeAck); r.p.AckOf != forged.Ref {
+		t.Fatalf("the stranger got an ack of %q, want %q", r.p.AckOf, forged.Ref)
+	}
+	if a.rejected("unexpected_result") != 1 || a.tr.penalized(x.id.PeerID(), "unexpected_result") != 1 {
+		t.Fatalf("forged result: counted %d, penalized %d; want 1 each",
+			a.rejected("unexpected_result"), a.tr.penalized(x.id.PeerID(), "unexpected_result"))
+	}
+	if now := a.job(t, 1, jobKey(j)); now.Status.Terminal() || now.Result["who"] != "" {
+		t.Fatalf("after the forged result the job is %s %v", now.Status, now.Result)
+	}
+
+	b.finish(t, 2, jobKey(remote), map[string]string{"who": "b"})
+	if got := a.waitEnded(t, 1, jobKey(j)); got.Status != model.JobFinished || got.Result["who"] != "b" {
+		t.Fatalf("origin job = %s %v; want b's result", got.Status, got.Result)
+	}
+}
+
+// A job received again (its ack was lost, so its sender resent it: the
+// same ref in a new envelope) is acknowledged again at once and
+// materialised once: the dedupe answers with the first job's key
+// (DESIGN §4: effectively-once).
+func TestResentJobIsProcessedOnce(t *testing.T) {
+	n := newFakeNet()
+	b := newSide(t, n, nil)
+	x := newStranger(t, n)
+	b.grant(t, 2, x.name(), model.RoleExecutor)
+
+	p := jobFrom("1/message:1:1", "echo once")
+	x.send(t, b.peer(), envelope.TypeJob, 2, p)
+	first := b.onlyJob(t, 2)
+	if r := x.next(t, envelope.TypeAck); r.p.AckOf != p.Ref {
+		t.Fatalf("ack of %q, want %q", r.p.AckOf, p.Ref)
+	}
+	x.send(t, b.peer(), envelope.TypeJob, 2, p) // a new envelope id: no replay
+	if r := x.next(t, envelope.TypeAck); r.p.AckOf != p.Ref {
+		t.Fatalf("second ack of %q, want %q", r.p.AckOf, p.Ref)
+	}
+	if js := b.jobs(t, 2); len(js) != 1 {
+		t.Fatalf("the resend made %d jobs, want 1", len(js))
+	}
+	key, err := b.st.InboundJob(context.Background(), 2, x.name(), p.OriginCtx, p.OriginJob)
+	if err != nil || key != jobKey(first) {
+		t.Errorf("inbound job of the origin = %q, %v; want the first key %s", key, err, jobKey(first))
+	}
+	if n := b.llen(t, 2, store.MsgInKey); n != 1 {
+		t.Errorf("msg_in has %d entries, want 1", n)
+	}
+	if n := b.llen(t, 2, store.QueueKey("sh")); n != 1 {
+		t.Errorf("queue:sh has %d jobs, want 1", n)
+	}
+	if r := b.rejected("replay"); r != 0 {
+		t.Errorf("the resend was taken for a replay (%d)", r)
+	}
+}
