@@ -26,6 +26,24 @@ const (
 	ExtraSends = "sends"
 	// ExtraRanOn, on a job that ran on another agent: that agent's peer ID.
 	ExtraRanOn = "ran_on"
+	// ExtraRunnerState, on a job sent to another agent: RunnerUnreachable
+	// while that agent is unreachable (the job's state is unknown, see
+	// RunnerJob.Unreachable), RunnerLost once the job was given up on
+	// there; "" or absent otherwise. The seed's status field is untouched.
+	ExtraRunnerState = "runner_state"
+	// ExtraUnreachableSince, with ExtraRunnerState: since when (unix s).
+	ExtraUnreachableSince = "unreachable_since"
+	// ExtraLostRunner and ExtraLostAttempt, on a job sent to another
+	// agent: the agent and attempt given up on as lost (the attempt may
+	// still have run there); a result that agent sends later for that
+	// attempt is kept in ExtraLateResult (a LateResult, JSON) and changes
+	// nothing else.
+	ExtraLostRunner  = "lost_runner"
+	ExtraLostAttempt = "lost_attempt"
+	ExtraLateResult  = "late_result"
+	// ExtraBackoffFrom, on a message being sent: the sends count at which
+	// its retransmission backoff started again (its recipient came back).
+	ExtraBackoffFrom = "backoff_from"
 )
 
 // JobOrigin is where a job received from another agent came from: the
