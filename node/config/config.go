@@ -38,12 +38,22 @@ type Config struct {
 	Retention Retention `yaml:"retention"`
 }
 
-// Supervisor tunes the flow scheduler.
+// Supervisor tunes the flow scheduler and what happens to jobs sent to an
+// agent that becomes unreachable.
 type Supervisor struct {
-	// RunnerGrace: a remote runner silent this long has its flow jobs
-	// dispatched again elsewhere (new attempt, when retries allow), and the
-	// other jobs sent to it failed as lost; default 30s.
+	// RunnerGrace: the jobs sent to a remote runner silent this long
+	// become unknown (shown so; their status is untouched) until it
+	// returns, when their results are taken as usual; default 30s.
 	RunnerGrace time.Duration `yaml:"runner_grace"`
+	// RunnerLostAfter: a runner unreachable this long has its jobs given
+	// up on, saying they may still have run there: flow jobs with retries
+	// left run again elsewhere, other jobs end error; a result that comes
+	// later is kept beside the job. Like Nomad's disconnect.lost_after.
+	// Default 1h, runner.default_timeout: by then a job sent there has
+	// ended there (done, or killed at its timeout), so a rerun does not
+	// run beside it, and a reboot, a Wi-Fi or VPN drop or a laptop's
+	// sleep is waited out. Not below runner_grace.
+	RunnerLostAfter time.Duration `yaml:"runner_lost_after"`
 }
 
 // Log configures structured logging.
@@ -180,6 +190,9 @@ func (c *Config) Defaults() {
 	if c.Supervisor.RunnerGrace == 0 {
 		c.Supervisor.RunnerGrace = 30 * time.Second
 	}
+	if c.Supervisor.RunnerLostAfter == 0 {
+		c.Supervisor.RunnerLostAfter = time.Hour
+	}
 	if c.Bus.TimeoutAck == 0 {
 		c.Bus.TimeoutAck = 3 * time.Second
 	}
@@ -272,13 +285,15 @@ func (c *Config) validateMore() []error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"bus.timeout_ack", c.Bus.TimeoutAck}, {"supervisor.runner_grace", c.Supervisor.RunnerGrace}, {"bus.timeout", c.Bus.Timeout}, {"bus.skew", c.Bus.Skew},
+	}{{"bus.timeout_ack", c.Bus.TimeoutAck}, {"supervisor.runner_grace", c.Supervisor.RunnerGrace},
+		{"supervisor.runner_lost_after", c.Supervisor.RunnerLostAfter}, {"bus.timeout", c.Bus.Timeout}, {"bus.skew", c.Bus.Skew},
 		{"runner.default_timeout", c.Runner.DefaultTimeout}, {"runner.drain_grace", c.Runner.DrainGrace}, {"overlay.presence_interval", c.Overlay.PresenceInterval}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s: %v must not be negative", d.name, d.v))
 		}
 	}
 	errs = append(errs, c.Bus.validate()...)
+	errs = append(errs, c.Supervisor.validate()...)
 	errs = append(errs, c.Retention.validate()...)
 	return append(errs, validateAddrs(c)...)
 }

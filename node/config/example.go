@@ -53,7 +53,8 @@ executors: {}
 #  rust: [rust-script, "{file}"]
 
 supervisor:
-  runner_grace: 30s        # a runner silent this long gets its flow jobs re-dispatched, other jobs sent to it fail as lost
+  runner_grace: 30s        # a runner silent this long: its jobs show "unknown" until it returns with their results
+  runner_lost_after: 1h    # silent this long: its jobs are lost (flow jobs with retries run elsewhere; they may have run twice)
 
 bus:
   timeout_ack: 3s          # resend a message not acknowledged by then

@@ -39,8 +39,28 @@ func (b *Bridge) overdue(ctxID uint64) {
 			_ = b.st.AwaitRemove(b.ctx, ctxID, k)
 			continue
 		}
+		if b.waitsForItsRunner(ctxID, k, m) {
+			continue
+		}
 		b.noResult(ctxID, k, m, fmt.Sprintf("no result from %s within %v of its ack", m.Dst, b.resultWait(m)))
 	}
+}
+
+// waitsForItsRunner puts off the result deadline of message k (m) while
+// the agent it went to is down and the lost-runner limits apply: its job
+// is then unknown, and given up on only after Config.RunnerLostAfter
+// (sweepRunners, or the scheduler for a flow's), not because the outage
+// outlasted the job's own deadline.
+func (b *Bridge) waitsForItsRunner(ctxID uint64, k string, m *model.Message) bool {
+	if b.cfg.RunnerGrace <= 0 || b.cfg.RunnerLostAfter <= 0 {
+		return false
+	}
+	dst, err := b.names.decode(m.Dst)
+	if err != nil || !b.down.isDown(dst) {
+		return false
+	}
+	_ = b.st.AwaitAdd(b.ctx, ctxID, k, time.Now().Add(b.cfg.RunnerLostAfter))
+	return true
 }
 
 // noResult ends the sent job of message k (m) with reason, as its result
@@ -57,82 +77,95 @@ func (b *Bridge) noResult(ctxID uint64, k string, m *model.Message, reason strin
 	}
 }
 
-// lostRunners fails the sent jobs of context ctxID (flows' jobs aside: the
-// scheduler re-dispatches those) whose runner's agent is among lost (down
-// for longer than Config.RunnerGrace), as Nomad marks a down node's
-// allocations lost: without it a job whose agent never returns waits for
-// its result deadline, its timeout plus bus.timeout (an hour and ten
-// minutes by default). A result that comes later is dropped (the job has
-// ended).
-func (b *Bridge) lostRunners(ctxID uint64, lost map[peer.ID]bool) {
-	if len(lost) == 0 {
-		return
-	}
-	keys, err := b.st.AwaitList(b.ctx, ctxID, 1000)
-	if err != nil {
-		return
-	}
-	for _, k := range keys {
-		m, err := b.st.LoadMessageKey(b.ctx, ctxID, k)
-		if err != nil || len(m.Job) != 1 || m.Job[0].FlowID != 0 {
-			continue
-		}
-		if dst, err := b.names.decode(m.Dst); err == nil && lost[dst] {
-			b.noResult(ctxID, k, m, fmt.Sprintf("runner %s lost: down for more than %v (supervisor.runner_grace)", m.Dst, b.cfg.RunnerGrace))
-		}
-	}
-}
-
 // downPeers remembers since when each peer seen down has been so, from
 // the overlay's peer changes (seeded at start from the peer table, whose
-// peers a restart restores down), and which of them lostRunners has
-// dealt with: once per time down, since only an agent that is up
-// acknowledges the jobs it is sent, so a lost one gains no new ones.
+// peers a restart restores down), when the jobs sent to each need a look
+// next (sweepRunners), and which peers came back since the last look.
 type downPeers struct {
 	mu    sync.Mutex
 	since map[peer.ID]time.Time // guarded by mu
-	swept map[peer.ID]bool      // lost peers already dealt with; guarded by mu
+	// next is when a down peer's jobs need the next look: absent, once
+	// it has been down for the grace; zero, not until it changes state.
+	next map[peer.ID]time.Time // guarded by mu
+	back map[peer.ID]bool      // came back since the last look; guarded by mu
 }
 
-// changed notes a peer's new state (an overlay.OnPeerChange hook).
-func (d *downPeers) changed(id peer.ID, up bool) {
+// changed notes a peer's new state (an overlay.OnPeerChange hook, which
+// also reports changes of load or types: only a change between up and down
+// counts) and reports whether a peer seen down is back.
+func (d *downPeers) changed(id peer.ID, up bool) (back bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.since == nil {
-		d.since, d.swept = map[peer.ID]time.Time{}, map[peer.ID]bool{}
+		d.since, d.next, d.back = map[peer.ID]time.Time{}, map[peer.ID]time.Time{}, map[peer.ID]bool{}
 	}
 	_, known := d.since[id]
 	switch {
-	case up:
+	case up && known:
 		delete(d.since, id)
-		delete(d.swept, id)
-	case !known:
+		delete(d.next, id)
+		d.back[id] = true
+		return true
+	case !up && !known:
 		d.since[id] = time.Now()
 	}
+	return false
 }
 
-// lost returns the peers down for grace or longer that it has not
-// returned before (nil for none, or when grace is 0: never).
-func (d *downPeers) lost(grace time.Duration) map[peer.ID]bool {
+// due returns the peers whose jobs need a look now: those down for grace
+// or more whose next look is due, with since when they are down (none
+// when grace is 0: never), and those that came back since the last call.
+func (d *downPeers) due(now time.Time, grace time.Duration) (down map[peer.ID]time.Time, back map[peer.ID]bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var out map[peer.ID]bool
 	for id, since := range d.since {
-		if grace > 0 && !d.swept[id] && time.Since(since) >= grace {
-			if out == nil {
-				out = map[peer.ID]bool{}
+		next, looked := d.next[id]
+		switch {
+		case grace <= 0 || now.Sub(since) < grace:
+		case looked && (next.IsZero() || now.Before(next)):
+		default:
+			if down == nil {
+				down = map[peer.ID]time.Time{}
 			}
-			out[id], d.swept[id] = true, true
+			down[id] = since
 		}
 	}
-	return out
+	back, d.back = d.back, map[peer.ID]bool{}
+	return down, back
 }
 
-// watchPeers keeps b.down current.
+// later sets when the jobs of peer id, if it is still down, need the next
+// look (zero: not until it changes state).
+func (d *downPeers) later(id peer.ID, t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, down := d.since[id]; down {
+		d.next[id] = t
+	}
+}
+
+// isDown reports whether peer id is down.
+func (d *downPeers) isDown(id peer.ID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, down := d.since[id]
+	return down
+}
+
+// watchPeers keeps b.down current, and sends again at once what waits for
+// a peer that comes back (peerBack).
 func (b *Bridge) watchPeers(ctx context.Context) {
 	b.tr.OnPeerChange(func(p *model.Peer) {
-		if id, err := b.names.decode(p.PeerID); err == nil {
-			b.down.changed(id, p.State == model.PeerUp)
+		id, err := b.names.decode(p.PeerID)
+		if err != nil {
+			return
+		}
+		up := p.State == model.PeerUp
+		if !up {
+			b.away.note(id)
+		}
+		if b.down.changed(id, up) {
+			b.goIfRunning(func() { b.peerBack(id, "presence") })
 		}
 	})
 	peers, err := b.tr.Peers(ctx)

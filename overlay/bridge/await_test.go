@@ -7,34 +7,53 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// A peer down past the grace is reported lost once per time it is down,
-// so lostRunners reads the awaiting jobs once for it, not on every pass.
-func TestDownPeersLostOncePerOutage(t *testing.T) {
+// A peer down past the grace has its jobs looked at when the grace ends
+// and then only when it asked (later): the sweep reads the awaiting jobs
+// once per step of an outage, not on every pass; a return is reported
+// once, and only a change between down and up counts.
+func TestDownPeersDueOncePerStep(t *testing.T) {
 	var d downPeers
 	a, b := peer.ID("a"), peer.ID("b")
 	d.changed(a, false)
 	d.changed(b, false)
-	if got := d.lost(time.Hour); got != nil {
-		t.Fatalf("lost within the grace: %v", got)
+	now := time.Now()
+	if down, _ := d.due(now, time.Hour); down != nil {
+		t.Fatalf("due within the grace: %v", down)
 	}
-	d.since[a] = time.Now().Add(-time.Hour) // down an hour
-	if got := d.lost(0); got != nil {
-		t.Fatalf("lost with no grace (never): %v", got)
+	d.since[a] = now.Add(-time.Hour) // down an hour
+	if down, _ := d.due(now, 0); down != nil {
+		t.Fatalf("due with no grace (never): %v", down)
 	}
-	if got := d.lost(time.Minute); len(got) != 1 || !got[a] {
-		t.Fatalf("lost = %v, want a alone", got)
+	down, _ := d.due(now, time.Minute)
+	if len(down) != 1 || !down[a].Equal(now.Add(-time.Hour)) {
+		t.Fatalf("due = %v, want a, down since an hour", down)
 	}
-	if got := d.lost(time.Minute); got != nil {
-		t.Fatalf("lost again in the same outage: %v", got)
+	d.later(a, now.Add(time.Minute))
+	if down, _ := d.due(now, time.Minute); down != nil {
+		t.Fatalf("due again before its next look: %v", down)
 	}
-	d.changed(a, false) // still down: nothing changes
-	if got := d.lost(time.Minute); got != nil {
-		t.Fatalf("lost after a repeated down notice: %v", got)
+	if down, _ := d.due(now.Add(time.Minute), time.Minute); !down[a].Equal(now.Add(-time.Hour)) {
+		t.Fatalf("not due at its next look: %v", down)
 	}
-	d.changed(a, true)
+	d.later(a, time.Time{}) // nothing left to give up on
+	if down, _ := d.due(now.Add(time.Hour), time.Minute); !down[a].IsZero() {
+		t.Fatalf("due with nothing left to look at: %v", down)
+	}
+	if d.changed(a, false) { // still down: nothing changes
+		t.Fatal("a repeated down notice reported a return")
+	}
+	if !d.changed(a, true) || d.changed(a, true) {
+		t.Fatal("a return is reported once")
+	}
+	if _, back := d.due(now, time.Minute); len(back) != 1 || !back[a] {
+		t.Fatalf("back = %v, want a", back)
+	}
+	if _, back := d.due(now, time.Minute); len(back) != 0 {
+		t.Fatalf("back reported twice: %v", back)
+	}
 	d.changed(a, false)
-	d.since[a] = time.Now().Add(-time.Hour)
-	if got := d.lost(time.Minute); len(got) != 1 || !got[a] {
-		t.Fatalf("lost after coming back and going down again = %v, want a", got)
+	d.since[a] = now.Add(-time.Hour)
+	if down, _ := d.due(now, time.Minute); down[a].IsZero() {
+		t.Fatalf("due after coming back and going down again = %v, want a", down)
 	}
 }

@@ -51,12 +51,17 @@ type Config struct {
 	AckDelay time.Duration
 	Timeout  time.Duration // give up after this; default 10m
 	Skew     time.Duration // accepted clock skew; default 2m
-	// RunnerGrace: a sent job (not a flow's) whose runner's agent has been
-	// down this long is failed as lost (0: never; it waits for its result
-	// deadline).
+	// RunnerGrace: a sent job whose runner's agent has been down this
+	// long becomes unknown (model.RunnerUnreachable) until the agent
+	// returns (0: never; see reach.go).
 	RunnerGrace time.Duration
-	MaxSize     int // max envelope bytes; default 1 MiB
-	Workers     int // inbound handlers; default 4
+	// RunnerLostAfter: such a job (not a flow's: the scheduler decides for
+	// those) is given up on as lost once its agent has been down this
+	// long (0: never; it waits for the agent); a result kept by the agent
+	// for this long more than Timeout is still resent.
+	RunnerLostAfter time.Duration
+	MaxSize         int // max envelope bytes; default 1 MiB
+	Workers         int // inbound handlers; default 4
 	// Plain turns the bridge's shortcuts off, each on its own (bus.plain;
 	// ARCHITECTURE.md, "The shortcuts").
 	Plain Plain
@@ -116,6 +121,8 @@ type Bridge struct {
 	names   peerNames     // peer IDs' text forms
 	logs    *logWaiters   // RemoteLogs requests awaiting answers
 	down    downPeers     // peers down, since when (lost runners)
+	marks   markedJobs    // jobs marked unknown by this run (reach.go)
+	away    awayPeers     // peers watched for their return (resend.go)
 	runners registry      // runner records per context, for jobs the agent routes
 
 	life lifecycle.Group // the loops and the work Shutdown waits for

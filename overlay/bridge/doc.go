@@ -48,9 +48,15 @@
 // lease, still holds the job, so a crash loses nothing: the result is
 // built again from Redis and resent, and the origin takes it once.
 //
-// A sent job whose result never comes ends in error at its origin: at its
-// result deadline, or sooner when its runner's agent has been down for
-// Config.RunnerGrace (lost; see await.go).
+// A sent job whose result never comes ends in error at its origin at its
+// result deadline. A job whose runner's agent has been down for
+// Config.RunnerGrace is unknown instead (model.ExtraRunnerState; its
+// status is untouched) and is reconciled when the agent returns; it is
+// given up on as lost only after Config.RunnerLostAfter, saying that it
+// may still have run there, and a result that comes from there later is
+// kept beside it (late_result). When a peer returns, what the outbox holds
+// for it goes at once, its backoff started again (reach.go, resend.go,
+// late.go).
 //
 // Status messages read a sent job's log at the agent running it, on
 // request, without an outbox (see logs.go).
@@ -72,8 +78,11 @@
 // inbound_job:<sender>:<origin ctx>:<origin job> (dedupe, 7 days); in DB 0:
 // seen:<sender>/<envelope id> (replay window) and replay_horizon. Extra
 // fields on hashes (named by the model.Extra* constants): a sent job keeps
-// message_key and, once its result came, ran_on; a received job keeps its
+// message_key and, once its result came, ran_on; while its runner is
+// unreachable runner_state and unreachable_since, and once given up on
+// lost_runner, lost_attempt and perhaps late_result; a received job keeps its
 // origin (model.JobOrigin: origin_peer, origin_context, origin_job,
-// origin_attempt, origin_ref); a message keeps sends, and one received
+// origin_attempt, origin_ref); a message keeps sends (and backoff_from
+// once its peer came back while it waited), and one received
 // keeps from and origin_ref; a result message keeps result_of.
 package bridge

@@ -144,12 +144,12 @@ func (b *Bridge) outboxLoop() {
 			return
 		case <-t.C:
 		}
+		b.watchReturns()
 		// Result deadlines are minutes away: look for overdue ones every
 		// few seconds, not on every tick.
 		checkOverdue := time.Since(lastOverdue) >= overdueEvery
-		var lost map[peer.ID]bool // runners' agents down too long, new this time
 		if checkOverdue {
-			lastOverdue, lost = time.Now(), b.down.lost(b.cfg.RunnerGrace)
+			lastOverdue = time.Now()
 		}
 		for _, id := range b.contextIDs() {
 			keys, err := b.st.OutboxDue(b.ctx, id, time.Now(), 256)
@@ -161,8 +161,10 @@ func (b *Bridge) outboxLoop() {
 			}
 			if checkOverdue {
 				b.overdue(id)
-				b.lostRunners(id, lost)
 			}
+		}
+		if checkOverdue {
+			b.sweepRunners()
 		}
 	}
 }
@@ -260,6 +262,9 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	if sends > 0 {
 		b.stats.retransmit()
 	}
+	if dst != b.self && !b.tr.Connected(dst) {
+		b.away.note(dst) // resent at once when it connects (resend.go)
+	}
 	pre, err := b.outgoing(ctx, ctxID, key, m, job)
 	if err != nil {
 		return err
@@ -272,10 +277,19 @@ func (b *Bridge) expired(m *model.Message) bool {
 	if m.Timeout > 0 {
 		limit = time.Duration(m.Timeout) * time.Second
 	}
+	if m.MessageType == model.MsgTypeResult {
+		// The origin waits RunnerLostAfter for an unreachable runner's
+		// result: it keeps being offered at least that long.
+		limit += b.cfg.RunnerLostAfter
+	}
 	return m.CreatedAt > 0 && time.Since(time.Unix(m.CreatedAt, 0)) > limit
 }
 
+// backoff is how long after its sends-th send (counted from where its
+// backoff started again: model.ExtraBackoffFrom) m is sent again.
 func (b *Bridge) backoff(m *model.Message, sends int) time.Duration {
+	from, _ := strconv.Atoi(m.Extra[model.ExtraBackoffFrom])
+	sends -= min(max(from, 0), sends)
 	d := b.cfg.TimeoutAck
 	if m.TimeoutAck > 0 {
 		d = time.Duration(m.TimeoutAck) * time.Second

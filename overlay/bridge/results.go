@@ -116,7 +116,12 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	if dst == "" || dst != b.names.name(from) {
 		// Not from the peer the job went to (it moved on, or a stranger,
 		// or no such job): refused, changing nothing, but acknowledged so
-		// a runner given up on stops resending.
+		// a runner given up on stops resending. From the runner of an
+		// attempt given up on as lost, it is kept (late.go).
+		if b.lateResult(ctx, from, p) {
+			b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
+			return nil
+		}
 		b.refused(from, "unexpected_result", nil)
 		b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
 		return nil
@@ -137,13 +142,16 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		lastLines(p.Logs, ResultLogLines), ResultLogLines, msgKey)
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
-		b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate: answered at once
+		if !b.lateResult(ctx, from, p) { // kept when the job was given up on as lost
+			b.stats.add(b.stats.rejected, "late_result") // an old attempt, or a duplicate: answered at once
+		}
 		b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
 		return nil
 	case err != nil:
 		return err // no ack: the sender will resend
 	}
 	b.sent.forget(p.OriginCtx, p.OriginJob)
+	b.reported(p.OriginCtx, p.OriginJob) // no longer unknown, if it was
 	// The ack rides on our next message to the runner, or goes on its own
 	// after the ack delay (pendingAcks).
 	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "") }

@@ -19,6 +19,8 @@ type Stats struct {
 	sent        map[string]int64 // by message type; guarded by mu
 	received    map[string]int64 // by message type; guarded by mu
 	retransmits int64            // guarded by mu
+	resent      int64            // messages sent again at once when their peer came back; guarded by mu
+	lateResults int64            // results kept from runners given up on as lost; guarded by mu
 	lastLog     map[string]time.Time
 }
 
@@ -33,6 +35,12 @@ type Snapshot struct {
 	Sent        map[string]int64
 	Received    map[string]int64
 	Retransmits int64
+	// ResentOnReturn counts messages sent again at once because their
+	// peer came back (not because their backoff ran out).
+	ResentOnReturn int64
+	// LateResults counts results kept (late_result) from runners whose
+	// jobs had been given up on as lost.
+	LateResults int64
 }
 
 // Snapshot copies the counters.
@@ -46,7 +54,8 @@ func (s *Stats) Snapshot() Snapshot {
 		}
 		return out
 	}
-	return Snapshot{Rejected: cp(s.rejected), Sent: cp(s.sent), Received: cp(s.received), Retransmits: s.retransmits}
+	return Snapshot{Rejected: cp(s.rejected), Sent: cp(s.sent), Received: cp(s.received), Retransmits: s.retransmits,
+		ResentOnReturn: s.resent, LateResults: s.lateResults}
 }
 
 func (s *Stats) add(m map[string]int64, k string) {
@@ -58,6 +67,18 @@ func (s *Stats) add(m map[string]int64, k string) {
 func (s *Stats) retransmit() {
 	s.mu.Lock()
 	s.retransmits++
+	s.mu.Unlock()
+}
+
+func (s *Stats) resentOnReturn(n int) {
+	s.mu.Lock()
+	s.resent += int64(n)
+	s.mu.Unlock()
+}
+
+func (s *Stats) lateResult() {
+	s.mu.Lock()
+	s.lateResults++
 	s.mu.Unlock()
 }
 

@@ -1,0 +1,30 @@
+package bridge
+
+import (
+	"context"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// lateResult keeps result p from peer from on its origin job when that job
+// was given up on as lost at from for p's attempt (its runner stayed
+// unreachable): the job, ended or moved on to another attempt, keeps its
+// status, and a flow that settled stays so, but the result is not dropped
+// (model.ExtraLateResult), so one can tell it ran there before running it
+// again. It reports whether it kept it; anything else (a duplicate, a
+// stranger) is left to the caller and writes nothing.
+func (b *Bridge) lateResult(ctx context.Context, from peer.ID, p *payload) bool {
+	r := &model.LateResult{From: b.names.name(from), Attempt: p.Attempt, Status: model.JobStatus(p.Status),
+		Result: p.Result, Error: p.Error, At: time.Now().Unix()}
+	kept, err := b.st.RecordLateResult(ctx, p.OriginCtx, p.OriginJob, r)
+	if err != nil || !kept {
+		return false
+	}
+	b.stats.lateResult()
+	b.log.Warn("bridge: a result came from a runner given up on as lost: kept as late_result, the job is unchanged",
+		"context", p.OriginCtx, "job", p.OriginJob, "from", r.From, "attempt", r.Attempt, "status", r.Status)
+	return true
+}
