@@ -12,11 +12,11 @@ import (
 // startScheduler starts the flow scheduler (supervisor role).
 func (n *Node) startScheduler(ctx context.Context) error {
 	s, err := scheduler.New(scheduler.Config{
-		Self:        n.id.PeerID().String(),
-		LocalTypes:  n.scriptTypes,
-		Contexts:    n.contextIDs,
-		PeerUp:      n.peerUp,
-		RunnerGrace: n.cfg.Supervisor.RunnerGrace,
+		Self:            n.id.PeerID().String(),
+		LocalTypes:      n.scriptTypes,
+		Contexts:        n.contextIDs,
+		PeerUp:          n.peerUp,
+		RunnerLostAfter: n.cfg.Supervisor.RunnerLostAfter,
 		Stop: func(ctx context.Context, ctxID uint64, key string, j *model.RunnerJob) error {
 			_, err := n.stopper.Stop(ctx, ctxID, key, j.Runner)
 			return err

@@ -26,9 +26,12 @@ type Config struct {
 	// the peers given (nil or "": the bridge routes by the job's runner or
 	// type).
 	PickRunner func(scriptType string, avoid []string) string
-	// RunnerGrace is how long a remote runner may be down before its job is
-	// dispatched again. Default 30s.
-	RunnerGrace time.Duration
+	// RunnerLostAfter is how long a remote runner may be down before its
+	// job is given up on there: dispatched again elsewhere when retries
+	// allow, else failed — either way with a warning that it may still
+	// have run there (supervisor.runner_lost_after). Until then the job is
+	// unknown and waits for the runner. Default 1h.
+	RunnerLostAfter time.Duration
 	// Stop stops a dispatched job (the node routes it to the local runner
 	// or to the bridge). Nil: stopped jobs are only marked cancelled.
 	Stop func(ctx context.Context, ctxID uint64, jobKey string, job *model.RunnerJob) error
@@ -43,8 +46,8 @@ type Config struct {
 }
 
 func (c Config) withDefaults() Config {
-	if c.RunnerGrace <= 0 {
-		c.RunnerGrace = 30 * time.Second
+	if c.RunnerLostAfter <= 0 {
+		c.RunnerLostAfter = time.Hour
 	}
 	if c.Now == nil {
 		c.Now = time.Now

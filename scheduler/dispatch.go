@@ -13,9 +13,10 @@ import (
 
 // attempt is one planned dispatch of a node.
 type attempt struct {
-	n    *node
-	base *model.RunnerJob // the job as stored now
-	rt   route
+	n      *node
+	base   *model.RunnerJob // the job as stored now
+	rt     route
+	fields model.Hash // written on the new attempt, after the rest (error, extra fields); nil: none
 }
 
 // dispatch hands the named ready nodes to runners, in one round trip
@@ -118,6 +119,13 @@ func (s *Scheduler) nextAttempt(r *flowRun, p attempt) *model.RunnerJob {
 	j.Extra[fPin] = p.n.pin
 	j.Extra[fDispatchedAt] = strconv.FormatInt(s.cfg.Now().Unix(), 10)
 	delete(j.Extra, fMessage)
+	for k, v := range p.fields {
+		if k == "error" {
+			j.Error = v
+		} else {
+			j.Extra[k] = v
+		}
+	}
 	return &j
 }
 

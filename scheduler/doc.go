@@ -52,9 +52,12 @@
 // events it had taken but not finished, settles jobs that ended while it
 // was away, dispatches what is ready and re-arms timeouts: a supervisor
 // killed mid-flow finishes the flow on restart with no job run twice. A
-// remote job whose agent is down longer than RunnerGrace gets a new
-// attempt (or fails when retries are spent); the old attempt's late result
-// is fenced off by its attempt number.
+// remote job whose agent is down longer than RunnerLostAfter gets a new
+// attempt elsewhere (or fails when retries are spent), with a warning that
+// the lost attempt may still have run there; until then the job is shown
+// unknown (model.NodeUnknown) and waits for the agent, whose result is
+// taken when it returns. The lost attempt's late result is fenced off by
+// its attempt number, and kept beside the job (model.ExtraLateResult).
 //
 // # Redis keys (context DB), besides the seed's flow, job and message hashes
 //

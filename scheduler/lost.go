@@ -9,9 +9,12 @@ import (
 )
 
 // watchdog re-dispatches remote jobs whose runner's agent has been down
-// for longer than RunnerGrace.
+// for longer than RunnerLostAfter. Until then such a job is unknown (the
+// bridge marks it, and the status shows it: model.NodeUnknown) and its
+// result is taken whenever the agent returns, as Nomad keeps a
+// disconnected allocation until its lost_after.
 func (s *Scheduler) watchdog(ctx context.Context) {
-	every := min(max(s.cfg.RunnerGrace/4, 10*time.Millisecond), 5*time.Second)
+	every := min(max(s.cfg.RunnerLostAfter/4, 10*time.Millisecond), 5*time.Second)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -71,7 +74,7 @@ func (s *Scheduler) learnPeers(ctx context.Context, r *flowRun) {
 	}
 }
 
-// lostRemotes updates down-since marks and lists jobs past the grace
+// lostRemotes updates down-since marks and lists jobs past the limit
 // (caller holds r.mu).
 func (s *Scheduler) lostRemotes(r *flowRun) []string {
 	now := s.cfg.Now()
@@ -86,7 +89,7 @@ func (s *Scheduler) lostRemotes(r *flowRun) []string {
 			tr.downSince = time.Time{}
 		case tr.downSince.IsZero():
 			tr.downSince = now
-		case now.Sub(tr.downSince) >= s.cfg.RunnerGrace:
+		case now.Sub(tr.downSince) >= s.cfg.RunnerLostAfter:
 			lost = append(lost, name)
 		}
 	}
@@ -100,14 +103,21 @@ func (s *Scheduler) redispatch(ctx context.Context, r *flowRun, names []string) 
 		if r.ended || !r.state[name].InFlight() || r.remote[name] == nil {
 			continue
 		}
-		if err := s.redispatchOne(ctx, r, r.nodes[name], r.remote[name].peer); err != nil {
+		tr := r.remote[name]
+		if err := s.redispatchOne(ctx, r, r.nodes[name], tr.peer, s.cfg.Now().Sub(tr.downSince)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer string) error {
+// redispatchOne gives up node n's attempt at peer, down for d: the job
+// ends error when its retries are spent, else runs again elsewhere as a
+// new attempt. Either way its error says that the lost attempt may still
+// have run there, and the job keeps which runner and attempt it gave up
+// on, so that a result from there later is kept (the bridge's late_result)
+// rather than dropped.
+func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer string, d time.Duration) error {
 	j, err := s.st.LoadJobKey(ctx, r.key.ctx, n.key)
 	if err != nil {
 		return err
@@ -115,13 +125,19 @@ func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer
 	if j.Status.Terminal() {
 		return s.settle(ctx, r, j)
 	}
+	why := model.LostRunnerError(peer, d)
+	lost := model.LostRunnerFields(peer, j.Attempt, why)
 	if j.Attempt > j.Retries {
-		why := fmt.Sprintf("runner %s lost: down for more than %s", peer, s.cfg.RunnerGrace)
-		s.log.Warn("remote job lost, no retries left", "flow", r.key.id, "job", n.key, "peer", peer)
+		s.log.Warn("remote job lost, no retries left", "flow", r.key.id, "job", n.key, "peer", peer, "reason", why)
 		delete(r.remote, n.name)
-		return s.st.CompleteJob(ctx, r.key.ctx, n.key, j.Attempt, model.JobError, model.Hash{"error": why})
+		return s.st.CompleteJob(ctx, r.key.ctx, n.key, j.Attempt, model.JobError, lost)
 	}
-	s.log.Warn("remote job lost; new attempt", "flow", r.key.id, "job", n.key, "peer", peer, "attempt", j.Attempt+1)
-	p := attempt{n: n, base: j, rt: s.route(ctx, r, n, []string{peer})}
+	s.log.Warn("remote job lost; new attempt", "flow", r.key.id, "job", n.key, "peer", peer,
+		"attempt", j.Attempt+1, "reason", why)
+	// The new attempt shows why it runs (its error until it ends) and is
+	// not unknown: its runner is another one.
+	lost["error"] = fmt.Sprintf("attempt %d: %s", j.Attempt, why)
+	lost[model.ExtraRunnerState], lost[model.ExtraUnreachableSince] = "", ""
+	p := attempt{n: n, base: j, rt: s.route(ctx, r, n, []string{peer}), fields: lost}
 	return s.send(ctx, r, nil, []attempt{p}, inFlight)
 }

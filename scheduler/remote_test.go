@@ -121,7 +121,7 @@ func TestRemoteRunnerLost(t *testing.T) {
 	var mu sync.Mutex
 	down := map[string]bool{peerA: true}
 	cfg := e.config()
-	cfg.RunnerGrace = 50 * time.Millisecond
+	cfg.RunnerLostAfter = 50 * time.Millisecond
 	cfg.PeerUp = func(p string) bool { mu.Lock(); defer mu.Unlock(); return !down[p] }
 	cfg.PickRunner = func(_ string, avoid []string) string {
 		for _, p := range []string{peerA, peerB} {
@@ -137,12 +137,24 @@ func TestRemoteRunnerLost(t *testing.T) {
 	if first.Dst != peerA {
 		t.Fatalf("first attempt went to %s", first.Dst)
 	}
-	second := outbox(t, e) // after peerA stays down past the grace
+	second := outbox(t, e) // after peerA stays down past runner_lost_after
 	j := second.Job[0]
 	if second.Dst != peerB || j.Attempt != 2 {
 		t.Fatalf("re-dispatch: dst %s attempt %d, want peerB attempt 2", second.Dst, j.Attempt)
 	}
 	key := store.JobKey(j.CallerID, j.ID)
+	// The new attempt says that the lost one may still have run on peerA,
+	// and keeps where it was given up on (its late result is kept).
+	stored, err := e.st.LoadJobKey(e.ctx, ctxID, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warn := "attempt 1: runner " + peerA + " unreachable for "
+	if !strings.HasPrefix(stored.Error, warn) || !strings.Contains(stored.Error, "it may still have run there; a retry may run it twice") ||
+		stored.Extra[model.ExtraLostRunner] != peerA || stored.Extra[model.ExtraLostAttempt] != "1" {
+		t.Fatalf("attempt 2: error %q, lost %q/%q; want %q… and peerA/1", stored.Error,
+			stored.Extra[model.ExtraLostRunner], stored.Extra[model.ExtraLostAttempt], warn)
+	}
 	late := e.st.CompleteJob(e.ctx, ctxID, key, 1, model.JobFinished, model.Hash{"result": `{"who":"A"}`})
 	if !errors.Is(late, store.ErrFenced) {
 		t.Fatalf("late result of attempt 1: %v, want ErrFenced", late)
@@ -160,7 +172,7 @@ func TestRemoteRunnerLost(t *testing.T) {
 func TestRemoteRunnerLostNoRetries(t *testing.T) {
 	e := newEnv(t, 0)
 	cfg := e.config()
-	cfg.RunnerGrace = 50 * time.Millisecond
+	cfg.RunnerLostAfter = 50 * time.Millisecond
 	cfg.PeerUp = func(p string) bool { return p != peerA }
 	s := e.sched(t, cfg)
 	fl := e.run(t, s, "jobs:\n  far: {type: sh, runner: "+peerA+", script: 'true'}\n  next: {type: sh, needs: far, script: 'true'}\n")
@@ -168,6 +180,40 @@ func TestRemoteRunnerLostNoRetries(t *testing.T) {
 	wantFlow(t, st, model.FlowError)
 	if !strings.Contains(st.Error, "lost") || job(t, st, "next").State != model.NodeCancelled {
 		t.Fatalf("error %q, next %s", st.Error, job(t, st, "next").State)
+	}
+	if far := job(t, st, "far"); !strings.Contains(far.Error, "runner "+peerA+" unreachable for ") ||
+		!strings.HasSuffix(far.Error, ": lost (it may still have run there; a retry may run it twice)") {
+		t.Fatalf("far's error %q: want the lost runner's warning", far.Error)
+	}
+}
+
+// A flow job whose runner is unreachable (marked by the bridge) shows as
+// unknown, counted apart, until the mark goes; the stored node state
+// stays dispatched.
+func TestUnreachableRunnerJobShowsUnknown(t *testing.T) {
+	e := newEnv(t, 0)
+	cfg := e.config()
+	cfg.PeerUp = func(string) bool { return true }
+	s := e.sched(t, cfg)
+	fl := e.run(t, s, "jobs:\n  far: {type: sh, runner: "+peerA+", script: 'true'}\n")
+	m := outbox(t, e)
+	key := store.JobKey(m.Job[0].CallerID, m.Job[0].ID)
+	if _, ok, err := e.st.MarkUnreachable(e.ctx, ctxID, key, 1, time.Now()); err != nil || !ok {
+		t.Fatalf("mark: %v %v", ok, err)
+	}
+	st, err := s.Status(e.ctx, ctxID, fl.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if far := job(t, st, "far"); far.State != model.NodeUnknown || far.Status != model.JobDispatched ||
+		st.Progress.Unknown != 1 || st.Progress.Dispatched != 0 {
+		t.Fatalf("far = %s (status %s), progress %+v; want unknown, counted as such", far.State, far.Status, st.Progress)
+	}
+	if err := e.st.ClearUnreachable(e.ctx, ctxID, key); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ = s.Status(e.ctx, ctxID, fl.ID); job(t, st, "far").State != model.NodeDispatched {
+		t.Fatalf("after the runner came back far is %s, want dispatched", job(t, st, "far").State)
 	}
 }
 

@@ -49,6 +49,8 @@ type JobState struct {
 }
 
 // Progress counts jobs by state; Done = completed + failed + cancelled.
+// Unknown counts jobs in flight whose agent is unreachable (shown in none
+// of dispatched or running).
 type Progress struct {
 	Total      int `json:"total"`
 	Pending    int `json:"pending"`
@@ -58,6 +60,7 @@ type Progress struct {
 	Completed  int `json:"completed"`
 	Failed     int `json:"failed"`
 	Cancelled  int `json:"cancelled"`
+	Unknown    int `json:"unknown"` // in flight on an agent that is unreachable
 	Done       int `json:"done"`
 }
 
@@ -116,6 +119,11 @@ func (s *Scheduler) jobState(j *model.RunnerJob, st model.NodeState, byID map[ui
 	if st == model.NodeDispatched && (j.Status == model.JobStarted || j.Status.Terminal()) {
 		st = model.NodeRunning
 	}
+	// Unknown while the agent it went to is unreachable: it may be
+	// running or done there (the stored state stays dispatched).
+	if _, away := j.Unreachable(); away && st.InFlight() {
+		st = model.NodeUnknown
+	}
 	js := JobState{Name: j.Name, Key: store.JobKey(j.CallerID, j.ID), State: st, Status: j.Status,
 		Type: j.ScriptType, Runner: j.Runner, Attempt: j.Attempt, Retries: j.Retries, Result: j.Result,
 		Error: j.Error, ContinueOnError: j.Extra[fContinue] == "true", Needs: []string{}}
@@ -152,6 +160,8 @@ func (p *Progress) add(st model.NodeState) {
 		p.Failed++
 	case model.NodeCancelled:
 		p.Cancelled++
+	case model.NodeUnknown:
+		p.Unknown++
 	}
 	p.Done = p.Completed + p.Failed + p.Cancelled
 }
