@@ -27,6 +27,15 @@ type JobView struct {
 	EnvVars   map[string]string `json:"env_vars,omitempty"`
 	CreatedAt int64             `json:"created_at"`
 	UpdatedAt int64             `json:"updated_at"`
+
+	// State is Status, or "unknown" while the agent the job went to is
+	// unreachable (since UnreachableSince, unix s): it may be running or
+	// done there, and its result is taken when the agent returns.
+	State            string `json:"state"`
+	UnreachableSince int64  `json:"unreachable_since,omitempty"`
+	// LateResult is a result that came from an agent after the job had
+	// been given up on there as lost; it changed nothing else.
+	LateResult *model.LateResult `json:"late_result,omitempty"`
 }
 
 func jobView(j *model.RunnerJob) *JobView {
@@ -34,10 +43,15 @@ func jobView(j *model.RunnerJob) *JobView {
 	if r == nil {
 		r = map[string]string{}
 	}
-	return &JobView{Key: store.JobKey(j.CallerID, j.ID), ID: j.ID, CallerID: j.CallerID, ContextID: j.ContextID,
+	v := &JobView{Key: store.JobKey(j.CallerID, j.ID), ID: j.ID, CallerID: j.CallerID, ContextID: j.ContextID,
 		Name: j.Name, FlowID: j.FlowID, Type: j.ScriptType, Script: j.Script, Status: string(j.Status),
+		State: string(j.Status), LateResult: j.LateResult(),
 		Result: r, Error: j.Error, Attempt: j.Attempt, Retries: j.Retries, Timeout: j.Timeout,
 		Runner: j.Runner, EnvVars: j.EnvVars, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt}
+	if since, away := j.Unreachable(); away {
+		v.State, v.UnreachableSince = model.StateUnknown, since.Unix()
+	}
+	return v
 }
 
 // ContextView is a context as the API shows it.

@@ -196,7 +196,7 @@ func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Wri
 // (what job status and job logs take), in a local context whose id may
 // differ.
 func printJob(w io.Writer, j *control.JobView, remoteCtx uint64) {
-	fmt.Fprintf(w, "job %s in context %d: %s", j.Key, j.ContextID, j.Status)
+	fmt.Fprintf(w, "job %s in context %d: %s", j.Key, j.ContextID, shownState(j))
 	if j.Attempt > 1 {
 		fmt.Fprintf(w, " (attempt %d)", j.Attempt)
 	}
@@ -208,6 +208,7 @@ func printJob(w io.Writer, j *control.JobView, remoteCtx uint64) {
 		}
 		fmt.Fprintln(w)
 	}
+	printReach(w, j)
 	if j.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", j.Error)
 	}

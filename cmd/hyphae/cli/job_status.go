@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -98,10 +100,36 @@ func printJobTable(w io.Writer, js []control.JobView) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tTYPE\tSTATUS\tRUNNER\tCREATED\tERROR")
 	for _, j := range js {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.Key, j.Type, j.Status, shortRunner(j.Runner),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.Key, j.Type, shownState(&j), shortRunner(j.Runner),
 			time.Unix(j.CreatedAt, 0).Format("2006-01-02 15:04:05"), oneLine(j.Error, 80))
 	}
 	tw.Flush()
+}
+
+// shownState is the job's status, or "unknown (STATUS)" while the agent
+// it went to is unreachable: it may be running or done there.
+func shownState(j *control.JobView) string {
+	if j.State == model.StateUnknown {
+		return model.StateUnknown + " (" + j.Status + ")"
+	}
+	return j.Status
+}
+
+// printReach prints why a job is unknown (its agent unreachable since),
+// and a result that came after the job was given up on as lost.
+func printReach(w io.Writer, j *control.JobView) {
+	if j.State == model.StateUnknown {
+		since := time.Unix(j.UnreachableSince, 0)
+		fmt.Fprintf(w, "  unknown: its runner has been unreachable since %s (%v); its result is taken when it returns\n",
+			since.Format("2006-01-02 15:04:05"), time.Since(since).Round(time.Second))
+	}
+	if r := j.LateResult; r != nil {
+		fmt.Fprintf(w, "  late result: %s from %s (attempt %d) at %s, after the job was given up on; kept, nothing changed\n",
+			r.Status, r.From, r.Attempt, time.Unix(r.At, 0).Format("2006-01-02 15:04:05"))
+		for _, k := range slices.Sorted(maps.Keys(r.Result)) {
+			fmt.Fprintf(w, "    %s = %s\n", k, oneLine(r.Result[k], 200))
+		}
+	}
 }
 
 // shortRunner shortens a peer ID to its head and tail, as Nomad shortens
