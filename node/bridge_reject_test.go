@@ -338,6 +338,7 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 	for _, path := range paths {
 		for _, c := range cases {
 			t.Run(path+"/"+c.name, func(t *testing.T) {
+				requirePath(t, path)
 				// A fresh attacker each time, so peer scoring and strikes
 				// for the earlier rejections never hide a later message.
 				x := newGranted(t, path)
@@ -404,6 +405,7 @@ func TestBridgeRejectsReplayedEnvelope(t *testing.T) {
 
 // replayedEnvelope is TestBridgeRejectsReplayedEnvelope on one path.
 func replayedEnvelope(t *testing.T, path string) {
+	requirePath(t, path)
 	b := startAgent(t, agentOpts{tcpAPI: true})
 	const target = 3
 	b.call(t, "context.create", map[string]any{"id": target}, nil)

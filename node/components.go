@@ -16,6 +16,9 @@ import (
 // startComponents starts runner, overlay, bridge and scheduler as the
 // configured roles ask.
 func (n *Node) startComponents(ctx context.Context) error {
+	if bus := n.cfg.Bus; bus.Plain || len(bus.PlainOnly) > 0 {
+		n.log.Info("bus: shortcuts off, the plain path", "all", bus.Plain, "only", bus.PlainOnly)
+	}
 	if n.cfg.Bus.Off("idblocks") {
 		n.store.SetIDBlock(1) // before anything takes ids from a block
 	}

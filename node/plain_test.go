@@ -27,6 +27,15 @@ func requireShortcut(t testing.TB, name string) {
 	}
 }
 
+// requirePath skips a test of frames on path (one of paths) that the agents
+// do not take: with the direct shortcut off they serve no direct streams.
+func requirePath(t testing.TB, path string) {
+	t.Helper()
+	if path == "direct" {
+		requireShortcut(t, "direct")
+	}
+}
+
 // With bus.plain a cross-agent job takes the plain path and still comes
 // home: the API's submit goes through msg_out (pushed there, then taken),
 // no frame travels on a direct stream, and the target queues the job for

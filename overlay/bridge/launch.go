@@ -222,7 +222,7 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 		w = b.st.WatchEnd(origin, jk)
 	}
 	if b.cfg.Plain.Submit {
-		err = b.submitPlain(ctx, origin, m)
+		err = b.submitPlain(ctx, origin, m, j)
 	} else {
 		o := store.Outgoing{Message: key, Fields: m.ToHash(), Job: jk, JobFields: j.ToHash()}
 		err = b.launch(ctx, origin, key, m, j, o, nil)
@@ -236,16 +236,25 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	return w, nil
 }
 
-// submitPlain is Submit's plain path (Plain.Submit): the message, its job
-// inside, goes on msg_out as a client's would, and msgOutLoop sends it
-// (launchTaken: originJob creates the job under the id Submit chose). A
-// job that can go nowhere is refused here first, as launch would refuse
-// it, so that the caller hears of it and nothing is saved.
-func (b *Bridge) submitPlain(ctx context.Context, origin uint64, m *model.Message) error {
+// submitPlain is Submit's plain path (Plain.Submit), as a client that
+// writes its own job would take it: the job is saved, then its message
+// goes on msg_out, and msgOutLoop sends it (launchTaken: originJob finds
+// the job). The job exists when Submit returns, as on the short path, so
+// the caller can load or wait for it at once. A job that can go nowhere
+// is refused first, as launch would refuse it, and nothing is saved; a
+// message that cannot be pushed ends its job with the error.
+func (b *Bridge) submitPlain(ctx context.Context, origin uint64, m *model.Message, j *model.RunnerJob) error {
 	if _, _, err := b.destination(ctx, origin, m); err != nil {
 		return err
 	}
-	return b.st.PushMessage(ctx, origin, m, store.MsgOutKey)
+	if err := b.st.SaveJob(ctx, j); err != nil {
+		return err
+	}
+	if err := b.st.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
+		_, _ = b.failSent(ctx, origin, j, j.Attempt, "not sent: "+err.Error())
+		return err
+	}
+	return nil
 }
 
 // launchTaken sends a message taken from msg_out (now on

@@ -41,6 +41,9 @@ var runs = []run{
 	{pkg: "./node", bench: "^BenchmarkCrossAgentFloor(API)?(Direct)?$", full: 500, quick: 100},
 	{pkg: "./internal/e2e", bench: "^Benchmark(CrossAgentProcesses|RawAcrossProcesses)$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentCost$", full: 300, quick: 100},
+	// Each shortcut of the bus against its plain path (ARCHITECTURE.md): 13
+	// sub-benchmarks of two agent pairs each.
+	{pkg: "./node", bench: "^BenchmarkCrossAgentShortcuts$", full: 300, quick: 50},
 	{pkg: "./node", bench: "^BenchmarkFlowChainEdge$", full: 5, quick: 1},
 	{pkg: "./scheduler", bench: "^Benchmark(ChainEdge|FanOut1000)$", full: 10, quick: 2},
 	{pkg: "./scheduler", bench: "^Benchmark(FlowMemory|FlowMemorySeries)$", full: 1, quick: 1, verbose: true},
