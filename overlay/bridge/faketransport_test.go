@@ -20,9 +20,9 @@ import (
 // recipient's inbox validator on the recipient's reader goroutine and, when
 // accepted, put on its Inbox with what the validator returned — as the
 // overlay does for a frame on a direct stream. A rule may drop, duplicate
-// or hold frames; held frames are delivered by release, in the order the
-// test chooses (delay, reorder). inject delivers crafted bytes as if a
-// given peer had sent them (the overlay's authenticated author).
+// or hold frames; held frames are delivered by release, when and in the
+// order the test chooses (delay, reorder). inject delivers crafted bytes
+// as if a given peer had sent them (the overlay's authenticated author).
 type fakeNet struct {
 	mu   sync.Mutex
 	ends map[peer.ID]*fakeTransport // attached transports; guarded by mu
@@ -116,9 +116,10 @@ func (n *fakeNet) inject(from, to peer.ID, data []byte) {
 	}
 }
 
-// release delivers the held frames that match (nil: all), last held first
-// when reverse is set, and returns how many it delivered.
-func (n *fakeNet) release(match func(fakeFrame) bool, reverse bool) int {
+// release delivers the held frames that match (nil: all), in the order
+// they were held, and returns how many it delivered; releasing some before
+// others reorders them.
+func (n *fakeNet) release(match func(fakeFrame) bool) int {
 	n.mu.Lock()
 	var out, keep []fakeFrame
 	for _, f := range n.held {
@@ -130,11 +131,7 @@ func (n *fakeNet) release(match func(fakeFrame) bool, reverse bool) int {
 	}
 	n.held = keep
 	n.mu.Unlock()
-	for i := range out {
-		f := out[i]
-		if reverse {
-			f = out[len(out)-1-i]
-		}
+	for _, f := range out {
 		n.inject(f.from, f.to, f.data)
 	}
 	return len(out)

@@ -16,6 +16,7 @@ import (
 // each answer is counted and held against its sender (node:
 // TestImpostorCannotAnswerForAWaitingJob).
 func TestAnswersFromAStrangerChangeNothing(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a := newSide(t, n, nil)
 	x := newStranger(t, n)
@@ -51,6 +52,7 @@ func TestAnswersFromAStrangerChangeNothing(t *testing.T) {
 // so a runner given up on stops resending); the result of the peer the
 // job went to still lands (node: TestImpostorRunnerGetsNothing).
 func TestResultFromAStrangerChangesNothing(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	x := newStranger(t, n)
@@ -84,6 +86,7 @@ func TestResultFromAStrangerChangesNothing(t *testing.T) {
 // materialised once: the dedupe answers with the first job's key
 // (DESIGN §4: effectively-once).
 func TestResentJobIsProcessedOnce(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	b := newSide(t, n, nil)
 	x := newStranger(t, n)

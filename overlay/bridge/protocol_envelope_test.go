@@ -19,6 +19,7 @@ import (
 // context; the bridge then still takes a well-formed job from the same
 // kind of peer (node: TestBridgeRejectsForgedEnvelopes).
 func TestForgedEnvelopesAreRefused(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	b := newSide(t, n, nil)
 	const target = 2
@@ -131,6 +132,7 @@ func TestForgedEnvelopesAreRefused(t *testing.T) {
 // which is then remembered in Redis (seen:<sender>/<id>); after the bridge
 // restarts, Redis still refuses it (node: TestBridgeRejectsReplayedEnvelope).
 func TestReplayedEnvelopeIsRefused(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	b := newSide(t, n, nil)
 	x := newStranger(t, n)
@@ -167,6 +169,7 @@ func TestReplayedEnvelopeIsRefused(t *testing.T) {
 // A job frame the network delivers twice (the same bytes) runs once: the
 // second copy is a replay; the job's result still comes home.
 func TestDuplicatedFrameIsProcessedOnce(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 1)

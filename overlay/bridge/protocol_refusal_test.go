@@ -18,6 +18,7 @@ import (
 // written in the target context, and the sender is held to account
 // (node: TestCrossTenantJobRefusedWithoutGrant).
 func TestJobWithoutRoleIsRefused(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 1)
@@ -55,6 +56,7 @@ func TestJobWithoutRoleIsRefused(t *testing.T) {
 // how its operator makes it; nothing is written in that DB
 // (node: TestCrossTenantJobToMissingContextIsRefused).
 func TestJobToMissingContextIsRefused(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 1)
@@ -75,6 +77,7 @@ func TestJobToMissingContextIsRefused(t *testing.T) {
 // is refused with a reply saying so and counted as malformed_job, not as
 // unauthorized (node: TestMalformedJobCountedApart).
 func TestMalformedJobCountedApart(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	b := newSide(t, n, nil)
 	x := newStranger(t, n)
@@ -101,6 +104,7 @@ func TestMalformedJobCountedApart(t *testing.T) {
 // under the one the bridge remembers (node:
 // TestRemoteJobAfterSendersActorMadeAnew).
 func TestJobAfterSendersActorMadeAnew(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 1)

@@ -22,6 +22,7 @@ func stopMessage(t *testing.T, s *side, ctxID, id, target uint64, dst, key strin
 // the job locally and acknowledges; the stopped job's result then ends the
 // origin job (node: TestBridgeStopTravels).
 func TestStopTravels(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 1)
@@ -54,6 +55,7 @@ func TestStopTravels(t *testing.T) {
 // answered (an error saying so), not resent until its timeout; the job is
 // left as it is (node: TestBridgeStopOfEndedJobIsAnswered).
 func TestStopOfEndedJobIsAnswered(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 1)
@@ -85,6 +87,7 @@ func TestStopOfEndedJobIsAnswered(t *testing.T) {
 // the context) stops nothing: jobs are found by their sender, so the
 // stranger is told there is no such job.
 func TestStopFromAStrangerStopsNothing(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	x := newStranger(t, n)
@@ -111,6 +114,7 @@ func TestStopFromAStrangerStopsNothing(t *testing.T) {
 // msg_in once; a resend of the same message is acknowledged again but
 // stored once (node: TestBridgeChatLandsOnce).
 func TestChatLandsOnce(t *testing.T) {
+	t.Parallel()
 	n := newFakeNet()
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 5)
