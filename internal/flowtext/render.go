@@ -15,7 +15,7 @@ import (
 
 var symbols = map[model.NodeState]string{
 	model.NodeCompleted: "✓", model.NodeFailed: "✗", model.NodeRunning: "●", model.NodeDispatched: "●",
-	model.NodePending: "○", model.NodeReady: "○", model.NodeCancelled: "⊘",
+	model.NodePending: "○", model.NodeReady: "○", model.NodeCancelled: "⊘", model.NodeUnknown: "?",
 }
 
 // Render draws a flow as text: a header with progress, then one line per
