@@ -2,11 +2,13 @@ package bridge
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // lateResult keeps result p from peer from on its origin job when that job
@@ -27,4 +29,20 @@ func (b *Bridge) lateResult(ctx context.Context, from peer.ID, p *payload) bool 
 	b.log.Warn("bridge: a result came from a runner given up on as lost: kept as late_result, the job is unchanged",
 		"context", p.OriginCtx, "job", p.OriginJob, "from", r.From, "attempt", r.Attempt, "status", r.Status)
 	return true
+}
+
+// giveUpSent ends the job of message m, given up on unacknowledged after
+// it went to m.Dst, with reason; as for a lost runner, the job keeps where
+// and which attempt it went (model.ExtraLostRunner, ExtraLostAttempt):
+// the job may have arrived there with its acks lost, and a result that
+// comes from there later is then kept (lateResult).
+func (b *Bridge) giveUpSent(ctx context.Context, ctxID uint64, m *model.Message, reason string) {
+	j := m.Job[0]
+	jk := store.JobKey(j.CallerID, j.ID)
+	b.sent.forget(ctxID, jk)
+	fields := model.Hash{"error": reason, model.ExtraLostRunner: m.Dst,
+		model.ExtraLostAttempt: strconv.FormatInt(j.Attempt, 10)}
+	if err := b.st.CompleteJob(ctx, ctxID, jk, j.Attempt, model.JobError, fields); err != nil && b.ctx.Err() == nil {
+		b.log.Debug("bridge: ending a job given up on", "context", ctxID, "job", jk, "err", err)
+	}
 }

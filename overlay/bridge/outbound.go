@@ -434,7 +434,11 @@ func (b *Bridge) giveUp(ctx context.Context, ctxID uint64, key string, m *model.
 	}
 	b.log.Warn("bridge: giving up on message", "context", ctxID, "key", key, "reason", reason)
 	_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
-	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
+	switch {
+	case m.MessageType != model.MsgTypeJob || len(m.Job) != 1:
+	case m.Dst != "" && sends > 0: // it may have arrived, its acks lost: keep a late result (late.go)
+		b.giveUpSent(ctx, ctxID, m, reason)
+	default:
 		_, _ = b.failSent(ctx, ctxID, m.Job[0], 0, reason)
 	}
 	return nil

@@ -86,7 +86,7 @@ func TestUnreachableRunnerJobIsUnknownThenReconciled(t *testing.T) {
 // kept as late_result and changes neither its status nor its error; the
 // runner's result message is acknowledged, so it stops resending it.
 func TestLostRunnerJobKeepsItsLateResult(t *testing.T) {
-	o := newOutage(t, func(c *Config) { c.RunnerGrace, c.RunnerLostAfter = time.Millisecond, 50 * time.Millisecond })
+	o := newOutage(t, func(c *Config) { c.RunnerGrace, c.RunnerLostAfter = time.Millisecond, 50*time.Millisecond })
 	o.cut()
 	key := jobKey(o.j)
 	got := o.a.waitEnded(t, 1, key)
@@ -150,5 +150,79 @@ func TestReturnSendsTheBacklogAtOnce(t *testing.T) {
 	}
 	if m := a.msg(t, 1, j.MessageKey()); m.Extra[model.ExtraBackoffFrom] != "1" {
 		t.Errorf("backoff_from = %q, want 1 (the backoff starts again from the return)", m.Extra[model.ExtraBackoffFrom])
+	}
+}
+
+// A flow job given up on at runner b and sent to another runner as a new
+// attempt no longer takes b's results; but one that comes from b for the
+// lost attempt is kept as late_result (b ran it after all), acknowledged,
+// and changes nothing else — not the new attempt, not its runner.
+func TestLateResultFromAReplacedRunnerIsKept(t *testing.T) {
+	o := newOutage(t, nil)
+	key := jobKey(o.j)
+	other := newTestIdentity(t).PeerID().String()
+	// What the scheduler's rerun leaves: the lost attempt recorded, the job
+	// at a new attempt sent elsewhere.
+	lost := model.LostRunnerFields(o.b.name(), o.j.Attempt, "attempt 1: lost")
+	lost["attempt"], lost["runner"] = "7", other
+	if err := o.a.db(t, 1).HSet(context.Background(), key, lost).Err(); err != nil {
+		t.Fatal(err)
+	}
+	o.a.b.sent.moved(1, key, other)
+	o.b.finish(t, 2, jobKey(o.remote), map[string]string{"x": "1"})
+	var late *model.LateResult
+	poll.Eventually(t, waitFor, "the late result kept", func() bool {
+		late = o.a.job(t, 1, key).LateResult()
+		return late != nil
+	})
+	if late.From != o.b.name() || late.Result["x"] != "1" {
+		t.Errorf("late_result = %+v", late)
+	}
+	if j := o.a.job(t, 1, key); j.Status.Terminal() || j.Attempt != 7 || j.Runner != other {
+		t.Errorf("the late result touched the new attempt: %s attempt %d runner %s", j.Status, j.Attempt, j.Runner)
+	}
+	if o.a.rejected("unexpected_result") != 0 {
+		t.Error("the lost runner's result was counted as unexpected")
+	}
+	poll.Eventually(t, waitFor, "the runner's result acknowledged", func() bool {
+		return o.b.zcard(t, 2, store.OutboxKey) == 0
+	})
+}
+
+// A job that reached its runner but whose acks were all lost is given up
+// on at its origin after the bus timeout ("not acknowledged"); the result
+// the runner sends later is kept as late_result, not dropped, and the
+// job's status stays error.
+func TestGivenUpJobKeepsItsLateResult(t *testing.T) {
+	n := newFakeNet()
+	a := newSide(t, n, func(c *Config) { c.TimeoutAck, c.Timeout = 100*time.Millisecond, time.Second })
+	b := newSide(t, n, nil)
+	a.context(t, 1)
+	b.grant(t, 2, a.name(), model.RoleExecutor)
+	ap, bp := a.peer(), b.peer()
+	n.setRule(func(f fakeFrame) frameFate { // b's answers do not reach a
+		if f.from == bp && f.to == ap {
+			return frameDrop
+		}
+		return frameDeliver
+	})
+	j := a.submit(t, 1, 2, b.name(), "echo ran", 0)
+	remote := b.onlyJob(t, 2)
+	got := a.waitEnded(t, 1, jobKey(j))
+	if got.Status != model.JobError || !strings.Contains(got.Error, "not acknowledged by "+b.name()) {
+		t.Fatalf("origin job = %s %q; want error: not acknowledged", got.Status, got.Error)
+	}
+	n.setRule(nil)
+	b.finish(t, 2, jobKey(remote), map[string]string{"x": "1"})
+	var late *model.LateResult
+	poll.Eventually(t, waitFor, "the late result kept", func() bool {
+		late = a.job(t, 1, jobKey(j)).LateResult()
+		return late != nil
+	})
+	if late.From != b.name() || late.Result["x"] != "1" {
+		t.Errorf("late_result = %+v", late)
+	}
+	if now := a.job(t, 1, jobKey(j)); now.Status != model.JobError || now.Error != got.Error {
+		t.Errorf("the late result changed the job: %s %q", now.Status, now.Error)
 	}
 }
