@@ -209,7 +209,7 @@ func TestUnreachableRunnerJobShowsUnknown(t *testing.T) {
 		st.Progress.Unknown != 1 || st.Progress.Dispatched != 0 {
 		t.Fatalf("far = %s (status %s), progress %+v; want unknown, counted as such", far.State, far.Status, st.Progress)
 	}
-	if err := e.st.ClearUnreachable(e.ctx, ctxID, key); err != nil {
+	if err := e.st.ClearUnreachable(e.ctx, ctxID, key, 1); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ = s.Status(e.ctx, ctxID, fl.ID); job(t, st, "far").State != model.NodeDispatched {

@@ -25,4 +25,6 @@ func (s NodeState) Terminal() bool {
 }
 
 // InFlight reports whether a runner has the node's job.
-func (s NodeState) InFlight() bool { return s == NodeDispatched || s == NodeRunning || s == NodeUnknown }
+func (s NodeState) InFlight() bool {
+	return s == NodeDispatched || s == NodeRunning || s == NodeUnknown
+}

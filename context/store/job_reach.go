@@ -45,22 +45,26 @@ return tonumber(ARGV[2])
 `)
 
 // ClearUnreachable removes job key's unreachable mark (its agent is back,
-// or its result came); a job not marked is left as it is.
-func (s *Store) ClearUnreachable(ctx context.Context, ctxID uint64, key string) error {
+// or its result came), if the job is at attempt (0 = any): a mark made
+// for a newer attempt, sent elsewhere, stays. A job not marked is left as
+// it is.
+func (s *Store) ClearUnreachable(ctx context.Context, ctxID uint64, key string, attempt int64) error {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.ClearUnreachable: %w", err)
 	}
-	if err := clearUnreachable.Run(ctx, db, []string{key}).Err(); err != nil {
+	if err := clearUnreachable.Run(ctx, db, []string{key}, attemptArg(attempt)).Err(); err != nil {
 		return fmt.Errorf("store.ClearUnreachable: %w", err)
 	}
 	return nil
 }
 
-// clearUnreachable: see ClearUnreachable. KEYS[1] job key. Returns 1 when
-// a mark was removed, else 0.
+// clearUnreachable: see ClearUnreachable. KEYS[1] job key. ARGV[1]
+// expected attempt or "". Returns 1 when a mark was removed, else 0.
 var clearUnreachable = newScript("clearUnreachable", `
-if redis.call('HGET', KEYS[1], '`+model.ExtraRunnerState+`') ~= '`+model.RunnerUnreachable+`' then return 0 end
+local f = redis.call('HMGET', KEYS[1], '`+model.ExtraRunnerState+`', 'attempt')
+if f[1] ~= '`+model.RunnerUnreachable+`' then return 0 end
+if ARGV[1] ~= '' and (f[2] or '0') ~= ARGV[1] then return 0 end
 redis.call('HDEL', KEYS[1], '`+model.ExtraRunnerState+`', '`+model.ExtraUnreachableSince+`')
 return 1
 `)

@@ -39,7 +39,13 @@ func TestMarkUnreachableKeepsTheStatus(t *testing.T) {
 	if _, ok, _ := s.MarkUnreachable(ctx, ctxID, store.JobKey(1, 99), 0, first); ok {
 		t.Error("marked a missing job")
 	}
-	if err := s.ClearUnreachable(ctx, ctxID, key); err != nil {
+	if err := s.ClearUnreachable(ctx, ctxID, key, 2); err != nil { // another attempt's return
+		t.Fatal(err)
+	}
+	if j, _ = s.LoadJobKey(ctx, ctxID, key); j.Extra[model.ExtraRunnerState] != model.RunnerUnreachable {
+		t.Fatal("another attempt's return cleared the mark")
+	}
+	if err := s.ClearUnreachable(ctx, ctxID, key, 1); err != nil {
 		t.Fatal(err)
 	}
 	if j, _ = s.LoadJobKey(ctx, ctxID, key); j.Extra[model.ExtraRunnerState] != "" || j.Extra[model.ExtraUnreachableSince] != "" {

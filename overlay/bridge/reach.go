@@ -77,7 +77,7 @@ func (b *Bridge) sweepOne(ctxID uint64, k string, now time.Time, down map[peer.I
 	j := m.Job[0]
 	jk := store.JobKey(j.CallerID, j.ID)
 	if back[dst] {
-		b.reachable(ctxID, jk)
+		b.reachable(ctxID, jk, j.Attempt)
 		return
 	}
 	since, ok := down[dst]
@@ -123,21 +123,22 @@ func (b *Bridge) lose(ctxID uint64, k string, m *model.Message, d time.Duration)
 	_ = b.st.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
 }
 
-// reachable clears the unknown mark of job jk: its agent is back.
-func (b *Bridge) reachable(ctxID uint64, jk string) {
+// reachable clears the unknown mark of job jk's attempt: its agent is
+// back.
+func (b *Bridge) reachable(ctxID uint64, jk string, attempt int64) {
 	b.marks.drop(ctxID, jk)
-	if err := b.st.ClearUnreachable(b.ctx, ctxID, jk); err != nil && b.ctx.Err() == nil {
+	if err := b.st.ClearUnreachable(b.ctx, ctxID, jk, attempt); err != nil && b.ctx.Err() == nil {
 		b.log.Warn("bridge: clearing a job's unknown state", "context", ctxID, "job", jk, "err", err)
 	}
 }
 
-// reported clears the unknown mark of sent job jk, whose result has just
-// been written, if this run marked it (a mark an earlier run left is
-// cleared when its agent comes back, or ignored once the job ended:
-// model.RunnerJob.Unreachable).
-func (b *Bridge) reported(ctxID uint64, jk string) {
+// reported clears the unknown mark of sent job jk, whose result for
+// attempt has just been written, if this run marked it (a mark an earlier
+// run left is cleared when its agent comes back, or ignored once the job
+// ended: model.RunnerJob.Unreachable).
+func (b *Bridge) reported(ctxID uint64, jk string, attempt int64) {
 	if b.marks.has(ctxID, jk) {
-		b.reachable(ctxID, jk)
+		b.reachable(ctxID, jk, attempt)
 	}
 }
 

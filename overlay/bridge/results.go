@@ -151,7 +151,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		return err // no ack: the sender will resend
 	}
 	b.sent.forget(p.OriginCtx, p.OriginJob)
-	b.reported(p.OriginCtx, p.OriginJob) // no longer unknown, if it was
+	b.reported(p.OriginCtx, p.OriginJob, p.Attempt) // no longer unknown, if it was
 	// The ack rides on our next message to the runner, or goes on its own
 	// after the ack delay (pendingAcks).
 	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "") }
