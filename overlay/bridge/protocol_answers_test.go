@@ -28,13 +28,13 @@ func TestAnswersFromAStrangerChangeNothing(t *testing.T) {
 	ref := makeRef(1, msgKey)
 	x.send(t, a.peer(), envelope.TypeAck, 1, &payload{AckOf: ref, Status: statusStarted})
 	x.send(t, a.peer(), envelope.TypeError, 1, &payload{AckOf: ref, Error: "refused by the stranger"})
-	poll.Eventually(t, waitFor, "the stranger's answers refused", func() bool {
-		return a.rejected("ack_from_stranger") == 1 && a.rejected("error_from_stranger") == 1
+	// Each refusal is counted, then held against its sender.
+	poll.Eventually(t, waitFor, "the stranger's answers refused and held against it", func() bool {
+		return a.tr.penalized(x.id.PeerID(), "ack_from_stranger") == 1 &&
+			a.tr.penalized(x.id.PeerID(), "error_from_stranger") == 1
 	})
-	for _, reason := range []string{"ack_from_stranger", "error_from_stranger"} {
-		if a.tr.penalized(x.id.PeerID(), reason) != 1 {
-			t.Errorf("%s cost its sender nothing", reason)
-		}
+	if r1, r2 := a.rejected("ack_from_stranger"), a.rejected("error_from_stranger"); r1 != 1 || r2 != 1 {
+		t.Errorf("refusals counted: ack_from_stranger %d, error_from_stranger %d; want 1 each", r1, r2)
 	}
 	if now := a.job(t, 1, jobKey(j)); now.Status != model.JobDispatched || now.Error != "" {
 		t.Fatalf("after the stranger's answers the job is %s %q", now.Status, now.Error)

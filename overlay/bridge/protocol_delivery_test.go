@@ -222,8 +222,11 @@ func TestOverdueResultFailsTheJob(t *testing.T) {
 func TestAckAfterTheResultChangesNothing(t *testing.T) {
 	t.Parallel()
 	n := newFakeNet()
-	a := newSide(t, n, nil)
+	// One receive worker: frames are handled in the order they arrive, so
+	// a frame sent after the late ack is handled after it.
+	a := newSide(t, n, func(c *Config) { c.Workers = 1 })
 	b := newSide(t, n, func(c *Config) { c.AckDelay = -1 }) // acks at once, alone
+	x := newStranger(t, n)
 	a.context(t, 1)
 	b.grant(t, 2, a.name(), model.RoleExecutor)
 	isAck := func(f fakeFrame) bool { return f.from == b.peer() && f.is(envelope.TypeAck) }
@@ -241,16 +244,16 @@ func TestAckAfterTheResultChangesNothing(t *testing.T) {
 	if got := a.waitEnded(t, 1, jobKey(j)); got.Status != model.JobFinished {
 		t.Fatalf("origin job = %s %q", got.Status, got.Error)
 	}
-	received := a.b.Stats().Snapshot().Received[envelope.TypeAck.String()]
 	if n.release(isAck) == 0 {
 		t.Fatal("no ack was held")
 	}
-	poll.Eventually(t, waitFor, "the late ack handled", func() bool {
-		return a.b.Stats().Snapshot().Received[envelope.TypeAck.String()] > received
+	x.send(t, a.peer(), envelope.TypeAck, 1, &payload{AckOf: "1/message:999:999"}) // a marker
+	poll.Eventually(t, waitFor, "the late ack handled (the marker after it is)", func() bool {
+		return a.rejected("ack_from_stranger") == 1
 	})
 	assertSettled(t, a, 1, jobKey(j), j.MessageKey(), model.JobFinished)
-	if r := a.rejected("ack_from_stranger"); r != 0 {
-		t.Errorf("the late ack of the job's own runner was refused (%d)", r)
+	if a.tr.penalized(b.peer(), "ack_from_stranger") != 0 {
+		t.Error("the late ack of the job's own runner was refused")
 	}
 }
 
