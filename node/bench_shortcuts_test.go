@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,4 +123,48 @@ func idle(b *testing.B, pairs ...*meteredPair) {
 		}
 		p.bg = bg
 	}
+}
+
+// BenchmarkCrossAgentShortcutsBacklog is BenchmarkCrossAgentShortcuts for
+// the shortcuts that only act on a backlog, which one round trip in flight
+// never builds: chain (CompleteAndClaim) claims a context's next job in
+// the write that ends the last one. One op is a burst of 32 noop jobs
+// submitted at once from alice into bob's context (bob runs 2 at a time)
+// until every result is home; ratio-p50 is the plain pair's burst time
+// over the normal pair's, and the redis and envelope counts (and jobs/s)
+// are per burst.
+func BenchmarkCrossAgentShortcutsBacklog(b *testing.B) {
+	for _, name := range []string{"none", "chain"} {
+		b.Run(name, func(b *testing.B) {
+			o := agentOpts{unixRedis: true, slots: 2}
+			if name != "none" {
+				o.plainOnly = []string{name}
+			}
+			normal := newMeteredPair(b, agentOpts{unixRedis: true, slots: 2})
+			plain := newMeteredPair(b, o)
+			for range 2 {
+				normal.burst(b, 32)
+				plain.burst(b, 32)
+			}
+			idle(b, normal, plain)
+			normal.start(b)
+			plain.start(b)
+			overlaybench.Blocks(b, 0, 5, func() time.Duration { return plain.burst(b, 32) },
+				func() time.Duration { return normal.burst(b, 32) })
+			normal.report(b, "")
+			plain.report(b, "plain-")
+		})
+	}
+}
+
+// burst submits n noop jobs from alice into bob's context 2 at once and
+// waits until every one has ended at alice; it returns how long it took.
+func (p *meteredPair) burst(b *testing.B, n int) time.Duration {
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { p.run(b) })
+	}
+	wg.Wait()
+	return time.Since(start)
 }

@@ -22,9 +22,10 @@ type run struct {
 	verbose bool
 }
 
-// runs are the invocations, in order. Full mode takes about 3 minutes on 2
-// vCPUs (the presence windows alone are 3 × 30 s), quick mode about 1.5
-// minutes; both stay well inside 10 minutes on a busy machine.
+// runs are the invocations, in order. Full mode takes about 6 minutes on 2
+// vCPUs (the presence windows alone are 3 × 30 s, the shortcut comparisons
+// about 3 minutes), quick mode about 2.5 minutes; both stay inside 10
+// minutes on a busy machine.
 var runs = []run{
 	{pkg: "./crypto/envelope", bench: "^Benchmark(SealOpen|Seal|Check|Open)$", full: 5000, quick: 1000},
 	{pkg: "./context/store", bench: "^Benchmark(SaveLoadJobInterleaved|EnqueueDequeueInterleaved|StoreSaveLoadJob|RawSaveLoadJob|StoreEnqueueDequeue|RawEnqueueDequeue|RawEnqueueDequeuePipelined)$", full: 3000, quick: 800},
@@ -44,6 +45,7 @@ var runs = []run{
 	// Each shortcut of the bus against its plain path (ARCHITECTURE.md): 13
 	// sub-benchmarks of two agent pairs each.
 	{pkg: "./node", bench: "^BenchmarkCrossAgentShortcuts$", full: 300, quick: 50},
+	{pkg: "./node", bench: "^BenchmarkCrossAgentShortcutsBacklog$", full: 30, quick: 5},
 	{pkg: "./node", bench: "^BenchmarkFlowChainEdge$", full: 5, quick: 1},
 	{pkg: "./scheduler", bench: "^Benchmark(ChainEdge|FanOut1000)$", full: 10, quick: 2},
 	{pkg: "./scheduler", bench: "^Benchmark(FlowMemory|FlowMemorySeries)$", full: 1, quick: 1, verbose: true},
