@@ -66,6 +66,7 @@ var (
 	descMsgOut     = prometheus.NewDesc("hyphae_bus_messages_out_total", "Messages sent, by type.", []string{"type"}, nil)
 	descRejected   = prometheus.NewDesc("hyphae_bus_rejected_total", "Messages rejected, by reason.", []string{"reason"}, nil)
 	descFrames     = prometheus.NewDesc("hyphae_bus_frames_sent_total", "Frames sent to other agents, by path: direct (a stream on an open connection), gossipsub (inbox or relay topic), fallback (a direct send that failed and went through gossipsub).", []string{"path"}, nil)
+	descReturn     = prometheus.NewDesc("hyphae_bus_peer_return_total", "Messages sent again at once when their peer came back (resent_on_return), and results kept as late_result from runners whose jobs had been given up on (late_results).", []string{"what"}, nil)
 	descConduct    = prometheus.NewDesc("hyphae_bus_conduct_total", "Messages refused after validation and held against their sender (penalized), and frames dropped unjudged because their sender is rate limited for its refusals (limited).", []string{"what"}, nil)
 	descDirectRej  = prometheus.NewDesc("hyphae_bus_direct_refused_total", "Direct-stream frames held against their sender (rejected), and times a peer's direct streams were refused for too many (refused).", []string{"what"}, nil)
 	descPeersUp    = prometheus.NewDesc("hyphae_peers", "Peers in the peer table, by state.", []string{"state"}, nil)
@@ -73,7 +74,7 @@ var (
 	descFlows      = prometheus.NewDesc("hyphae_flows", "Flows by status.", []string{"status"}, nil)
 	descRunning    = prometheus.NewDesc("hyphae_runner_running_jobs", "Jobs running now.", nil, nil)
 	descDraining   = prometheus.NewDesc("hyphae_draining", "1 while the agent drains.", nil, nil)
-	collectorDescs = []*prometheus.Desc{descConduct, descQueue, descOutbox, descRetrans, descMsgIn, descMsgOut, descRejected,
+	collectorDescs = []*prometheus.Desc{descReturn, descConduct, descQueue, descOutbox, descRetrans, descMsgIn, descMsgOut, descRejected,
 		descFrames, descDirectRej, descPeersUp, descPresence, descFlows, descRunning, descDraining}
 )
 
@@ -109,6 +110,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		for k, v := range s.Rejected {
 			counter(descRejected, float64(v), k)
 		}
+		counter(descReturn, float64(s.ResentOnReturn), "resent_on_return")
+		counter(descReturn, float64(s.LateResults), "late_results")
 	}
 	fs := h.frameStats()
 	counter(descFrames, float64(fs.Direct), "direct")
