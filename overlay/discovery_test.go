@@ -66,10 +66,7 @@ func TestMDNSDiscovery(t *testing.T) {
 	if err := multicastLoops(ip); err != nil {
 		t.Skipf("multicast sent on %s does not come back to this host, so mDNS cannot work here: %v", ip, err)
 	}
-	key, _, err := NewSwarmKey()
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := newSwarmKey(t)
 	cfg := testConfig()
 	cfg.Listen, cfg.MDNS, cfg.SwarmKey = []string{"/ip4/" + ip + "/tcp/0"}, true, key
 	a, b := startAgent(t, cfg), startAgent(t, cfg)
@@ -112,8 +109,7 @@ func TestMDNSFoundPeerRedialledAfterFailedDial(t *testing.T) {
 // is the public one. Every name is a valid DNS-SD service type: at most
 // 15 characters between "_" and "._udp".
 func TestMDNSServiceNamePerSwarmKey(t *testing.T) {
-	k1, _, _ := NewSwarmKey()
-	k2, _, _ := NewSwarmKey()
+	k1, k2 := newSwarmKey(t), newSwarmKey(t)
 	n0, n1, n2 := mdnsServiceName(nil), mdnsServiceName(k1), mdnsServiceName(k2)
 	if n0 != MDNSService {
 		t.Errorf("no key: %q, want %q", n0, MDNSService)
