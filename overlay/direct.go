@@ -234,18 +234,20 @@ func (o *Overlay) openDirect(ctx context.Context, p peer.ID) (network.Stream, er
 
 // watchDirect waits for p to end our stream (it never writes on it: a read
 // returns when it resets or closes it, or the connection goes) or for
-// shutdown, then forgets the stream; an end p chose holds it back.
+// shutdown, then forgets the stream; an end p chose holds it back (not one
+// dropStale caused).
 func (o *Overlay) watchDirect(p peer.ID, e *directOut, s network.Stream) {
 	stop := context.AfterFunc(o.ctx, func() { _ = s.Reset() })
 	defer stop()
 	_, _ = io.Copy(io.Discard, s)
 	_ = s.Reset()
 	e.mu.Lock()
-	if e.s == s {
+	mine := e.s == s // not already dropped with a stale connection
+	if mine {
 		e.s = nil
 	}
 	e.mu.Unlock()
-	if o.ctx.Err() == nil {
+	if mine && o.ctx.Err() == nil {
 		o.direct.until(o.direct.backoff, p, directBackoff)
 	}
 }

@@ -85,8 +85,14 @@ func (o *Overlay) tableLoop(records <-chan *presenceRecord) {
 }
 
 // applyRecord stores a record's row, learns its addresses and notifies.
+// A peer back after being marked down first loses the connections that
+// outlived its silence (see dropStale), before the hooks resend to it.
 func (o *Overlay) applyRecord(r *presenceRecord) {
+	downSince := o.table.downSince(r.peer)
 	row, changed := o.table.apply(r, time.Now())
+	if changed && !downSince.IsZero() && row.State == model.PeerUp {
+		o.dropStale(r.peer, downSince)
+	}
 	o.learnAddrs(r.peer, r.Addrs)
 	o.save(o.ctx, row)
 	if changed {

@@ -31,6 +31,7 @@ type liveTable struct {
 type tableEntry struct {
 	row  model.Peer
 	seen time.Time // local clock of the last record; zero before one
+	down time.Time // local clock when sweep marked it down; zero while up or restored
 	seq  uint64
 }
 
@@ -81,6 +82,17 @@ func (t *liveTable) up(p peer.ID) bool {
 	return ok && e.row.State == model.PeerUp
 }
 
+// downSince is when sweep marked p down in this run; zero when p is up,
+// unknown, or down only because a previous run's table was restored.
+func (t *liveTable) downSince(p peer.ID) time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.rows[p]; ok && e.row.State == model.PeerDown {
+		return e.down
+	}
+	return time.Time{}
+}
+
 // restore loads rows from a previous run, all down until heard from.
 func (t *liveTable) restore(rows []*model.Peer) {
 	t.mu.Lock()
@@ -120,7 +132,7 @@ func (t *liveTable) apply(r *presenceRecord, now time.Time) (model.Peer, bool) {
 		ScriptTypes: r.Types, Capacity: r.Cap, Load: r.Load, Version: r.Ver,
 		Uptime: r.Up, FoundVia: via, LastSeen: now.Unix(), Extra: old.Extra,
 	}
-	e.seen, e.seq = now, r.Seq
+	e.seen, e.seq, e.down = now, r.Seq, time.Time{}
 	return e.row, !sameInfo(old, e.row)
 }
 
@@ -140,6 +152,7 @@ func (t *liveTable) sweep(cutoff time.Time) []model.Peer {
 	for _, e := range t.rows {
 		if e.row.State == model.PeerUp && e.seen.Before(cutoff) {
 			e.row.State = model.PeerDown
+			e.down = time.Now()
 			down = append(down, e.row)
 		}
 	}
