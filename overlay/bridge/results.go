@@ -28,11 +28,17 @@ func (b *Bridge) remoteDoneLoop(ctx context.Context, ctxID uint64) {
 		}
 		if err := b.queueResult(ctx, ctxID, key); err != nil {
 			b.log.Warn("bridge: result", "context", ctxID, "job", key, "err", err)
-			// A job that is gone has no result to send; anything else
-			// (the store failing) is tried again.
-			if errors.Is(err, store.ErrNotFound) {
+			// A job that is gone has no result to send, and one whose hash
+			// cannot be read never will (dead-lettered, with why); anything
+			// else (the store failing) is tried again.
+			switch {
+			case errors.Is(err, store.ErrNotFound):
 				_ = b.st.Done(ctx, ctxID, store.RemoteDoneProcessingKey, key)
-			} else if ctx.Err() == nil {
+			case errors.Is(err, model.ErrBadField):
+				_ = b.st.PushDeadLetter(ctx, ctxID, store.DeadLetter{Key: key, Queue: store.RemoteDoneKey,
+					Reason: "result not sent: " + err.Error()})
+				_ = b.st.Done(ctx, ctxID, store.RemoteDoneProcessingKey, key)
+			case ctx.Err() == nil:
 				sleep(ctx, time.Second)
 				_, _ = b.st.Requeue(ctx, ctxID, store.RemoteDoneProcessingKey, store.RemoteDoneKey)
 			}
