@@ -85,7 +85,9 @@ func (n *Node) startRunner(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.OnJobStarted(n.metrics.JobStarted)
 	r.OnJobDone(n.metrics.JobDone)
+	n.metrics.ServedTypes(r.ScriptTypes)
 	if err := r.Start(ctx); err != nil {
 		return err
 	}

@@ -84,3 +84,18 @@ func TestMetricsCountFlows(t *testing.T) {
 		t.Fatalf(`hyphae_flows{status="finished"} = %v, want 1 (flow %s)`, v, fv.Status.Status)
 	}
 }
+
+// An empty queue reports a depth of zero (it is no Redis key): a
+// dashboard sees the series drop to 0, not vanish.
+func TestMetricsQueueDepthAtZero(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	_, body, err := a.client.Get(context.Background(), "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`(?m)^hyphae_queue_depth\{context="1",type="sh"\} 0$`)
+	if !want.Match(body) {
+		t.Fatalf("no zero depth for queue:sh in context 1:\n%s", regexp.MustCompile(`(?m)^hyphae_queue.*$`).FindAll(body, -1))
+	}
+}

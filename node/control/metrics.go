@@ -3,6 +3,8 @@ package control
 import (
 	"context"
 	"net/http"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,7 +23,18 @@ type Metrics struct {
 	reg      *prometheus.Registry
 	jobs     *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+
+	mu      sync.Mutex
+	started map[startKey]time.Time // guarded by mu; attempts running here
+	types   func() []string        // guarded by mu; the runner's served types
 }
+
+// startKey names a job in a context (one attempt at a time runs here).
+type startKey struct{ ctx, job uint64 }
+
+// otherType is the type label of every script type this agent does not
+// serve, so a refused type cannot add series.
+const otherType = "other"
 
 // NewMetrics makes the job series and the Go and process collectors.
 func NewMetrics() *Metrics {
@@ -31,9 +44,10 @@ func NewMetrics() *Metrics {
 			Name: "hyphae_jobs_total", Help: "Jobs this agent's runner ended, by script type and outcome.",
 		}, []string{"type", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "hyphae_job_duration_seconds", Help: "Time from a job's creation to its end, by script type.",
-			Buckets: []float64{0.01, 0.1, 0.5, 1, 5, 15, 60, 300, 1800, 3600},
+			Name: "hyphae_job_duration_seconds", Help: "Time from a job's start on this runner to its end, by script type.",
+			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 1800, 3600},
 		}, []string{"type"}),
+		started: map[startKey]time.Time{},
 	}
 	m.reg.MustRegister(m.jobs, m.duration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -45,12 +59,45 @@ func (m *Metrics) collect(h *Handlers) {
 	m.reg.MustRegister(&collector{h: h})
 }
 
-// JobDone counts an ended job (hooked to the runner).
-func (m *Metrics) JobDone(_ uint64, j *model.RunnerJob) {
-	m.jobs.WithLabelValues(j.ScriptType, string(j.Status)).Inc()
-	if j.CreatedAt > 0 {
-		d := time.Since(time.Unix(j.CreatedAt, 0)).Seconds()
-		m.duration.WithLabelValues(j.ScriptType).Observe(max(d, 0))
+// ServedTypes tells m which script types the runner serves; others are
+// counted under the type label "other".
+func (m *Metrics) ServedTypes(fn func() []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.types = fn
+}
+
+// typeLabel bounds the type label to the served types.
+func (m *Metrics) typeLabel(t string) string {
+	m.mu.Lock()
+	fn := m.types
+	m.mu.Unlock()
+	if fn != nil && slices.Contains(fn(), t) {
+		return t
+	}
+	return otherType
+}
+
+// JobStarted notes when an attempt starts (hooked to the runner).
+func (m *Metrics) JobStarted(ctxID uint64, j *model.RunnerJob) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.started[startKey{ctxID, j.ID}] = time.Now()
+}
+
+// JobDone counts an ended job and observes how long its attempt ran
+// (hooked to the runner). A job that ended before it started has no
+// duration.
+func (m *Metrics) JobDone(ctxID uint64, j *model.RunnerJob) {
+	typ := m.typeLabel(j.ScriptType)
+	m.jobs.WithLabelValues(typ, string(j.Status)).Inc()
+	k := startKey{ctxID, j.ID}
+	m.mu.Lock()
+	at, ok := m.started[k]
+	delete(m.started, k)
+	m.mu.Unlock()
+	if ok {
+		m.duration.WithLabelValues(typ).Observe(time.Since(at).Seconds())
 	}
 }
 
@@ -141,8 +188,7 @@ func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.
 	flows := map[string]float64{}
 	for _, id := range ids {
 		cs := u64(id)
-		depths, _ := c.h.Store.QueueDepths(ctx, id)
-		for typ, depth := range depths {
+		for typ, depth := range c.queueDepths(ctx, id) {
 			gauge(descQueue, float64(depth), cs, typ)
 		}
 		if sz, err := c.h.Store.OutboxSize(ctx, id); err == nil {
@@ -157,6 +203,28 @@ func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.
 	for st, v := range flows {
 		gauge(descFlows, v, st)
 	}
+}
+
+// queueDepths reads a context's queue depths with every served type
+// present (an empty queue is no Redis key but still a depth of zero) and
+// the types nobody serves summed under "other".
+func (c *collector) queueDepths(ctx context.Context, id uint64) map[string]int64 {
+	out := map[string]int64{}
+	var served []string
+	if c.h.ScriptTypes != nil {
+		served = c.h.ScriptTypes()
+	}
+	for _, t := range served {
+		out[t] = 0
+	}
+	depths, _ := c.h.Store.QueueDepths(ctx, id)
+	for typ, d := range depths {
+		if !slices.Contains(served, typ) {
+			typ = otherType
+		}
+		out[typ] += d
+	}
+	return out
 }
 
 func (c *collector) collectPeers(ctx context.Context, gauge func(*prometheus.Desc, float64, ...string)) {
