@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +72,8 @@ type Redis struct {
 // API is the local control API.
 type API struct {
 	Listen string `yaml:"listen"` // host:port for TCP; default 127.0.0.1:9652; "off" disables TCP
+	// SocketGroup: members of this group may use the socket (api_socket.go).
+	SocketGroup string `yaml:"socket_group"`
 }
 
 // Overlay is the libp2p side.
@@ -165,6 +166,7 @@ func (c *Config) Defaults() {
 	if c.DataDir == "" {
 		c.DataDir = DefaultDataDir()
 	}
+	c.DataDir = AbsDataDir(c.DataDir)
 	if len(c.Roles) == 0 {
 		c.Roles = []string{"supervisor", "runner"}
 	}
@@ -260,11 +262,6 @@ func (c *Config) Validate() error {
 	if c.Redis.Databases < 2 {
 		errs = append(errs, fmt.Errorf("redis.databases: %d (need at least 2: DB 0 plus one context)", c.Redis.Databases))
 	}
-	if c.API.Listen != "off" {
-		if _, _, err := net.SplitHostPort(c.API.Listen); err != nil {
-			errs = append(errs, fmt.Errorf("api.listen: %q: want host:port or off", c.API.Listen))
-		}
-	}
 	errs = append(errs, c.validateMore()...)
 	return errors.Join(errs...)
 }
@@ -293,8 +290,10 @@ func (c *Config) validateMore() []error {
 		}
 	}
 	errs = append(errs, c.Bus.validate()...)
+	errs = append(errs, c.API.validateSocketGroup()...)
 	errs = append(errs, c.Supervisor.validate()...)
 	errs = append(errs, c.Retention.validate()...)
+	errs = append(errs, validateHost(c)...)
 	return append(errs, validateAddrs(c)...)
 }
 
