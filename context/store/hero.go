@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -17,12 +18,19 @@ import (
 // HeroTime formats t as the protocol's ISO-8601 timestamps (RFC 3339, UTC).
 func HeroTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// blockSecs is a blocking command's timeout in seconds with a fraction:
+// go-redis' BLMove and BLPop round a wait under a second up to 1s and log a
+// warning each time (twice a second for a hero worker's two loops).
+func blockSecs(wait time.Duration) string {
+	return strconv.FormatFloat(wait.Seconds(), 'f', 3, 64)
+}
+
 // HeroNext waits up to wait for a job id on hero:work_queue:<worker>, taking
 // it like BLPOP does (from the left) but into hero:processing:<worker>, so
 // a worker that dies mid-job can answer it on restart. "" on timeout.
 func (s *Store) HeroNext(ctx context.Context, worker string, wait time.Duration) (string, error) {
-	id, err := s.global.BLMove(ctx, HeroWorkQueueKey(worker), HeroProcessingKey(worker),
-		"LEFT", "LEFT", wait).Result()
+	id, err := s.global.Do(ctx, "BLMOVE", HeroWorkQueueKey(worker), HeroProcessingKey(worker),
+		"LEFT", "LEFT", blockSecs(wait)).Text()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
@@ -34,7 +42,7 @@ func (s *Store) HeroNext(ctx context.Context, worker string, wait time.Duration)
 
 // HeroNextStop waits up to wait for a job id on hero:stop_queue:<worker>.
 func (s *Store) HeroNextStop(ctx context.Context, worker string, wait time.Duration) (string, error) {
-	res, err := s.global.BLPop(ctx, wait, HeroStopQueueKey(worker)).Result()
+	res, err := s.global.Do(ctx, "BLPOP", HeroStopQueueKey(worker), blockSecs(wait)).StringSlice()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}

@@ -25,9 +25,11 @@ crossed the wire. Exits 0 when the flow finished.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o := demo.Options{Dir: dir, Keep: keep, Out: cmd.OutOrStdout(), Timeout: timeout}
+			o.Log = slog.New(slog.DiscardHandler)
 			if verbose {
 				o.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			}
+			routeRedisLog(o.Log)
 			if err := demo.Run(cmd.Context(), o); err != nil {
 				return failed("demo: %v", err)
 			}

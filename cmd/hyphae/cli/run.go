@@ -49,6 +49,7 @@ jobs finish, outbox flushed) and exits 0; a second one exits at once.`,
 			}
 			level := new(slog.LevelVar)
 			log := newLogger(cfg.Log, level, cmd.ErrOrStderr())
+			routeRedisLog(log)
 			n, err := node.New(cfg, log)
 			if err != nil {
 				return failed("%v", err)
