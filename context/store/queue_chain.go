@@ -26,7 +26,7 @@ func (s *Store) CompleteAndClaim(ctx context.Context, ctxID uint64, l Lease, run
 		return nil, nil, fmt.Errorf("store.CompleteAndClaim: %w", err)
 	}
 	cKeys, cArgs := completeLeasedArgs(l, runnerID, status, fields)
-	q := newClaimCall(runnerID, types, lease, false)
+	q := newClaimCall(ctxID, runnerID, types, lease, false)
 	var done, next *redis.Cmd
 	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
 		done = completeLeased.EvalSha(ctx, p, cKeys, cArgs...)

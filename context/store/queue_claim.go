@@ -55,7 +55,7 @@ func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, typ
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimJob: %w", err)
 	}
-	q := newClaimCall(runnerID, types, lease, reject)
+	q := newClaimCall(ctxID, runnerID, types, lease, reject)
 	c, err := q.result(claimJob.Run(ctx, db, q.keys, q.args...))
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimJob: %w", err)
@@ -87,7 +87,9 @@ var luaStatusList = func() string {
 // the hash has none) or "reject" (lease it only); either way a missing
 // attempt field is set to 1,
 // ARGV[5] dead-letter list cap, ARGV[6] reply list TTL (s), ARGV[7] the
-// reply list's key prefix (ReplyKey of "").
+// reply list's key prefix (ReplyKey of ""), ARGV[8] now (unix ms), ARGV[9]
+// the context id. A popped job whose run_at is still ahead goes to timers
+// instead (deferEarly, luaTimers) and the next one is popped.
 // It also reads and writes the popped job's hash and reply list and reads
 // stop:<job key>, whose names are known only after the pop (contexts are
 // DBs, so the contract is single-instance Redis anyway).
@@ -98,7 +100,7 @@ var luaStatusList = func() string {
 // run, stopped (a stop marker covers this attempt), rejected, dead
 // (unusable, left as it is) or invalid (ended error): both of these
 // already in dead_letter and out of the processing list, with no lease.
-var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, `
+var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, luaTimers, `
 local first = 7
 -- remaining says whether jobs are left: the length of queue i when it has
 -- some (the common case: one LLEN), else the sum over the other queues.
@@ -140,6 +142,9 @@ local function check(key, h)
 end
 for i = first, #KEYS do
   local key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
+  while key and deferEarly(key, KEYS[i], KEYS[1], ARGV[8], ARGV[9]) do
+    key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
+  end
   if key then
     local h = redis.pcall('HGETALL', key)
     local att, why, ends, untyped = check(key, h)
@@ -188,7 +193,7 @@ type claimCall struct {
 	expires  time.Time
 }
 
-func newClaimCall(runnerID string, types []string, lease time.Duration, reject bool) claimCall {
+func newClaimCall(ctxID uint64, runnerID string, types []string, lease time.Duration, reject bool) claimCall {
 	keys := []string{ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey, DeadLetterKey, JobsDoneKey, RemoteDoneKey}
 	for _, t := range types {
 		keys = append(keys, QueueKey(t))
@@ -199,7 +204,7 @@ func newClaimCall(runnerID string, types []string, lease time.Duration, reject b
 	}
 	exp := ts.Add(lease)
 	args := []any{runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap,
-		int64(ReplyTTL / time.Second), ReplyKey("")}
+		int64(ReplyTTL / time.Second), ReplyKey(""), ts.UnixMilli(), ctxID}
 	return claimCall{keys: keys, args: args, types: types, runnerID: runnerID, now: ts, expires: exp}
 }
 
