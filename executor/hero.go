@@ -2,8 +2,7 @@ package executor
 
 import (
 	"context"
-	"errors"
-	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -11,11 +10,12 @@ import (
 )
 
 // Hero job states the worker writes in hero:job:<id> "status" (clients
-// write "dispatched").
+// write "dispatched", and a requeued job is "dispatched" again).
 const (
-	heroStarted  = "started"
-	heroFinished = "finished"
-	heroError    = "error"
+	heroDispatched = "dispatched"
+	heroStarted    = "started"
+	heroFinished   = "finished"
+	heroError      = "error"
 )
 
 // heroBlock is how long one blocking read of a hero queue waits; it also
@@ -26,8 +26,15 @@ const heroBlock = 500 * time.Millisecond
 // seen yet.
 const heroStoppedCap = 10000
 
+// reasonWorkerDied ends a job whose worker died while it ran and whose
+// retries are spent.
+const reasonWorkerDied = "worker died while the job ran (no retries left)"
+
 // heroLoop serves hero:work_queue:<worker>: it takes a job id (BLPOP
-// order, into hero:processing:<worker>), waits for a slot and runs it.
+// order, into hero:processing:<worker>), waits for a slot and runs it. A
+// job that is not concurrent runs in the loop's stead, as the seed's
+// worker runs a job in its own thread: nothing else is taken until it
+// ended (or began waiting for the jobs it depends on).
 func (r *Runner) heroLoop(ctx context.Context) {
 	w := r.cfg.WorkerID
 	r.heroReclaim(ctx)
@@ -47,11 +54,16 @@ func (r *Runner) heroLoop(ctx context.Context) {
 			r.heroPutBack(id)
 			return
 		}
+		gate := make(chan struct{})
 		r.jobWG.Add(1)
 		go func() {
 			defer r.jobWG.Done()
-			r.runHero(id)
+			r.runHero(ctx, id, sync.OnceFunc(func() { close(gate) }))
 		}()
+		select {
+		case <-gate:
+		case <-ctx.Done():
+		}
 	}
 }
 
@@ -64,8 +76,8 @@ func (r *Runner) heroPutBack(id string) {
 }
 
 // heroReclaim handles the ids a previous run of this worker left in its
-// processing list: never started → back on the queue; started → answered
-// with an error (hero jobs have no retries); ended → dropped.
+// processing list: never started → back on the queue; started → requeued
+// while its retries allow, else answered with an error; ended → dropped.
 func (r *Runner) heroReclaim(ctx context.Context) {
 	w := r.cfg.WorkerID
 	ids, err := r.st.HeroProcessing(ctx, w)
@@ -79,69 +91,29 @@ func (r *Runner) heroReclaim(ctx context.Context) {
 		case err != nil || st == heroFinished || st == heroError:
 			_ = r.st.HeroDrop(ctx, w, id)
 		case st == heroStarted:
-			r.heroAnswer(id, outcome{reason: "worker restarted while the job ran"})
+			r.heroRequeueOrFail(ctx, id, h)
 		default:
 			r.heroPutBack(id)
 		}
 	}
 }
 
-// runHero runs one hero job; it holds a slot until the process ended.
-func (r *Runner) runHero(id string) {
-	a := &attempt{ctxID: 0, key: id, lease: store.Lease{JobKey: id, Attempt: 1},
-		log: r.log.With("hero_job", id)}
-	defer r.unregister(a)
-	hj, reason := r.prepareHero(id)
-	if reason != "" {
-		r.freeSlot(a)
-		r.heroAnswer(id, outcome{reason: reason})
+// heroRequeueOrFail handles a job whose worker died while it ran: the
+// seed's "jobs can be requeued" while retries are left, error after.
+func (r *Runner) heroRequeueOrFail(ctx context.Context, id string, h model.Hash) {
+	retries, err1 := heroCount(h, "retries")
+	attempts, err2 := heroCount(h, "attempts")
+	if err1 != nil || err2 != nil || attempts > retries {
+		r.heroAnswer(id, outcome{reason: reasonWorkerDied})
 		return
 	}
-	r.registerHero(a)
-	if r.takeHeroStop(id) { // stopped while it was being taken
-		a.cancel(errStopped)
-	}
-	r.heroStarted(id)
-	dir := filepath.Join(r.cfg.DataDir, "hero", safeName(r.cfg.WorkerID), safeName(id))
-	env, notes := heroEnv(hj, r.cfg.WorkerID, dir)
-	out := r.runScript(a.ctx, scriptSpec{typ: hj.typ, script: hj.script, dir: dir, env: env,
-		notes: notes, timeout: hj.timeout})
-	r.freeSlot(a)
-	r.heroAnswer(id, out)
-}
-
-// heroStarted marks a hero job started.
-func (r *Runner) heroStarted(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	fields := model.Hash{"status": heroStarted, "updated_at": store.HeroTime(time.Now()),
-		"worker_id": r.cfg.WorkerID}
+	fields := model.Hash{"status": heroDispatched, "updated_at": store.HeroTime(time.Now())}
 	if err := r.st.HeroUpdate(ctx, id, fields); err != nil {
-		r.log.Warn("executor: hero start", "id", id, "err", err)
+		r.log.Warn("executor: hero requeue", "id", id, "err", err)
 	}
-}
-
-// prepareHero loads and checks a hero job; a non-empty reason ends it.
-func (r *Runner) prepareHero(id string) (heroJob, string) {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	h, err := r.st.HeroLoad(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return heroJob{}, "hero job " + store.HeroJobKey(id) + " not found"
-	}
-	if err != nil {
-		return heroJob{}, "load hero job: " + err.Error()
-	}
-	hj, err := r.parseHeroJob(id, h)
-	switch {
-	case err != nil:
-		return hj, "bad hero job: " + err.Error()
-	case r.takeHeroStop(id):
-		return hj, reasonStopped
-	case !r.hasType(hj.typ):
-		return hj, r.unknownType(hj.typ)
-	}
-	return hj, ""
+	r.log.Info("executor: hero job requeued: its worker died while it ran", "id", id,
+		"attempts", attempts, "retries", retries)
+	r.heroPutBack(id)
 }
 
 // registerHero makes a hero job reachable by stop and drain (context 0).
