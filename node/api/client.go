@@ -10,12 +10,22 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"syscall"
 )
 
-// ErrNoAgent: nothing is listening on the data dir's socket.
+// ErrNoAgent: nothing is listening on the data dir's socket (or at the
+// TCP address).
 var ErrNoAgent = errors.New("no agent running")
+
+// ErrSocketDenied: the socket (or its directory) is not this user's to
+// use: the agent runs as another user and does not share it with a group
+// this user is in.
+var ErrSocketDenied = errors.New("permission denied")
+
+// ErrUnauthorized: the TCP API refused the token (HTTP 401).
+var ErrUnauthorized = errors.New("unauthorized")
 
 // Client calls an agent's API over its unix socket or TCP.
 type Client struct {
@@ -54,7 +64,13 @@ func (c *Client) Close() {
 
 // NewTCPClient talks to addr (host:port) with a bearer token.
 func NewTCPClient(addr, token string) *Client {
-	return &Client{base: "http://" + addr, token: token, http: &http.Client{}}
+	return NewURLClient("http://"+addr, token)
+}
+
+// NewURLClient talks to the agent at base (http://host:port, or https://
+// behind a proxy that terminates TLS) with a bearer token.
+func NewURLClient(base, token string) *Client {
+	return &Client{base: strings.TrimRight(base, "/"), token: token, http: &http.Client{}}
 }
 
 // Call invokes method with params and decodes the result into out (may be nil).
@@ -150,6 +166,9 @@ func (c *Client) post(ctx context.Context, path string, body []byte) ([]byte, er
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusUnauthorized {
+		return nil, fmt.Errorf("%w: %s refused the token (%s)", ErrUnauthorized, c.base, resp.Status)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("api: %s: %s", resp.Status, bytes.TrimSpace(b))
 	}
@@ -166,8 +185,13 @@ func (c *Client) connErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if c.socket != "" && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)) {
+	switch {
+	case c.socket != "" && (errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)):
 		return fmt.Errorf("%w on socket %s", ErrNoAgent, c.socket)
+	case c.socket != "" && (errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)):
+		return fmt.Errorf("%w on socket %s", ErrSocketDenied, c.socket)
+	case c.socket == "" && errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("%w at %s (connection refused)", ErrNoAgent, c.base)
 	}
 	return err
 }

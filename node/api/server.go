@@ -26,6 +26,7 @@ type Server struct {
 	log      *slog.Logger
 	classify Classifier
 	mux      *http.ServeMux
+	page     Page // the dashboard at GET / (page.go); nil: 426
 
 	base   context.Context // stream requests run under it; cancelled late in Shutdown
 	cancel context.CancelFunc
@@ -66,18 +67,27 @@ func (s *Server) Handle(pattern string, h http.Handler, open bool) {
 // stale socket file left by a crashed agent. The socket speaks HTTP and
 // plain JSON-RPC streams (see stream.go).
 func (s *Server) ListenUnix(path string) error {
+	return s.ListenUnixGroup(path, NoGroup)
+}
+
+// ListenUnixGroup is ListenUnix with the socket shared with group gid
+// (socket_perm.go); NoGroup keeps it the owner's alone.
+func (s *Server) ListenUnixGroup(path string, gid int) error {
 	if c, err := net.DialTimeout("unix", path, 200*time.Millisecond); err == nil {
 		c.Close()
 		return fmt.Errorf("api: another agent is already serving %s", path)
 	}
 	_ = os.Remove(path)
+	if err := shareDir(path, gid); err != nil {
+		return err
+	}
 	l, err := net.Listen("unix", path)
 	if err != nil {
 		return fmt.Errorf("api: listen %s: %w", path, err)
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := setSocketPerm(path, gid); err != nil {
 		l.Close()
-		return fmt.Errorf("api: chmod %s: %w", path, err)
+		return err
 	}
 	q := newConnQueue(l.Addr())
 	s.serve(q, s.mux)
@@ -96,7 +106,7 @@ func (s *Server) ListenTCP(addr string) (net.Addr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("api: listen %s: %w", addr, err)
 	}
-	s.serve(l, s.tcpGuard(s.mux))
+	s.serve(l, s.sessionGuard(s.tcpGuard(s.mux)))
 	return l.Addr(), nil
 }
 
