@@ -78,7 +78,7 @@ func (r *Runner) sweepContext(ctx context.Context, id uint64, types map[string]b
 		delete(types, "")
 	}
 	for t := range types {
-		if _, ok := r.types[t]; !ok {
+		if _, ok := r.types[t]; !ok && !r.external(ctx, id, t) {
 			r.rejectQueue(ctx, id, t)
 		}
 	}

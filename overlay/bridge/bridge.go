@@ -169,6 +169,7 @@ func (b *Bridge) Start(ctx context.Context) error {
 	}
 	b.spawn(b.outboxLoop)
 	b.spawn(b.contextsLoop)
+	b.spawn(b.externalLoop) // jobs ended by external workers go home (external.go)
 	if err := b.replay.start(ctx, b.st); err != nil {
 		b.log.Warn("bridge: replay horizon: every replay check goes to Redis", "err", err)
 	}

@@ -51,6 +51,7 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err != nil {
 		return err
 	}
+	b.watchExternal(ctx, target, key, j.ScriptType) // a job for an external worker (external.go)
 	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, target, p.Ref, "") }
 	if !created || b.cfg.ackDelay() <= 0 { // a resend: the first ack was lost, answer now
 		ack()

@@ -268,6 +268,9 @@ func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) erro
 	}
 	o := store.Outgoing{Message: key, Fields: model.Hash{"status": string(model.MsgDispatched)},
 		Processing: store.MsgOutProcessingKey, Done: key}
+	if m.MessageType == model.MsgTypeResult { // an external worker's report (external.go)
+		return b.takeResult(ctx, ctxID, key, m)
+	}
 	if m.CreatedAt <= 0 {
 		// A plain client's message may lack created_at; its timeout then
 		// counts from now (expired() needs a start, or it never gives up).

@@ -143,9 +143,8 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	fields := (&model.RunnerJob{Result: res}).ToHash()
 	// The job message is settled in the same step (msgKey; "" when the
 	// job has none), so nothing is left to do once its waiter wakes.
-	err = b.st.CompleteSentJob(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status,
-		model.Hash{"result": fields["result"], "error": p.Error, model.ExtraRanOn: b.names.name(from)},
-		lastLines(p.Logs, ResultLogLines), ResultLogLines, msgKey)
+	err = b.completeHome(ctx, from, p, status,
+		model.Hash{"result": fields["result"], "error": p.Error, model.ExtraRanOn: b.names.name(from)}, msgKey)
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		if !b.lateResult(ctx, from, p) { // kept when the job was given up on as lost

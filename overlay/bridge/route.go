@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // destination picks the recipient of m: its dst, else (for a job) the
@@ -78,7 +79,8 @@ func (b *Bridge) byType(ctx context.Context, ctxID uint64, typ string) (peer.ID,
 				return p, "", nil
 			}
 			continue // the list predates a change: read it again
-		case b.cfg.LocalTypes != nil && slices.Contains(b.cfg.LocalTypes(), typ):
+		case b.cfg.LocalTypes != nil && slices.Contains(b.cfg.LocalTypes(), typ),
+			store.DeclaresExternal(rs, typ): // an external worker here runs it (external.go)
 			return b.self, "", nil
 		case len(c.waiting) > 0:
 			return "", fmt.Sprintf("waiting for a runner of type %q: no runner registered in context %d "+
