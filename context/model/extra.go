@@ -41,10 +41,18 @@ const (
 	ExtraLostRunner  = "lost_runner"
 	ExtraLostAttempt = "lost_attempt"
 	ExtraLateResult  = "late_result"
+	// ExtraMadeFor, on a context: why the agent made it by itself, not at a
+	// user's request (MadeForOutbox); `context create` with its id adopts
+	// it and drops the field.
+	ExtraMadeFor = "made_for"
 	// ExtraBackoffFrom, on a message being sent: the sends count at which
 	// its retransmission backoff started again (its recipient came back).
 	ExtraBackoffFrom = "backoff_from"
 )
+
+// MadeForOutbox is ExtraMadeFor on the context an agent with none made to
+// record the jobs it sends to other agents.
+const MadeForOutbox = "outbox"
 
 // JobOrigin is where a job received from another agent came from: the
 // sender, its context and job (key job:<caller>:<id> there) and attempt,

@@ -2,8 +2,10 @@ package control
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
@@ -62,8 +64,15 @@ func (h *Handlers) registerContextMethods() {
 		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, false) })
 }
 
+// createContext creates c; when its id names the context the agent made by
+// itself to record jobs sent away (originContext), it adopts that one:
+// the user asked for context N and gets it, with those jobs in it.
 func (h *Handlers) createContext(ctx context.Context, c *model.Context) (*ContextView, error) {
-	if err := h.Store.CreateContext(ctx, c); err != nil {
+	err := h.Store.CreateContext(ctx, c)
+	if errors.Is(err, store.ErrExists) {
+		err = h.Store.AdoptContext(ctx, c)
+	}
+	if err != nil {
 		return nil, err
 	}
 	h.ContextsChanged()

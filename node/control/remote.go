@@ -18,8 +18,9 @@ import (
 // bridge records the job and a job message in a local context (the
 // origin) and sends it at once (Bridge.Submit). The remote context is
 // p.Context; the local record lives in the local context of the same id
-// when there is one, else in the lowest local context (one is created
-// when there is none).
+// when there is one, else in the lowest local context. With none, one is
+// made and marked model.MadeForOutbox, so that a later `context create`
+// with its id adopts it instead of failing "already exists".
 func (h *Handlers) submitRemote(ctx context.Context, p JobRunParams) (*JobView, *store.EndWatch, error) {
 	dst := "" // to any: the bridge routes it by type
 	if p.To != ToAny {
@@ -60,7 +61,8 @@ func (h *Handlers) originContext(ctx context.Context, want uint64) (uint64, erro
 	if len(ids) > 0 {
 		return ids[0], nil
 	}
-	c := &model.Context{Name: "outbox", Admins: []uint64{h.Self.ID}}
+	c := &model.Context{Name: "outbox", Admins: []uint64{h.Self.ID},
+		Extra: model.Hash{model.ExtraMadeFor: model.MadeForOutbox}}
 	if err := h.Store.CreateContext(ctx, c); err != nil && !errors.Is(err, store.ErrExists) {
 		return 0, err
 	}

@@ -36,6 +36,10 @@ func newContextCreate(g *globals) *cobra.Command {
 		Example: "  hyphae context create --id 1 --name lab",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("id") && id == 0 {
+				return usage("--id 0: there is no context 0; DB 0 is the agent's own (actors, the context registry, peers). " +
+					"Context ids start at 1; leave --id out to take the lowest free one")
+			}
 			var c control.ContextView
 			if err := g.call(cmd.Context(), "context.create", map[string]any{"id": id, "name": name}, &c); err != nil {
 				return err
@@ -47,7 +51,7 @@ func newContextCreate(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().Uint64Var(&id, "id", 0, "context id = Redis DB number (default: lowest free)")
+	cmd.Flags().Uint64Var(&id, "id", 0, "context id = Redis DB number, 1 or more (default: lowest free)")
 	cmd.Flags().StringVar(&name, "name", "", "a name to remember it by")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
