@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/hyphae-run/hyphae/node/control"
 )
@@ -22,9 +23,11 @@ func (n *Node) controlDeps() control.Deps {
 			n.Drain()
 		},
 	}
+	d.RedisSocket = unixSocket(n.cfg.Redis.URL)
 	if n.redis != nil {
 		d.StoreKind, d.Persistent = n.redis.Kind(), n.redis.Persistent()
 		d.StoreHealth = n.redis.Health
+		d.RedisSocket = unixSocket(n.redis.URL())
 	}
 	return d
 }
@@ -35,4 +38,13 @@ func (n *Node) controlDeps() control.Deps {
 // The agent must have started.
 func (n *Node) RunJob(ctx context.Context, p control.JobRunParams) (*control.JobView, error) {
 	return n.handlers.RunJob(ctx, p)
+}
+
+// unixSocket is the path of a unix:// Redis URL, "" for any other.
+func unixSocket(redisURL string) string {
+	u, err := url.Parse(redisURL)
+	if err != nil || u.Scheme != "unix" {
+		return ""
+	}
+	return u.Path
 }

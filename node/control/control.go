@@ -46,6 +46,10 @@ type Deps struct {
 	Started    time.Time // when the agent started
 	StoreKind  string    // "external", or the embedded server's kind
 	Persistent bool      // whether the store keeps its data over a restart
+	// RedisSocket is the unix socket of the store when it listens on one
+	// (the embedded redis-server's <data_dir>/redis/redis.sock), for
+	// redis-cli -s; "" otherwise.
+	RedisSocket string
 
 	ScriptTypes     func() []string                         // the types this agent's runner runs
 	ContextIDs      func(context.Context) ([]uint64, error) // this agent's contexts, sorted (cached)

@@ -23,8 +23,10 @@ type InfoView struct {
 	ScriptTypes []string `json:"script_types"`
 	API         string   `json:"api,omitempty"`
 	Socket      string   `json:"socket"`
-	UptimeSec   int64    `json:"uptime_seconds"`
-	Draining    bool     `json:"draining"`
+	// RedisSocket: the store's unix socket, when it is on one (redis-cli -s).
+	RedisSocket string `json:"redis_socket,omitempty"`
+	UptimeSec   int64  `json:"uptime_seconds"`
+	Draining    bool   `json:"draining"`
 	// Isolation says how jobs are contained and limited: in cgroups (where,
 	// how they are killed, which limits) or in process groups, and why.
 	Isolation string `json:"isolation,omitempty"`
@@ -38,7 +40,7 @@ func (h *Handlers) registerNodeMethods() {
 func (h *Handlers) info(ctx context.Context) (*InfoView, error) {
 	v := &InfoView{Version: h.Version, PeerID: h.ID.PeerID().String(), AgeRecip: h.ID.AgeRecipient(),
 		Roles: h.Cfg.Roles, DataDir: h.Cfg.DataDir, Store: h.StoreKind, Persistent: h.Persistent,
-		API: h.APIAddr(), Socket: h.Socket, Draining: h.Draining(),
+		API: h.APIAddr(), Socket: h.Socket, RedisSocket: h.RedisSocket, Draining: h.Draining(),
 		UptimeSec: int64(time.Since(h.Started).Seconds()), ListenAddrs: h.listenAddrs(),
 		ScriptTypes: h.ScriptTypes(), Contexts: []uint64{}}
 	if h.Self != nil {
