@@ -24,8 +24,8 @@ import (
 
 // Options tunes a demo run.
 type Options struct {
-	Dir     string    // where the agents' data dirs go; default a temp dir (removed unless Keep)
-	Keep    bool      // leave the agents running until ctx ends
+	Dir     string    // where the agents' data dirs go (kept); default a temp dir, removed at the end
+	Keep    bool      // leave the agents running until ctx ends (Ctrl-C)
 	Out     io.Writer // the story; default stdout
 	Log     *slog.Logger
 	Timeout time.Duration // bound on the whole run; default 2m
@@ -43,15 +43,17 @@ type agent struct {
 // Run plays the demo; it returns an error if any step fails.
 func Run(ctx context.Context, o Options) error {
 	o.defaults()
-	if o.Dir == "" {
+	temp := o.Dir == ""
+	if temp {
 		d, err := os.MkdirTemp("", "hyphae-demo-")
 		if err != nil {
 			return err
 		}
 		o.Dir = d
-		if !o.Keep {
-			defer os.RemoveAll(d)
-		}
+		// A temp dir goes whatever ends the demo, Ctrl-C included, and
+		// after the agents have stopped (defers run last first); --dir
+		// is how to keep the agents' data.
+		defer os.RemoveAll(d)
 	}
 	var cancel context.CancelFunc
 	if o.Keep { // runs until interrupted
@@ -70,7 +72,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	if o.Keep {
-		s.keep(ctx, agents)
+		s.keep(ctx, agents, temp)
 	}
 	return nil
 }

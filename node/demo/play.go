@@ -223,13 +223,23 @@ func indent(s string) string {
 }
 
 // keep leaves the agents running and says how to talk to each.
-func (s *story) keep(ctx context.Context, ag []*agent) {
-	s.say("\nThe agents keep running (Ctrl-C to stop). Talk to each through its data dir:")
+// keep leaves the agents running until ctx ends, saying where their data
+// is and what becomes of it: a temp dir is removed when they stop.
+func (s *story) keep(ctx context.Context, ag []*agent, temp bool) {
+	s.say("\nThe agents keep running (Ctrl-C to stop). Their data is in %s; talk to each through its data dir:", s.o.Dir)
 	for _, a := range ag {
 		s.say("  %-6s hyphae --data-dir %s peers", a.name, a.dir)
 	}
 	s.say("  e.g.   hyphae --data-dir %s flow list --context 1", ag[1].dir)
+	if temp {
+		s.say("Ctrl-C stops them and removes %s (hyphae demo --keep --dir DIR keeps their data).", s.o.Dir)
+	}
 	<-ctx.Done()
+	if temp {
+		s.say("\nStopping the agents and removing %s.", s.o.Dir)
+	} else {
+		s.say("\nStopping the agents; their data stays in %s.", s.o.Dir)
+	}
 }
 
 func counts(m map[string]int64) string {
