@@ -26,6 +26,7 @@ const (
 const (
 	ReachPublic  = "public"
 	ReachPrivate = "private"
+	ReachAuto    = "auto" // the same as ""
 )
 
 // DefaultListen are the listen addresses used when Config.Listen is empty:
@@ -40,15 +41,17 @@ type Config struct {
 	DHT              bool          // Kademlia DHT under /hyphae with rendezvous advertising
 	SwarmKey         pnet.PSK      // 32-byte private network key; nil = public network (TCP only when set)
 	RelayService     bool          // act as a circuit relay for others (public nodes)
-	Relays           []string      // static relays (multiaddrs with /p2p/) for AutoRelay
+	Relays           []string      // static relays (multiaddrs with /p2p/) for AutoRelay; default the bootstrap peers
 	NATPortMap       bool          // UPnP / NAT-PMP port mapping
 	PresenceInterval time.Duration // default 3s
 	DownAfter        int           // missed presence intervals before a peer is down; default 3
 	MaxMessageSize   int           // pubsub message size limit; default 1 MiB
 
 	// Reachability overrides AutoNAT: "public" (a node with a public
-	// address, e.g. a relay), "private" (behind a NAT: use the static relays
-	// at once) or "" (let AutoNAT decide).
+	// address, e.g. a relay), "private" (behind a NAT: reserve a slot at
+	// the relays at once) or "" / "auto": private when no interface has a
+	// public address and a relay (or, without relays, a bootstrap peer) has
+	// one, public for a relay service, else AutoNAT decides.
 	Reachability string
 
 	// SendDirectWait bounds how long Send waits for the recipient to become
@@ -85,6 +88,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SendDirectWait <= 0 {
 		c.SendDirectWait = DefaultSendDirectWait
+	}
+	if c.Reachability == ReachAuto {
+		c.Reachability = ""
 	}
 	if c.ConnLow <= 0 {
 		c.ConnLow = DefaultConnLow
@@ -124,7 +130,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("max message size %d: below %d", c.MaxMessageSize, MaxPresenceSize))
 	}
 	if c.Reachability != "" && c.Reachability != ReachPublic && c.Reachability != ReachPrivate {
-		errs = append(errs, fmt.Errorf("reachability %q: want public, private or empty", c.Reachability))
+		errs = append(errs, fmt.Errorf("reachability %q: want public, private or auto", c.Reachability))
 	}
 	if c.ConnLow > c.ConnHigh {
 		errs = append(errs, fmt.Errorf("connection low water %d above high water %d", c.ConnLow, c.ConnHigh))

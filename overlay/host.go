@@ -10,7 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
-	"github.com/libp2p/go-libp2p/core/routing"
+	routedhost "github.com/libp2p/go-libp2p/p2p/host/routed"
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
 	ma "github.com/multiformats/go-multiaddr"
 )
@@ -20,7 +20,16 @@ const UserAgent = "hyphae"
 
 // newHost builds the libp2p host on the actor key. When cfg.DHT is set the
 // host is a routed host whose peer routing is the returned DHT.
+//
+// The DHT is built only once the host listens: it dials its bootstrap peers
+// at once, and a dial made before the listeners exist leaves from a random
+// port. Then the address the bootstrap peer observes is not the listen
+// port's, libp2p learns no public address, and hole punching never starts.
 func newHost(ctx context.Context, cfg Config, priv crypto.PrivKey, log *slog.Logger) (host.Host, *dht.IpfsDHT, *connmgr.BasicConnMgr, error) {
+	listen := listenAddrs(cfg, log)
+	if err := checkListenFree(listen); err != nil {
+		return nil, nil, nil, err
+	}
 	rm, err := newResourceManager()
 	if err != nil {
 		return nil, nil, nil, err
@@ -30,32 +39,28 @@ func newHost(ctx context.Context, cfg Config, priv crypto.PrivKey, log *slog.Log
 		_ = rm.Close()
 		return nil, nil, nil, fmt.Errorf("connection manager: %w", err)
 	}
-	opts := hostOptions(cfg, priv, rm, cm, log)
-	var kad *dht.IpfsDHT
-	if cfg.DHT {
-		opts = append(opts, libp2p.Routing(func(h host.Host) (routing.PeerRouting, error) {
-			d, err := dht.New(ctx, h, dhtOptions(cfg)...)
-			kad = d
-			return d, err
-		}))
-	}
-	h, err := libp2p.New(opts...)
+	h, err := libp2p.New(hostOptions(cfg, listen, priv, rm, cm)...)
 	if err != nil {
-		if kad != nil {
-			_ = kad.Close()
-		}
 		_ = rm.Close()
 		_ = cm.Close()
 		return nil, nil, nil, fmt.Errorf("libp2p host: %w", err)
 	}
-	return h, kad, cm, nil
+	if !cfg.DHT {
+		return h, nil, cm, nil
+	}
+	kad, err := dht.New(ctx, h, dhtOptions(cfg)...)
+	if err != nil {
+		_ = h.Close()
+		return nil, nil, nil, fmt.Errorf("dht: %w", err)
+	}
+	return routedhost.Wrap(h, kad), kad, cm, nil
 }
 
 // hostOptions are the libp2p options other than routing.
-func hostOptions(cfg Config, priv crypto.PrivKey, rm network.ResourceManager, cm *connmgr.BasicConnMgr, log *slog.Logger) []libp2p.Option {
+func hostOptions(cfg Config, listen []string, priv crypto.PrivKey, rm network.ResourceManager, cm *connmgr.BasicConnMgr) []libp2p.Option {
 	opts := []libp2p.Option{
 		libp2p.Identity(priv),
-		libp2p.ListenAddrStrings(listenAddrs(cfg, log)...),
+		libp2p.ListenAddrStrings(listen...),
 		libp2p.ResourceManager(rm),
 		libp2p.ConnectionManager(cm),
 		libp2p.UserAgent(UserAgent),
@@ -63,9 +68,7 @@ func hostOptions(cfg Config, priv crypto.PrivKey, rm network.ResourceManager, cm
 	if cfg.SwarmKey != nil {
 		opts = append(opts, libp2p.PrivateNetwork(cfg.SwarmKey))
 	}
-	if cfg.Gater != nil {
-		opts = append(opts, libp2p.ConnectionGater(cfg.Gater))
-	}
+	opts = append(opts, libp2p.ConnectionGater(newDialGater(cfg)))
 	return append(opts, natOptions(cfg)...)
 }
 

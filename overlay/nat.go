@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"slices"
 	"time"
 
 	"github.com/libp2p/go-libp2p"
@@ -14,7 +15,7 @@ import (
 // mapping, static AutoRelay and the relay service as configured.
 func natOptions(cfg Config) []libp2p.Option {
 	opts := []libp2p.Option{libp2p.EnableHolePunching()}
-	switch reachability(cfg) {
+	switch reachability(cfg, interfaceAddrs()) {
 	case ReachPublic:
 		opts = append(opts, libp2p.ForceReachabilityPublic())
 	case ReachPrivate:
@@ -23,7 +24,7 @@ func natOptions(cfg Config) []libp2p.Option {
 	if cfg.NATPortMap {
 		opts = append(opts, libp2p.NATPortMap())
 	}
-	if relays := addrInfos(cfg.Relays); len(relays) > 0 {
+	if relays := addrInfos(relayCandidates(cfg)); len(relays) > 0 {
 		opts = append(opts, libp2p.EnableAutoRelayWithStaticRelays(relays,
 			autorelay.WithBootDelay(0), autorelay.WithBackoff(30*time.Second)))
 	}
@@ -35,14 +36,53 @@ func natOptions(cfg Config) []libp2p.Option {
 	return opts
 }
 
-// reachability is the configured override; a relay service is public
-// unless said otherwise (libp2p only runs the relay when it believes it is
-// publicly reachable).
-func reachability(cfg Config) string {
-	if cfg.Reachability == "" && cfg.RelayService {
+// reachability is the configured override, else what the configuration
+// and this machine's addresses tell. A relay service is public unless said
+// otherwise (libp2p only runs the relay when it believes it is publicly
+// reachable). An agent with no public address on any interface that is
+// given a relay or bootstrap peer at a public address is behind a NAT:
+// private, so it reserves a slot at its relays at once instead of waiting
+// for AutoNAT. Otherwise (a LAN or one machine) AutoNAT decides.
+func reachability(cfg Config, ifaces []ma.Multiaddr) string {
+	switch {
+	case cfg.Reachability == ReachPublic || cfg.Reachability == ReachPrivate:
+		return cfg.Reachability
+	case cfg.RelayService:
 		return ReachPublic
+	case behindNAT(cfg, ifaces):
+		return ReachPrivate
 	}
-	return cfg.Reachability
+	return ""
+}
+
+// behindNAT: no public address here (interfaces, listen addresses) and a
+// relay candidate at a public one.
+func behindNAT(cfg Config, ifaces []ma.Multiaddr) bool {
+	if slices.ContainsFunc(ifaces, manet.IsPublicAddr) || publicListen(cfg) {
+		return false
+	}
+	for _, pi := range addrInfos(relayCandidates(cfg)) {
+		if slices.ContainsFunc(pi.Addrs, manet.IsPublicAddr) {
+			return true
+		}
+	}
+	return false
+}
+
+// relayCandidates are the configured relays, or else the bootstrap peers:
+// a home lab's public rendezvous agent usually runs the relay service too
+// (a bootstrap peer without one only refuses the reservation).
+func relayCandidates(cfg Config) []string {
+	if len(cfg.Relays) > 0 {
+		return cfg.Relays
+	}
+	return cfg.Bootstrap
+}
+
+// interfaceAddrs are this machine's interface addresses (none on error).
+func interfaceAddrs() []ma.Multiaddr {
+	addrs, _ := manet.InterfaceMultiaddrs()
+	return addrs
 }
 
 // relayResources raises the relay service limits for job traffic. The
@@ -67,9 +107,11 @@ func relayResources() relay.Resources {
 // public address: it runs a relay service, is declared public or listens on
 // a public IP.
 func publiclyReachable(cfg Config) bool {
-	if reachability(cfg) == ReachPublic {
-		return true
-	}
+	return cfg.Reachability == ReachPublic || cfg.Reachability == "" && cfg.RelayService || publicListen(cfg)
+}
+
+// publicListen reports whether a listen address is a public IP.
+func publicListen(cfg Config) bool {
 	for _, s := range cfg.Listen {
 		if m, err := ma.NewMultiaddr(s); err == nil && manet.IsPublicAddr(m) {
 			return true

@@ -118,6 +118,7 @@ func (o *Overlay) build(priv crypto.PrivKey) error {
 		h.SetStreamHandler(DirectProtocol, o.handleDirect)
 		h.Network().Notify(&network.NotifyBundle{ConnectedF: o.direct.connected})
 	}
+	h.Network().Notify(&network.NotifyBundle{ConnectedF: o.directOpened})
 	return o.joinTopics()
 }
 

@@ -33,7 +33,8 @@ overlay:
   dht: true                # find agents through any shared bootstrap peer
   swarm_key: ""            # path to a swarm key: only agents holding it can connect
   relay_service: false     # act as a relay for agents behind NAT (public nodes)
-  relays: []               # relays to use when this agent is behind NAT
+  relays: []               # relays to use when this agent is behind NAT; default the bootstrap peers
+  reachability: auto       # private: behind NAT, reserve a relay slot at once; public; auto: guess
   nat_port_map: true       # UPnP / NAT-PMP
   direct: true             # messages to a connected agent on a direct stream; false = gossipsub only
   presence_interval: 3s

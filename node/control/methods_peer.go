@@ -3,6 +3,8 @@ package control
 import (
 	"context"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
@@ -18,6 +20,7 @@ type PeerView struct {
 	FoundVia    string   `json:"found_via"`
 	Addrs       []string `json:"addrs"`
 	Version     string   `json:"version"`
+	Conn        string   `json:"conn,omitempty"` // direct, relayed, or empty: not connected now
 }
 
 func (h *Handlers) registerPeerMethods() {
@@ -31,8 +34,17 @@ func (h *Handlers) registerPeerMethods() {
 			for _, p := range ps {
 				out = append(out, PeerView{PeerID: p.PeerID, State: string(p.State), Roles: nzs(p.Roles),
 					ScriptTypes: nzs(p.ScriptTypes), Load: p.Load, Capacity: p.Capacity, LastSeen: p.LastSeen,
-					FoundVia: p.FoundVia, Addrs: nzs(p.Addrs), Version: p.Version})
+					FoundVia: p.FoundVia, Addrs: nzs(p.Addrs), Version: p.Version, Conn: h.connKind(p.PeerID)})
 			}
 			return out, nil
 		})
+}
+
+// connKind is how this agent is connected to the peer now (overlay.ConnKind).
+func (h *Handlers) connKind(id string) string {
+	p, err := peer.Decode(id)
+	if h.Overlay == nil || err != nil {
+		return ""
+	}
+	return h.Overlay.ConnKind(p)
 }

@@ -20,8 +20,9 @@ import (
 // runFlags are the flags of `hyphae run`; each overrides its config key.
 type runFlags struct {
 	config, redis, api, roles, logLevel, logFormat, workerID string
-	listen, bootstrap                                        []string
-	noMDNS                                                   bool
+	listen, bootstrap, relays                                []string
+	reachability                                             string
+	noMDNS, relayService                                     bool
 	concurrency                                              int
 	presence                                                 time.Duration
 }
@@ -40,7 +41,8 @@ jobs finish, outbox flushed) and exits 0; a second one exits at once.`,
 		Example: `  hyphae run
   hyphae run --data-dir /tmp/a --listen /ip4/0.0.0.0/tcp/4101 --api 127.0.0.1:9701
   hyphae run --redis redis://127.0.0.1:6379 --roles runner --no-mdns \
-      --bootstrap /ip4/192.0.2.10/tcp/4001/p2p/12D3KooW...`,
+      --bootstrap /ip4/192.0.2.10/tcp/4001/p2p/12D3KooW...
+  hyphae run --relay-service            # a public rendezvous for home labs behind NAT`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadRunConfig(g, f, cmd.Flags())
@@ -70,6 +72,9 @@ jobs finish, outbox flushed) and exits 0; a second one exits at once.`,
 	fl.StringArrayVar(&f.listen, "listen", nil, "overlay listen multiaddr (repeatable)")
 	fl.StringArrayVar(&f.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr with /p2p/ID (repeatable)")
 	fl.BoolVar(&f.noMDNS, "no-mdns", false, "turn off LAN discovery by mDNS")
+	fl.StringArrayVar(&f.relays, "relay", nil, "relay multiaddr with /p2p/ID to use behind NAT (repeatable; default the bootstrap peers)")
+	fl.BoolVar(&f.relayService, "relay-service", false, "serve as a relay for agents behind NAT (a public rendezvous agent)")
+	fl.StringVar(&f.reachability, "reachability", "", "auto, private (behind NAT: reserve a relay slot at once) or public")
 	fl.StringVar(&f.logLevel, "log-level", "", "debug, info, warn, error")
 	fl.StringVar(&f.logFormat, "log-format", "", "text or json")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "jobs run at once (default CPUs)")
@@ -121,6 +126,15 @@ func applyRunFlags(cfg *config.Config, f *runFlags, fl *pflag.FlagSet) {
 	}
 	if set("bootstrap") {
 		cfg.Overlay.Bootstrap = f.bootstrap
+	}
+	if set("relay") {
+		cfg.Overlay.Relays = f.relays
+	}
+	if set("relay-service") {
+		cfg.Overlay.RelayService = f.relayService
+	}
+	if set("reachability") {
+		cfg.Overlay.Reachability = f.reachability
 	}
 	if set("no-mdns") {
 		off := !f.noMDNS
