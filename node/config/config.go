@@ -85,6 +85,7 @@ type Overlay struct {
 	SwarmKey         string        `yaml:"swarm_key"` // path to a swarm key file (private network)
 	RelayService     bool          `yaml:"relay_service"`
 	Relays           []string      `yaml:"relays"`       // default the bootstrap peers
+	Reachability     string        `yaml:"reachability"` // auto (default), private or public; overlay.go
 	NATPortMap       *bool         `yaml:"nat_port_map"` // default true
 	Direct           *bool         `yaml:"direct"`       // default true: frames to a connected agent on a direct stream
 	PresenceInterval time.Duration `yaml:"presence_interval"`
@@ -294,6 +295,7 @@ func (c *Config) validateMore() []error {
 	errs = append(errs, c.Supervisor.validate()...)
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, validateHost(c)...)
+	errs = append(errs, validateOverlay(c)...)
 	return append(errs, validateAddrs(c)...)
 }
 
