@@ -170,6 +170,7 @@ func (b *Bridge) Start(ctx context.Context) error {
 	b.spawn(b.outboxLoop)
 	b.spawn(b.contextsLoop)
 	b.spawn(b.externalLoop) // jobs ended by external workers go home (external.go)
+	b.spawn(b.adoptLoop)    // contexts written only in their own DB (adopt.go)
 	if err := b.replay.start(ctx, b.st); err != nil {
 		b.log.Warn("bridge: replay horizon: every replay check goes to Redis", "err", err)
 	}

@@ -1,0 +1,100 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// A seed client makes a context by writing context:<N> in DB N (seed 000:
+// a context is its own Redis DB); the agent keeps a registry copy in DB 0
+// and serves the contexts listed there. A context written only in its own
+// DB is adopted: registered, then served like one made through the API
+// (DESIGN §8). One that cannot be read is refused, and says why on its
+// own hash (field error, RefusedPrefix), never silently ignored.
+
+// RefusedPrefix starts the error field a refused context hash gets.
+const RefusedPrefix = "not served by this agent: "
+
+// UnregisteredContexts lists the ids N (1 .. databases-1) whose DB N holds
+// context:<N> while the DB 0 registry does not: contexts written only in
+// their own DB.
+func (s *Store) UnregisteredContexts(ctx context.Context) ([]uint64, error) {
+	known, err := s.ContextIDs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store.UnregisteredContexts: %w", err)
+	}
+	reg := make(map[uint64]bool, len(known))
+	for _, id := range known {
+		reg[id] = true
+	}
+	var out []uint64
+	for id := uint64(1); id < s.maxDB; id++ {
+		if reg[id] {
+			continue
+		}
+		db, err := s.DB(id)
+		if err != nil {
+			return nil, fmt.Errorf("store.UnregisteredContexts: %w", err)
+		}
+		n, err := db.Exists(ctx, ContextKey(id)).Result()
+		if err != nil {
+			return nil, fmt.Errorf("store.UnregisteredContexts: DB %d: %w", id, err)
+		}
+		if n == 1 {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// ErrContextRefused is why a context written only in its own DB is not
+// adopted; the error that wraps it says what is wrong with the hash.
+var ErrContextRefused = errors.New("context refused")
+
+// AdoptOwnDBContext registers context id, found only in its own DB: its hash
+// is read as the seed's Context (id, admins, readers, executors as JSON
+// lists of actor ids, timestamps), missing fields are filled in, and both
+// copies are written. A hash that cannot be read, or that names another
+// id, is refused (ErrContextRefused) and left as it is.
+func (s *Store) AdoptOwnDBContext(ctx context.Context, id uint64) (*model.Context, error) {
+	db, err := s.DB(id)
+	if err != nil {
+		return nil, fmt.Errorf("store.AdoptOwnDBContext: %w", err)
+	}
+	h, err := load(ctx, db, ContextKey(id))
+	if err != nil {
+		return nil, fmt.Errorf("store.AdoptOwnDBContext: %w", err)
+	}
+	c, err := model.ContextFromHash(ContextKey(id), h)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("store.AdoptOwnDBContext: %w: %v", ErrContextRefused, err)
+	case c.ID != 0 && c.ID != id:
+		return nil, fmt.Errorf("store.AdoptOwnDBContext: %w: context:%d in DB %d says id %d", ErrContextRefused, id, id, c.ID)
+	}
+	c.ID = id
+	if strings.HasPrefix(c.Extra["error"], RefusedPrefix) { // an earlier refusal, mended since
+		delete(c.Extra, "error")
+		if err := db.HDel(ctx, ContextKey(id), "error").Err(); err != nil {
+			return nil, fmt.Errorf("store.AdoptOwnDBContext: %w", err)
+		}
+	}
+	if err := s.SaveContext(ctx, c); err != nil {
+		return nil, fmt.Errorf("store.AdoptOwnDBContext: %w", err)
+	}
+	return c, nil
+}
+
+// MarkContextRefused writes why context id is not served on its own hash
+// (field error, after RefusedPrefix), where its writer will look.
+func (s *Store) MarkContextRefused(ctx context.Context, id uint64, why string) error {
+	db, err := s.DB(id)
+	if err != nil {
+		return fmt.Errorf("store.MarkContextRefused: %w", err)
+	}
+	return wrap("store.MarkContextRefused", db.HSet(ctx, ContextKey(id), "error", RefusedPrefix+why).Err())
+}
