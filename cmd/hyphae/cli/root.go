@@ -89,6 +89,7 @@ Start here:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	setVersionFlag(root)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", config.DefaultDataDir(),
 		"agent data directory (env HYPHAE_DATA_DIR, default ~/.hyphae)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
