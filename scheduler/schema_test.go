@@ -39,7 +39,7 @@ func exampleFlows(t *testing.T) map[string]string {
 		}
 		out[f] = string(b)
 	}
-	for _, md := range []string{"../README.md", "../docs/flows.md"} {
+	for _, md := range []string{"../README.md", "../docs/flows.md", "../docs/design.md"} {
 		b, err := os.ReadFile(md)
 		if err != nil {
 			t.Fatal(err)
@@ -48,7 +48,7 @@ func exampleFlows(t *testing.T) map[string]string {
 			out[md+"#"+string(rune('a'+i))] = placeholder.ReplaceAllString(s, examplePeer)
 		}
 	}
-	if len(out) < 5 {
+	if len(out) < 6 {
 		t.Fatalf("found only %d example flows: %v", len(out), out)
 	}
 	return out
