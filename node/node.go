@@ -164,6 +164,9 @@ func (n *Node) startStore(ctx context.Context) error {
 	}
 	n.store = st
 	n.parts.store = part{"store", func(context.Context) error { return st.Close() }}
+	if err := n.migrateSchema(ctx); err != nil {
+		return err
+	}
 	return n.store.SetMeta(ctx, model.Hash{"peer_id": n.id.PeerID().String(), "version": Version,
 		"started_at": fmt.Sprint(n.started.Unix())})
 }
@@ -189,7 +192,7 @@ func (n *Node) startAPI(ctx context.Context) error {
 	n.api = api.NewServer(table, token, control.Classify, n.log)
 	n.handlers.RegisterHTTP(n.api)
 	n.parts.api = part{"api", n.api.Shutdown}
-	if err := n.api.ListenUnix(n.paths.Socket); err != nil {
+	if err := n.api.ListenUnixGroup(n.paths.Socket, n.cfg.API.SocketGID()); err != nil {
 		return err
 	}
 	if n.cfg.API.Listen != "off" {

@@ -4,23 +4,35 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
-	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
-// call invokes method on the agent of g.dataDir, turning "no agent" into
-// advice.
+// call invokes method on the agent (the socket of g.dataDir, or --addr),
+// turning "no agent", "permission denied" and "unauthorized" into advice.
 func (g *globals) call(ctx context.Context, method string, params, out any) error {
-	c := api.NewUnixClient(node.PathsFor(g.dataDir).Socket)
-	err := c.Call(ctx, method, params, out)
-	if errors.Is(err, api.ErrNoAgent) {
-		return &exitError{ExitNoAgent, fmt.Errorf("no agent is running on data dir %s; start one with `hyphae run --data-dir %s` (or `hyphae init` first)", g.dataDir, g.dataDir)}
+	c, err := g.dial()
+	if err != nil {
+		return err
 	}
+	return g.explain(c.Call(ctx, method, params, out))
+}
+
+// explain maps a client error to an exit code and a message that says
+// what to do.
+func (g *globals) explain(err error) error {
 	var rpcErr *api.Error
-	if errors.As(err, &rpcErr) {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, api.ErrNoAgent):
+		return &exitError{ExitNoAgent, errors.New(g.noAgentAdvice())}
+	case errors.Is(err, api.ErrSocketDenied):
+		return &exitError{ExitFailed, errors.New(socketDeniedAdvice(g.socket()))}
+	case errors.Is(err, api.ErrUnauthorized):
+		return &exitError{ExitFailed, errors.New(g.unauthorizedAdvice())}
+	case errors.As(err, &rpcErr):
 		code := ExitFailed
 		if rpcErr.Code == api.CodeInvalidParams { // the agent found an argument bad
 			code = ExitUsage
@@ -30,8 +42,14 @@ func (g *globals) call(ctx context.Context, method string, params, out any) erro
 	return err
 }
 
+// client is the agent's client for commands that handle errors
+// themselves; on a bad --addr it is the socket's (and fails as such).
 func (g *globals) client() *api.Client {
-	return api.NewUnixClient(node.PathsFor(g.dataDir).Socket)
+	c, err := g.dial()
+	if err != nil {
+		return api.NewUnixClient(g.socket())
+	}
+	return c
 }
 
 // printJSON writes v indented.

@@ -45,6 +45,7 @@ func usage(format string, args ...any) error {
 // globals are the flags every command takes.
 type globals struct {
 	dataDir string
+	remote  remote // --addr, --token-file (remote.go)
 	stdout  io.Writer
 	stderr  io.Writer
 }
@@ -92,6 +93,7 @@ Start here:
 	setVersionFlag(root)
 	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", config.DefaultDataDir(),
 		"agent data directory (env HYPHAE_DATA_DIR, default ~/.hyphae)")
+	g.remote.register(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usage("%v (see %s --help)", err, c.CommandPath())
 	})
