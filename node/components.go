@@ -40,6 +40,9 @@ func (n *Node) startComponents(ctx context.Context) error {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 	}
+	if err := n.startTimers(ctx); err != nil {
+		return fmt.Errorf("timers: %w", err)
+	}
 	if err := n.startJanitor(ctx); err != nil {
 		return fmt.Errorf("retention: %w", err)
 	}
@@ -166,6 +169,9 @@ func (n *Node) contextsChanged() {
 	}
 	if n.sched != nil {
 		n.sched.Refresh()
+	}
+	if n.timers != nil {
+		n.timers.Refresh()
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/context/timers"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/node/api"
@@ -48,6 +49,7 @@ type Node struct {
 	bridge   *bridge.Bridge
 	sched    *scheduler.Scheduler // nil without the supervisor role
 	janitor  *retention.Janitor   // retention sweeps and prune
+	timers   *timers.Timers       // delayed jobs (and schedules) fire when due
 	stopper  *control.Stopper     // job.stop's, shared with the scheduler
 	metrics  *control.Metrics     // before Start: the runner counts ended jobs
 	handlers *control.Handlers    // the control API's methods and endpoints

@@ -18,7 +18,7 @@ type part struct {
 // parts holds the handle of each component, in start order. A part whose
 // role is off, or whose start was not reached, stays zero.
 type parts struct {
-	redis, store, runner, overlay, bridge, sched, janitor, api part
+	redis, store, runner, overlay, bridge, sched, timers, janitor, api part
 }
 
 // Shutdown drains and stops the agent; it is safe to call more than once
@@ -37,6 +37,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		grace, cancel := context.WithTimeout(ctx, drainGrace(ctx, n.cfg.Runner.DrainGrace))
 		defer cancel()
 		n.stop(ctx, &n.parts.janitor)
+		n.stop(ctx, &n.parts.timers)
 		n.stop(ctx, &n.parts.sched)
 		n.stopRunner(ctx, grace)
 		if n.bridge != nil {

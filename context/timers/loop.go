@@ -5,19 +5,41 @@ import (
 	"time"
 )
 
-// Refresh starts a goroutine for each new context and stops those of
-// contexts that are gone.
+// Refresh makes the timers read the agent's contexts again: a goroutine
+// starts for each new context, those of contexts that are gone stop.
 func (t *Timers) Refresh() {
-	if !t.life.Enter() {
-		return
+	select {
+	case t.refresh <- struct{}{}:
+	default: // a refresh is pending already
 	}
-	defer t.life.Leave()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+}
+
+// refresher applies the contexts at start, on Refresh and every MaxSleep;
+// a failed listing (Redis away) is tried again a second later.
+func (t *Timers) refresher(ctx context.Context) {
+	for {
+		wait := t.cfg.MaxSleep
+		if err := t.applyContexts(ctx); err != nil {
+			if ctx.Err() == nil {
+				t.log.Warn("timers: list contexts", "err", err)
+			}
+			wait = time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.refresh:
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (t *Timers) applyContexts(ctx context.Context) error {
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	ids, err := t.cfg.Contexts(ctx)
+	ids, err := t.cfg.Contexts(lctx)
 	if err != nil {
-		t.log.Warn("timers: list contexts", "err", err)
-		return
+		return err
 	}
 	keep := make(map[uint64]bool, len(ids))
 	t.mu.Lock()
@@ -34,6 +56,7 @@ func (t *Timers) Refresh() {
 			delete(t.loops, id)
 		}
 	}
+	return nil
 }
 
 func (t *Timers) startLocked(id uint64) {

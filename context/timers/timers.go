@@ -46,6 +46,8 @@ type Timers struct {
 	log  *slog.Logger
 	life lifecycle.Group
 
+	refresh chan struct{} // holds one pending Refresh
+
 	mu    sync.Mutex
 	loops map[uint64]*loop // guarded by mu
 	ev    *store.TimerEvents
@@ -73,7 +75,7 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Timers, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg.Firers = append([]Firer{FirerFunc(jobFirer(st))}, cfg.Firers...)
-	return &Timers{cfg: cfg, st: st, log: log, loops: map[uint64]*loop{}}, nil
+	return &Timers{cfg: cfg, st: st, log: log, loops: map[uint64]*loop{}, refresh: make(chan struct{}, 1)}, nil
 }
 
 func jobFirer(st *store.Store) func(context.Context, uint64, time.Time) (time.Time, error) {
@@ -96,7 +98,7 @@ func (t *Timers) Start(ctx context.Context) error {
 	t.mu.Lock()
 	t.ev = ev
 	t.mu.Unlock()
-	t.Refresh()
+	t.life.Go(t.refresher)
 	return nil
 }
 

@@ -35,6 +35,11 @@ type JobRunParams struct {
 	// passes) and return it as it is then: a submit and a job.wait in
 	// one call.
 	Wait int64 `json:"wait,omitempty"`
+	// RunAt (unix seconds) or Delay (seconds from now) hold the job back
+	// until then: it waits in the context's timers, in Redis, and is
+	// queued when due (see methods_job_at.go).
+	RunAt int64 `json:"run_at,omitempty"`
+	Delay int64 `json:"delay,omitempty"`
 }
 
 // ToAny, as JobRunParams.To, sends the job to the least loaded runner
@@ -161,6 +166,9 @@ func (h *Handlers) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobVi
 		p.To = to
 	}
 	if p.To != "" && p.To != "self" && p.To != h.ID.PeerID().String() {
+		if p.RunAt != 0 || p.Delay != 0 {
+			return nil, nil, api.InvalidParams("run_at", "a delayed job runs on this agent (to=self) only, for now")
+		}
 		if !run {
 			return nil, nil, api.InvalidParams("to", "job.create stores local jobs only; use job.run for remote ones")
 		}
@@ -184,7 +192,9 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU}
 	var err error
-	if run {
+	if at, ok := p.at(time.Now()); ok {
+		err = h.enqueueAt(ctx, j, at, run)
+	} else if run {
 		err = h.Store.EnqueueJob(ctx, j)
 	} else {
 		err = h.Store.SaveJob(ctx, j)
@@ -214,7 +224,7 @@ func checkJobParams(p JobRunParams) error {
 	case p.Wait < 0 || p.Wait > 3600:
 		return api.InvalidParams("wait", "seconds to wait for the job's end: 0 (do not wait) to 3600")
 	}
-	return nil
+	return checkJobAt(p)
 }
 
 func (h *Handlers) jobLoad(ctx context.Context, p JobRef) (*JobView, error) {

@@ -36,6 +36,8 @@ type JobView struct {
 	// LateResult is a result that came from an agent after the job had
 	// been given up on there as lost; it changed nothing else.
 	LateResult *model.LateResult `json:"late_result,omitempty"`
+	// RunAt (unix seconds) is when a delayed job may start.
+	RunAt float64 `json:"run_at,omitempty"`
 }
 
 func jobView(j *model.RunnerJob) *JobView {
@@ -48,6 +50,9 @@ func jobView(j *model.RunnerJob) *JobView {
 		State: string(j.Status), LateResult: j.LateResult(),
 		Result: r, Error: j.Error, Attempt: j.Attempt, Retries: j.Retries, Timeout: j.Timeout,
 		Runner: j.Runner, EnvVars: j.EnvVars, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt}
+	if at, ok := store.ParseRunAt(j.Extra[store.RunAtField]); ok {
+		v.RunAt = float64(at.UnixMilli()) / 1000
+	}
 	if since, away := j.Unreachable(); away {
 		v.State, v.UnreachableSince = model.StateUnknown, since.Unix()
 	}

@@ -32,6 +32,9 @@ type jobRunFlags struct {
 	retries, memoryMB           int64
 	cpu                         float64
 	wait, asJSON                bool
+	at                          string        // --at: RFC 3339 or unix seconds
+	in                          time.Duration // --in: from now
+	typeSet                     bool          // --type was given (else inferred from --file)
 }
 
 func newJobRun(g *globals) *cobra.Command {
@@ -52,14 +55,19 @@ for an agent that is not up waits in this agent's outbox until it is, up to
 bus.timeout (a note on stderr says so).`,
 		Example: `  hyphae job run --context 1 --type sh --script 'echo "n=42" >> "$HYPHAE_RESULT"' --wait
   hyphae job run --to 12D3KooW... --context 2 --type python --file job.py --wait --json
-  hyphae job run --to runner:1 --context 2 --script 'uname -a' --wait`,
+  hyphae job run --to runner:1 --context 2 --script 'uname -a' --wait
+  hyphae job run --context 1 --file backup.py --in 10m
+  hyphae job run --context 1 --script 'echo hi' --at 2026-12-24T18:00:00+01:00`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return jobRun(cmd, g, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.typeSet = cmd.Flags().Changed("type")
+			return jobRun(cmd, g, f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.to, "to", "self", "where to run: self, a peer ID, runner:<id> (a runner record of --context here), or any (an agent up that runs the type)")
 	fl.Uint64Var(&f.ctx, "context", 0, "context id (required)")
-	fl.StringVar(&f.typ, "type", "sh", "script type: sh, bash, python, or one the runner configures")
+	fl.StringVar(&f.typ, "type", "sh", "script type: sh, bash, python, or one the runner configures (default: from --file's extension, .py python, .sh sh, .bash bash, .<type> a type the agent serves; else sh)")
 	fl.StringVar(&f.script, "script", "", "the script text")
 	fl.StringVar(&f.file, "file", "", "read the script from this file")
 	fl.StringVar(&f.name, "name", "", "a name for the job")
@@ -69,6 +77,8 @@ bus.timeout (a note on stderr says so).`,
 	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "memory limit in MiB (where the runner has cgroups; see hyphae info)")
 	fl.Float64Var(&f.cpu, "cpu", 0, "CPU limit in cores, e.g. 0.5 (where the runner has cgroups)")
 	fl.BoolVar(&f.wait, "wait", false, "wait for the job to end and print its result")
+	fl.StringVar(&f.at, "at", "", "start no earlier than this time: RFC 3339 (2026-12-24T18:00:00Z) or unix seconds; kept in Redis, survives restarts")
+	fl.DurationVar(&f.in, "in", 0, "start no earlier than this long from now, e.g. 10m or 2h30m")
 	fl.BoolVar(&f.asJSON, "json", false, "print the job as JSON (with status, result, error)")
 	_ = cmd.MarkFlagRequired("context")
 	return cmd
@@ -78,6 +88,9 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	p, err := f.params()
 	if err != nil {
 		return err
+	}
+	if f.file != "" && !f.typeSet {
+		p.Type = inferType(f.file, servedTypes(cmd.Context(), g))
 	}
 	var j control.JobView
 	if err := g.call(cmd.Context(), "job.run", p, &j); err != nil {
@@ -163,9 +176,13 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 		}
 		env[k] = v
 	}
-	return &control.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
+	p := &control.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
 		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries,
-		MemoryMB: f.memoryMB, CPU: f.cpu}, nil
+		MemoryMB: f.memoryMB, CPU: f.cpu}
+	if err := f.when(p, time.Now()); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // waitJob follows a job until it ends, reporting status changes to w.
@@ -209,6 +226,9 @@ func printJob(w io.Writer, j *control.JobView, remoteCtx uint64) {
 		fmt.Fprintln(w)
 	}
 	printReach(w, j)
+	if j.RunAt != 0 && (j.Status == "dispatched" || j.Status == "waiting_for_prerequisites") {
+		fmt.Fprintf(w, "  runs at: %s\n", time.UnixMilli(int64(j.RunAt*1000)).Format(time.RFC3339))
+	}
 	if j.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", j.Error)
 	}

@@ -1,0 +1,22 @@
+package node
+
+import (
+	"context"
+
+	"github.com/hyphae-run/hyphae/context/timers"
+)
+
+// startTimers starts the timers (whatever the roles): delayed jobs of
+// every context of this agent are queued when due.
+func (n *Node) startTimers(ctx context.Context) error {
+	t, err := timers.New(timers.Config{Contexts: n.contextIDs}, n.store, n.log.With("part", "timers"))
+	if err != nil {
+		return err
+	}
+	if err := t.Start(ctx); err != nil {
+		return err
+	}
+	n.timers = t
+	n.parts.timers = part{"timers", t.Shutdown}
+	return nil
+}
