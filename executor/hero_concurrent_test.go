@@ -13,13 +13,17 @@ import (
 // queued job "stopped" (it never runs) and the running one
 // "stopped_by_request" (the seed's worker loop and stop handling).
 func TestHeroNotConcurrentAndStops(t *testing.T) {
-	_, c := heroHarness(t)
+	h := newHarness(t)
+	c := h.client(t, 0)
 	ctx := context.Background()
 	marks := t.TempDir()
 	heroJob(t, c, "solo", `touch `+marks+`/solo; while :; do sleep 0.05; done`, "concurrent", "false")
 	heroJob(t, c, "next", `touch `+marks+`/next_ran`, "concurrent", "true")
 	heroJob(t, c, "last", `echo last`, "concurrent", "true")
-	heroPush(t, c, "solo", "next", "last")
+	heroPush(t, c, "last", "next", "solo") // LPUSH, taken from the left: solo first
+	cfg := h.config()
+	cfg.WorkerID = "w1"
+	h.start(t, cfg)
 	waitFile(t, filepath.Join(marks, "solo"))
 	if q := mustLRange(t, c, "hero:work_queue:w1"); len(q) != 2 {
 		t.Fatalf("while a non-concurrent job runs the worker took more work: queue %v", q)
