@@ -51,7 +51,7 @@ func (h *Handlers) registerActorMethods() {
 			if err != nil {
 				return nil, err
 			}
-			return seedActor(a), nil
+			return h.seedActorOf(a), nil
 		}))
 	api.Register(h.table, "actor.list", "List the actors this agent knows.",
 		func(ctx context.Context, _ struct{}) ([]*ActorView, error) {

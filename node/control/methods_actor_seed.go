@@ -13,7 +13,9 @@ import (
 // registered under the id the caller chose (or a new one). Registering a
 // known pubkey again returns it (its address updated when one is given);
 // a pubkey known under another id, or an id taken by another pubkey, is a
-// conflict.
+// conflict. An actor given no address gets the multiaddrs this agent
+// knows for its peer (peerAddrs), and shows them while its record holds
+// none.
 func (h *Handlers) seedActorCreate(ctx context.Context, in SeedActorIn) (*SeedActor, error) {
 	pub, err := peerIDOf(in.Pubkey)
 	if err != nil {
@@ -30,7 +32,7 @@ func (h *Handlers) seedActorCreate(ctx context.Context, in SeedActorIn) (*SeedAc
 				return nil, err
 			}
 		}
-		return seedActor(a), nil
+		return h.seedActorOf(a), nil
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
@@ -43,8 +45,11 @@ func (h *Handlers) seedActorCreate(ctx context.Context, in SeedActorIn) (*SeedAc
 		}
 	}
 	a = &model.Actor{ID: in.ID, Pubkey: pub, Address: in.Address, CreatedAt: in.CreatedAt}
+	if a.Address == nil {
+		a.Address = h.peerAddrs(pub) // where the peer is reachable, when this agent knows
+	}
 	if err := h.Store.SaveActor(ctx, a); err != nil {
 		return nil, err
 	}
-	return seedActor(a), nil
+	return h.seedActorOf(a), nil
 }

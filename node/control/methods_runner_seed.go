@@ -39,6 +39,12 @@ func (h *Handlers) seedRunnerCreate(ctx context.Context, p SeedRunnerParams) (*S
 			return nil, api.InvalidParams("runner.script_types", "%q is not a script type", t)
 		}
 	}
+	if r.Topic == "" {
+		if err := h.runnerID(ctx, p.ContextID, r); err != nil {
+			return nil, err
+		}
+		r.Topic = runnerTopic(r) // seed 001: topic defaults to runner<id>
+	}
 	if in.Secret != "" {
 		r.Extra = model.Hash{"secret": in.Secret}
 	}
@@ -46,4 +52,18 @@ func (h *Handlers) seedRunnerCreate(ctx context.Context, p SeedRunnerParams) (*S
 		return nil, err
 	}
 	return seedRunner(r), nil
+}
+
+// runnerID gives r a new id from context ctxID's runner counter when the
+// caller chose none, so its default topic can name it before it is saved.
+func (h *Handlers) runnerID(ctx context.Context, ctxID uint64, r *model.Runner) error {
+	if r.ID != 0 {
+		return nil
+	}
+	ids, err := h.Store.NextIDs(ctx, ctxID, "runner")
+	if err != nil {
+		return err
+	}
+	r.ID = ids[0]
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
@@ -135,7 +137,7 @@ type SeedRunner struct {
 }
 
 func seedRunner(r *model.Runner) *SeedRunner {
-	return &SeedRunner{ID: r.ID, Pubkey: r.Pubkey, Address: r.Address, Topic: r.Topic, Local: r.Local,
+	return &SeedRunner{ID: r.ID, Pubkey: r.Pubkey, Address: r.Address, Topic: runnerTopic(r), Local: r.Local,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ScriptTypes: nzs(r.ScriptTypes)}
 }
 
@@ -150,6 +152,53 @@ type SeedActor struct {
 
 func seedActor(a *model.Actor) *SeedActor {
 	return &SeedActor{ID: a.ID, Pubkey: a.Pubkey, Address: nzs(a.Address), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+}
+
+// runnerTopic is r's topic, runner<id> when the record names none (seed
+// 001: "defaults to runner${id}").
+func runnerTopic(r *model.Runner) string {
+	if r.Topic != "" {
+		return r.Topic
+	}
+	return "runner" + strconv.FormatUint(r.ID, 10)
+}
+
+// seedActorOf is seedActor with the actor's reachable addresses (seed
+// 001 Actor.address) filled in when its record holds none: the
+// multiaddrs the overlay knows for its peer (peerAddrs).
+func (h *Handlers) seedActorOf(a *model.Actor) *SeedActor {
+	v := seedActor(a)
+	if len(v.Address) == 0 {
+		v.Address = nzs(h.peerAddrs(a.Pubkey))
+	}
+	return v
+}
+
+// peerAddrs are the multiaddrs, each ending in /p2p/<peer ID>, at which
+// the agent whose peer ID is pub can be reached as far as this agent
+// knows: its own listen addresses, or those its overlay has for the peer
+// (nil when none, or pub is no peer ID).
+func (h *Handlers) peerAddrs(pub string) []string {
+	if h.Overlay == nil || pub == "" {
+		return nil
+	}
+	if pub == h.ID.PeerID().String() {
+		return h.listenAddrs()
+	}
+	pid, err := peer.Decode(pub)
+	if err != nil {
+		return nil
+	}
+	known := h.Overlay.Host().Peerstore().Addrs(pid)
+	addrs, err := peer.AddrInfoToP2pAddrs(&peer.AddrInfo{ID: pid, Addrs: known})
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		out = append(out, a.String())
+	}
+	return out
 }
 
 func nzm(m map[string]string) map[string]string {
