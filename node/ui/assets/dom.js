@@ -1,0 +1,86 @@
+'use strict';
+// DOM helpers: every value from the agent goes in as text, never as HTML.
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  setAttrs(e, attrs);
+  append(e, kids);
+  return e;
+}
+
+function svgEl(tag, attrs, ...kids) {
+  const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  setAttrs(e, attrs);
+  append(e, kids);
+  return e;
+}
+
+function setAttrs(e, attrs) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'text') e.textContent = v;
+    else if (k === 'style') Object.assign(e.style, v); // CSSOM: the CSP allows no inline style attribute
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+}
+
+function append(e, kids) {
+  for (const k of kids.flat(Infinity)) {
+    if (k === undefined || k === null || k === false) continue;
+    e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+  }
+}
+
+function badge(state) {
+  return el('span', {class: 'badge s-' + (state || 'none'), 'data-state': state || ''}, state || '—');
+}
+
+function when(unix) {
+  if (!unix) return '—';
+  const d = new Date(unix * 1000);
+  return d.toLocaleString(undefined, {hour12: false});
+}
+
+function ago(unix) {
+  if (!unix) return '—';
+  const s = Math.max(0, Math.round(Date.now() / 1000 - unix));
+  if (s < 60) return s + 's ago';
+  if (s < 3600) return Math.floor(s / 60) + 'm ago';
+  if (s < 86400) return Math.floor(s / 3600) + 'h ago';
+  return Math.floor(s / 86400) + 'd ago';
+}
+
+function dur(sec) {
+  if (sec === undefined || sec === null || sec < 0) return '—';
+  if (sec < 60) return sec + 's';
+  if (sec < 3600) return Math.floor(sec / 60) + 'm' + (sec % 60) + 's';
+  return Math.floor(sec / 3600) + 'h' + Math.floor((sec % 3600) / 60) + 'm';
+}
+
+function short(id) {
+  if (!id) return '—';
+  return id.length > 16 ? id.slice(0, 8) + '…' + id.slice(-6) : id;
+}
+
+function table(head, rows) {
+  return el('table', {}, el('thead', {}, el('tr', {}, head.map(h => el('th', {}, h)))),
+    el('tbody', {}, rows));
+}
+
+function card(title, ...kids) {
+  return el('section', {class: 'card'}, title ? el('h3', {}, title) : null, kids);
+}
+
+function kv(pairs) {
+  return el('dl', {class: 'kv'}, pairs.filter(p => p).map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+}
+
+function toast(msg, bad) {
+  const t = document.getElementById('toast');
+  t.textContent = msg;
+  t.className = bad ? 'bad' : '';
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, bad ? 8000 : 3000);
+}

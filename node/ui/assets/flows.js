@@ -1,0 +1,106 @@
+'use strict';
+// Flows: the list with progress, and one flow with its DAG drawn as SVG
+// from flow.dag's levels, each node a job in its live state.
+
+Views.flows = () => {
+  const box = el('div', {id: 'flows'});
+  const v = {
+    async render() { await v.refresh(); return box; },
+    async refresh() {
+      let fs;
+      try {
+        fs = await rpc('flow.list', {context: H.ctx});
+      } catch (e) {
+        box.replaceChildren(el('h2', {}, 'Flows'), el('p', {class: 'note'}, e.message));
+        return;
+      }
+      fs.sort((a, b) => b.id - a.id);
+      box.replaceChildren(el('h2', {}, 'Flows · context ' + H.ctx), fs.length ? table(['ID', 'NAME', 'STATUS', 'PROGRESS', 'CREATED'],
+        fs.map(f => el('tr', {class: 'click', 'data-flow': f.id, onclick: () => go('#/flow/' + H.ctx + '/' + f.id)},
+          el('td', {}, String(f.id)), el('td', {}, f.name), el('td', {}, badge(f.status)),
+          el('td', {}, progressBar(f.progress)), el('td', {title: when(f.created_at)}, ago(f.created_at)))))
+        : el('p', {class: 'muted'}, 'no flows in this context'));
+    },
+  };
+  return v;
+};
+
+function progressBar(p) {
+  const part = (n, color) => n ? el('span', {style: {width: (100 * n / p.total) + '%', background: color}}) : null;
+  return el('div', {class: 'progress'},
+    el('div', {class: 'bar'}, part(p.completed, '#2e7d32'), part(p.failed, '#c62828'), part(p.cancelled, '#9e9e9e'),
+      part((p.running || 0) + (p.dispatched || 0), '#1565c0')),
+    el('span', {class: 'muted'}, (p.done || 0) + '/' + p.total));
+}
+
+Views.flow = (r) => {
+  const ctx = Number(r.args[0]), id = Number(r.args[1]);
+  const box = el('div', {id: 'flow'});
+  let streaming = false;
+  const v = {
+    async render() { await v.refresh(); return box; },
+    async refresh() {
+      const [st, dag] = await Promise.all([rpc('flow.status', {context: ctx, id: id}), rpc('flow.dag', {context: ctx, id: id})]);
+      box.replaceChildren(flowDetail(ctx, st, dag));
+      if (!streaming && !flowEnded(st.status)) {
+        streaming = true;
+        const es = follow('/events/flow?context=' + ctx + '&id=' + id);
+        es.addEventListener('flow', () => refresh());
+        es.addEventListener('end', () => { es.close(); refresh(); });
+      }
+    },
+  };
+  return v;
+};
+
+function flowDetail(ctx, st, dag) {
+  const keyOf = Object.fromEntries(st.jobs.map(j => [j.name, j.key]));
+  const live = !flowEnded(st.status);
+  return el('div', {},
+    el('h2', {}, 'Flow ' + st.id + ' · ' + st.name + ' ', el('span', {id: 'flow-status'}, badge(st.status)), ' ',
+      live ? el('button', {class: 'danger', id: 'flow-cancel',
+        onclick: () => act('cancel flow ' + st.id, 'flow.cancel', {context: ctx, id: st.id}).then(() => H.view.refresh())}, 'Cancel') : null),
+    el('div', {class: 'grid'}, card('Flow', kv([['progress', progressBar(st.progress)], ['created', when(st.created_at)],
+      ['started', when(st.started_at)], ['ended', when(st.ended_at)], ['on failure', st.on_failure || '—'],
+      st.error ? ['error', st.error] : null])),
+    card('Result', Object.keys(st.result || {}).length ? kv(Object.entries(st.result)) : el('p', {class: 'muted'}, 'none'))),
+    card('DAG', dagSVG(ctx, dag, keyOf),
+      el('p', {class: 'muted'}, 'Click a job to open it. Rerun from a job needs a method the agent does not have yet.')),
+    card('Jobs', table(['JOB', 'KEY', 'STATE', 'TYPE', 'ATTEMPT', 'TOOK', 'NEEDS', 'ERROR'], st.jobs.map(j =>
+      el('tr', {class: 'click', onclick: () => j.key && go(jobHref(ctx, j.key))}, el('td', {}, j.name), el('td', {}, el('code', {}, j.key || '—')),
+        el('td', {}, badge(j.state)), el('td', {}, j.script_type), el('td', {}, String(j.attempt)), el('td', {}, dur(j.duration_seconds)),
+        el('td', {}, (j.needs || []).join(', ')), el('td', {class: 'muted'}, j.error || ''))))));
+}
+
+// dagSVG lays the levels out left to right, a column per level, and draws
+// each edge as a curve from the upstream job to the downstream one.
+function dagSVG(ctx, dag, keyOf) {
+  const nw = 150, nh = 34, gx = 70, gy = 18, pad = 16;
+  const pos = {};
+  dag.levels.forEach((level, i) => level.forEach((id, k) => {
+    pos[id] = {x: pad + i * (nw + gx), y: pad + k * (nh + gy)};
+  }));
+  const rows = Math.max(1, ...dag.levels.map(l => l.length));
+  const w = pad * 2 + dag.levels.length * (nw + gx) - gx, h = pad * 2 + rows * (nh + gy) - gy;
+  const edges = dag.edges.filter(e => pos[e.from] && pos[e.to]).map(e => {
+    const a = pos[e.from], b = pos[e.to];
+    const x1 = a.x + nw, y1 = a.y + nh / 2, x2 = b.x, y2 = b.y + nh / 2, mx = (x1 + x2) / 2;
+    return svgEl('path', {class: 'edge', d: `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2 - 6},${y2}`, 'marker-end': 'url(#arrow)'});
+  });
+  const nodes = Object.values(dag.nodes).filter(n => pos[n.id]).map(n => {
+    const p = pos[n.id], key = keyOf[n.name] || ('job:' + dag.caller_id + ':' + n.id);
+    const label = (n.name || String(n.id));
+    return svgEl('g', {class: 'node st-' + n.node_status, 'data-job': key, 'data-name': label, 'data-state': n.node_status,
+      transform: `translate(${p.x},${p.y})`, onclick: () => go(jobHref(ctx, key))},
+    svgEl('title', {}, label + ': ' + n.node_status + ' (' + key + ')'),
+    svgEl('rect', {width: nw, height: nh}),
+    svgEl('text', {x: 10, y: 15}, label.length > 18 ? label.slice(0, 17) + '…' : label),
+    svgEl('text', {x: 10, y: 28, 'font-size': 10, opacity: 0.85}, n.node_status + ' · ' + n.script_type));
+  });
+  return svgEl('svg', {class: 'dag', id: 'dag', width: w, height: h, viewBox: `0 0 ${w} ${h}`},
+    svgEl('defs', {}, svgEl('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 8, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto'},
+      svgEl('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#90a4ae'}))),
+    edges, nodes);
+}
+
+function flowEnded(status) { return status === 'finished' || status === 'error'; }

@@ -1,0 +1,258 @@
+'use strict';
+// The views: overview, jobs, one job, dead letters, contexts. Each is
+// {render() → element, refresh()?} made from the route.
+
+Views.overview = () => {
+  const box = el('div', {id: 'overview'});
+  const v = {
+    async render() { await v.refresh(); return box; },
+    async refresh() {
+      const [info, peers, stats] = await Promise.all([rpc('node.info'), rpc('peer.list'),
+        H.ctx ? rpc('ui.stats', {context: H.ctx}) : null]);
+      box.replaceChildren(el('h2', {}, 'Overview'), el('div', {class: 'grid'},
+        card('This agent', agentCard(info)), card('Contexts', contextsCard(stats))),
+        card('Peers', peersPicture(info, peers)),
+        stats ? el('div', {class: 'grid'}, card('Queues · context ' + H.ctx, queuesCard(stats)),
+          card('Jobs per minute, last hour · context ' + H.ctx, rateChart(stats.rates))) : null,
+        stats ? card('Recent failures · context ' + H.ctx, failuresCard(stats)) : null);
+    },
+  };
+  return v;
+};
+
+function agentCard(info) {
+  return kv([['peer ID', el('code', {id: 'peer-id'}, info.peer_id)], ['roles', info.roles.join(', ')],
+    ['version', info.version], ['store', info.store + (info.persistent ? ' (persistent)' : ' (not persistent)')],
+    ['uptime', dur(info.uptime_seconds)], ['types', info.script_types.join(', ')], ['API', info.api || 'socket only'],
+    info.draining ? ['state', badge('draining')] : null, info.isolation ? ['isolation', info.isolation] : null]);
+}
+
+function contextsCard(stats) {
+  return table(['ID', 'NAME', 'ADMINS', 'EXECUTORS', 'READERS', 'JOBS'], H.contexts.map(c =>
+    el('tr', {}, el('td', {}, String(c.id)), el('td', {}, c.name || ''), el('td', {}, c.admins.join(' ')),
+      el('td', {}, c.executors.join(' ')), el('td', {}, c.readers.join(' ')),
+      el('td', {}, stats && stats.context === c.id ? countsLine(stats.counts) : el('span', {class: 'muted'}, 'select it')))));
+}
+
+function countsLine(counts) {
+  const parts = Object.entries(counts).sort().map(([s, n]) => [badge(s), ' ' + n + ' ']);
+  return parts.length ? el('span', {}, parts) : el('span', {class: 'muted'}, 'none');
+}
+
+function peersPicture(info, peers) {
+  const self = {peer_id: info.peer_id, state: 'up', roles: info.roles, script_types: info.script_types, self: true};
+  const all = [self].concat(peers.filter(p => p.peer_id !== info.peer_id));
+  return el('div', {class: 'peers', id: 'peers'}, all.map(p => el('div', {class: 'peer ' + p.state + (p.self ? ' self' : ''),
+    'data-peer': p.peer_id, title: p.peer_id},
+  el('div', {}, el('code', {}, short(p.peer_id)), ' ', badge(p.state), p.self ? ' (this agent)' : ''),
+  el('div', {class: 'muted'}, (p.roles || []).join(', ') + (p.script_types && p.script_types.length ? ' · ' + p.script_types.join(' ') : '')),
+  p.self ? null : el('div', {class: 'muted'}, 'load ' + p.load + '/' + (p.capacity || '?') + ' · seen ' + ago(p.last_seen) +
+    (p.version ? ' · ' + p.version : '')))));
+}
+
+function queuesCard(stats) {
+  const qs = Object.entries(stats.queues || {});
+  return el('div', {}, qs.length ? table(['TYPE', 'WAITING'], qs.map(([t, n]) =>
+    el('tr', {}, el('td', {}, t), el('td', {'data-queue': t}, String(n))))) : el('p', {class: 'muted'}, 'no queue has jobs waiting'),
+  el('p', {}, 'jobs: ', String(stats.jobs), ' · ', countsLine(stats.counts)));
+}
+
+// rateChart draws created, finished and failed jobs per minute as bars.
+function rateChart(rates) {
+  const w = 600, h = 120, bw = w / rates.length;
+  const top = Math.max(1, ...rates.map(r => Math.max(r.created, r.finished + r.failed)));
+  const y = n => h - 14 - (n / top) * (h - 24);
+  const bars = rates.flatMap((r, i) => [
+    svgEl('rect', {x: i * bw + 1, y: y(r.finished), width: bw / 2 - 1, height: h - 14 - y(r.finished), fill: '#2e7d32'},
+      svgEl('title', {}, new Date(r.at * 1000).toLocaleTimeString() + ': ' + r.created + ' created, ' + r.finished + ' finished, ' + r.failed + ' failed')),
+    svgEl('rect', {x: i * bw + 1, y: y(r.finished + r.failed), width: bw / 2 - 1, height: y(r.finished) - y(r.finished + r.failed), fill: '#c62828'}),
+    svgEl('rect', {x: i * bw + bw / 2, y: y(r.created), width: bw / 2 - 1, height: h - 14 - y(r.created), fill: '#90a4ae'})]);
+  return svgEl('svg', {viewBox: '0 0 ' + w + ' ' + h, width: '100%', class: 'chart', id: 'rate-chart'}, bars,
+    svgEl('text', {x: 0, y: h - 2, 'font-size': 10, fill: '#6b7280'}, '-60 min'),
+    svgEl('text', {x: w - 24, y: h - 2, 'font-size': 10, fill: '#6b7280'}, 'now'),
+    svgEl('text', {x: w - 160, y: 10, 'font-size': 10, fill: '#6b7280'}, 'max ' + top + '/min · grey created, green finished, red failed'));
+}
+
+function failuresCard(stats) {
+  if (!stats.failures.length) return el('p', {class: 'muted'}, 'no failed jobs');
+  return table(['JOB', 'NAME', 'TYPE', 'ERROR', 'WHEN'], stats.failures.map(f =>
+    el('tr', {class: 'click', onclick: () => go(jobHref(H.ctx, f.key))}, el('td', {}, el('code', {}, f.key)),
+      el('td', {}, f.name || ''), el('td', {}, f.script_type), el('td', {}, f.error), el('td', {}, ago(f.updated_at)))));
+}
+
+const jobStatuses = ['dispatched', 'waiting_for_prerequisites', 'started', 'error', 'finished'];
+
+Views.jobs = (r) => {
+  const q = r.q;
+  const f = {status: q.get('status') || '', type: q.get('type') || '', flow: q.get('flow') || '', name: q.get('name') || '',
+    offset: Number(q.get('offset')) || 0, limit: 50};
+  const list = el('div', {id: 'jobs-list'});
+  const input = (k, ph) => el('input', {name: k, value: f[k], placeholder: ph, size: 14});
+  const form = el('form', {class: 'filters', onsubmit: (e) => {
+    e.preventDefault();
+    const p = new URLSearchParams();
+    for (const k of ['type', 'flow', 'name']) if (form.elements[k].value) p.set(k, form.elements[k].value);
+    if (f.status) p.set('status', f.status);
+    go('#/jobs?' + p);
+  }}, el('label', {}, 'type', input('type', 'sh')), el('label', {}, 'flow', input('flow', 'flow id')),
+  el('label', {}, 'name or key', input('name', 'contains…')), el('button', {type: 'submit'}, 'Filter'));
+  const href = (o) => {
+    const p = new URLSearchParams();
+    for (const k of ['status', 'type', 'flow', 'name']) { const x = k in o ? o[k] : f[k]; if (x) p.set(k, x); }
+    if (o.offset) p.set('offset', o.offset);
+    return '#/jobs?' + p;
+  };
+  const v = {
+    async render() {
+      await v.refresh();
+      return el('div', {}, el('h2', {}, 'Jobs · context ' + H.ctx), form, list);
+    },
+    async refresh() {
+      const page = await rpc('job.page', {context: H.ctx, status: f.status, type: f.type, flow: Number(f.flow) || 0,
+        name: f.name, offset: f.offset, limit: f.limit});
+      const all = Object.values(page.counts).reduce((a, b) => a + b, 0);
+      const tabs = el('div', {class: 'tabs'}, el('a', {href: href({status: ''}), class: f.status ? '' : 'on'}, 'all ' + all),
+        jobStatuses.map(s => el('a', {href: href({status: s}), class: f.status === s ? 'on' : ''}, s + ' ' + (page.counts[s] || 0))));
+      const rows = page.jobs.map(j => el('tr', {class: 'click', 'data-key': j.key, onclick: () => go(jobHref(H.ctx, j.key))},
+        el('td', {}, el('code', {}, j.key)), el('td', {}, j.name || ''), el('td', {}, j.script_type), el('td', {}, badge(j.state)),
+        el('td', {}, j.flow_id ? el('a', {href: '#/flow/' + H.ctx + '/' + j.flow_id, onclick: e => e.stopPropagation()}, String(j.flow_id)) : ''),
+        el('td', {}, j.attempt + (j.retries ? '/' + (j.retries + 1) : '')), el('td', {title: j.runner || ''}, short(j.runner)),
+        el('td', {title: when(j.created_at)}, ago(j.created_at)),
+        el('td', {}, ended(j.status) ? dur(j.updated_at - j.created_at) : '—'), el('td', {class: 'muted'}, j.error || '')));
+      const last = Math.min(page.total, f.offset + page.jobs.length);
+      list.replaceChildren(tabs, table(['KEY', 'NAME', 'TYPE', 'STATE', 'FLOW', 'ATTEMPT', 'RUNNER', 'CREATED', 'TOOK', 'ERROR'], rows),
+        el('div', {class: 'pager'}, el('span', {id: 'jobs-range'}, page.total ? (f.offset + 1) + '–' + last + ' of ' + page.total : 'no jobs'),
+          f.offset > 0 ? el('a', {href: href({offset: Math.max(0, f.offset - f.limit)})}, '← newer') : null,
+          last < page.total ? el('a', {href: href({offset: f.offset + f.limit})}, 'older →') : null));
+    },
+  };
+  return v;
+};
+
+function ended(status) { return status === 'finished' || status === 'error'; }
+
+// secretish names env values the page masks.
+const secretish = /secret|token|passw|pass$|key|credential|auth|private|cookie|session/i;
+
+Views.job = (r) => {
+  const ctx = Number(r.args[0]), key = r.args[1];
+  const box = el('div', {id: 'job'});
+  const logs = el('pre', {id: 'logs'});
+  let next = 0, followed = false;
+  const addLines = (lines) => {
+    for (const line of lines) logs.append(logLine(line));
+    logs.scrollTop = logs.scrollHeight;
+  };
+  const v = {
+    async render() {
+      await v.refresh();
+      await v.readLogs();
+      return box;
+    },
+    async refresh() {
+      const j = await rpc('job.load', {context: ctx, key: key});
+      box.replaceChildren(jobDetail(ctx, j, logs));
+      if (!ended(j.status) && !followed) v.follow();
+    },
+    async readLogs() {
+      for (let i = 0; i < 50; i++) {
+        const l = await rpc('job.logs', {context: ctx, key: key, from: next});
+        addLines(l.lines);
+        next = l.next;
+        if (l.note) logs.append(el('span', {class: 'meta'}, '(' + l.note + ')\n'));
+        if (!l.more) break;
+      }
+    },
+    // follow streams the job's lines as it runs (/events/job), from the
+    // start: the lines read so far are replaced.
+    follow() {
+      followed = true;
+      const es = follow('/events/job?context=' + ctx + '&key=' + encodeURIComponent(key));
+      let first = true;
+      es.addEventListener('log', (e) => {
+        if (first) { logs.replaceChildren(); first = false; }
+        addLines(JSON.parse(e.data).lines);
+      });
+      es.addEventListener('end', () => { es.close(); v.refresh(); });
+    },
+  };
+  return v;
+};
+
+// logLine tells stdout from stderr where the line says which it is.
+function logLine(line) {
+  const m = line.match(/^(?:\S+\s+)?\[?(stderr|err|E)\]?[:|]\s?/);
+  return el('span', {class: m ? 'err' : 'out'}, line + '\n');
+}
+
+function jobDetail(ctx, j, logs) {
+  const env = Object.entries(j.env_vars || {});
+  const result = Object.entries(j.result || {});
+  return el('div', {},
+    el('h2', {}, 'Job ', el('code', {}, j.key), ' ', badge(j.state), ' ',
+      ended(j.status) ? null : el('button', {class: 'danger', id: 'job-stop',
+        onclick: () => act('stop ' + j.key, 'job.stop', {context: ctx, key: j.key}).then(() => H.view.refresh())}, 'Stop')),
+    el('div', {class: 'grid'},
+      card('Job', kv([['name', j.name || '—'], ['type', j.script_type], ['status', j.status],
+        ['attempt', j.attempt + ' of ' + (j.retries + 1)], ['runner', el('code', {}, j.runner || '—')],
+        ['flow', j.flow_id ? el('a', {href: '#/flow/' + ctx + '/' + j.flow_id}, String(j.flow_id)) : '—'],
+        ['created', when(j.created_at)], ['updated', when(j.updated_at)],
+        ['took', ended(j.status) ? dur(j.updated_at - j.created_at) : 'running for ' + dur(Math.round(Date.now() / 1000) - j.created_at)],
+        ['timeout', j.timeout ? j.timeout + 's' : 'none'], j.error ? ['error', el('span', {class: 'muted'}, j.error)] : null,
+        j.unreachable_since ? ['unreachable since', when(j.unreachable_since)] : null])),
+      card('Result', result.length ? kv(result) : el('p', {class: 'muted'}, 'none')),
+      card('Env', env.length ? kv(env.map(([k, val]) => [k, secretish.test(k) ? el('span', {class: 'muted', 'data-masked': k}, '•••••• (masked)') : val]))
+        : el('p', {class: 'muted'}, 'none'))),
+    card('Script', el('pre', {}, j.script)),
+    card('Logs', el('p', {class: 'muted'}, ended(j.status) ? 'ended' : 'following the running job…'), logs));
+}
+
+Views.dead = () => {
+  const box = el('div', {id: 'dead'});
+  const v = {
+    async render() { await v.refresh(); return box; },
+    async refresh() {
+      const ds = await rpc('deadletter.list', {context: H.ctx, limit: 200});
+      box.replaceChildren(el('h2', {}, 'Dead letters · context ' + H.ctx),
+        el('p', {class: 'note'}, 'Entries that could not be processed, newest first. Retry and delete need methods the agent ' +
+          'does not have yet (deadletter.retry, deadletter.delete); a failed job can be run again from the CLI.'),
+        ds.length ? table(['WHEN', 'KEY', 'QUEUE', 'REASON', 'RUNNER'], ds.map(d => el('tr', {'data-key': d.key},
+          el('td', {}, when(d.at)), el('td', {}, d.key.startsWith('job:') ? el('a', {href: jobHref(H.ctx, d.key)}, d.key) : d.key),
+          el('td', {}, d.queue || ''), el('td', {}, d.reason), el('td', {}, short(d.runner)))))
+          : el('p', {class: 'muted'}, 'no dead letters'));
+    },
+  };
+  return v;
+};
+
+Views.contexts = () => {
+  const box = el('div', {id: 'contexts'});
+  const v = {
+    async render() { await v.refresh(); return box; },
+    async refresh() {
+      const [cs, actors] = await Promise.all([rpc('context.list'), rpc('actor.list')]);
+      const peerOf = Object.fromEntries(actors.map(a => [a.id, a]));
+      box.replaceChildren(el('h2', {}, 'Contexts'), cs.map(c => contextCard(c, peerOf)));
+    },
+  };
+  return v;
+};
+
+function contextCard(c, peerOf) {
+  const member = (id, role) => {
+    const a = peerOf[id] || {};
+    return el('li', {'data-actor': id, 'data-role': role}, 'actor ' + id + ' ', el('code', {title: a.pubkey || ''}, short(a.pubkey)),
+      a.self ? ' (this agent)' : '', ' ',
+      el('button', {class: 'link', title: 'revoke', onclick: () => act('revoke ' + role, 'context.revoke',
+        {id: c.id, actor: String(id), role: role}).then(() => H.view.refresh())}, '✕'));
+  };
+  const actor = el('input', {name: 'actor', placeholder: 'peer ID or actor id', size: 40});
+  const role = el('select', {name: 'role'}, ['reader', 'executor', 'admin'].map(x => el('option', {value: x}, x)));
+  return card('context ' + c.id + (c.name ? ' · ' + c.name : ''),
+    el('div', {class: 'grid'}, [['admins', 'admin'], ['executors', 'executor'], ['readers', 'reader']].map(([k, r]) =>
+      el('div', {}, el('b', {}, k), el('ul', {}, c[k].length ? c[k].map(id => member(id, r)) : el('li', {class: 'muted'}, 'none'))))),
+    el('form', {class: 'filters', 'data-grant': c.id, onsubmit: (e) => {
+      e.preventDefault();
+      act('grant ' + role.value, 'context.grant', {id: c.id, actor: actor.value.trim(), role: role.value}).then(() => H.view.refresh());
+    }}, el('label', {}, 'actor', actor), el('label', {}, 'role', role), el('button', {type: 'submit'}, 'Grant')));
+}
