@@ -25,6 +25,7 @@ import (
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/node/embedredis"
+	"github.com/hyphae-run/hyphae/node/ui"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
 	"github.com/hyphae-run/hyphae/scheduler"
@@ -193,6 +194,7 @@ func (n *Node) startAPI(ctx context.Context) error {
 	n.handlers.Register(table)
 	n.api = api.NewServer(table, token, control.Classify, n.log)
 	n.handlers.RegisterHTTP(n.api)
+	ui.Mount(n.api, n.handlers, n.log) // the dashboard at GET / (node/ui)
 	n.parts.api = part{"api", n.api.Shutdown}
 	if err := n.api.ListenUnixGroup(n.paths.Socket, n.cfg.API.SocketGID()); err != nil {
 		return err

@@ -26,6 +26,7 @@ type Server struct {
 	log      *slog.Logger
 	classify Classifier
 	mux      *http.ServeMux
+	page     Page // the dashboard at GET / (page.go); nil: 426
 
 	base   context.Context // stream requests run under it; cancelled late in Shutdown
 	cancel context.CancelFunc
@@ -105,7 +106,7 @@ func (s *Server) ListenTCP(addr string) (net.Addr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("api: listen %s: %w", addr, err)
 	}
-	s.serve(l, s.tcpGuard(s.mux))
+	s.serve(l, s.sessionGuard(s.tcpGuard(s.mux)))
 	return l.Addr(), nil
 }
 

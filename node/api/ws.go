@@ -36,7 +36,7 @@ func isUpgrade(r *http.Request) bool {
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !isUpgrade(r) {
-		http.Error(w, "426 upgrade required: JSON-RPC here is POST, or GET with a WebSocket upgrade", http.StatusUpgradeRequired)
+		s.pageOr426(w, r)
 		return
 	}
 	c, err := upgrader.Upgrade(w, r, nil)

@@ -98,7 +98,7 @@ Start here:
 		return usage("%v (see %s --help)", err, c.CommandPath())
 	})
 	for _, add := range []func(*globals) *cobra.Command{
-		newInit, newID, newRun, newVersion, newContext, newActor, newRunner, newJob, newPeers, newNodeInfo, newDrain, newPrune, newFlow, newDemo,
+		newInit, newID, newRun, newVersion, newContext, newActor, newRunner, newJob, newPeers, newNodeInfo, newDrain, newPrune, newFlow, newDemo, newUI,
 	} {
 		root.AddCommand(add(g))
 	}
