@@ -128,33 +128,56 @@
 // stops taking work, lets running jobs finish until its context ends, then
 // kills them ("drained": put back when retries allow).
 //
-// # Hero dispatcher protocol (DB 0)
+// # Hero dispatcher protocol (DB 0, seed 004)
 //
 // With Config.WorkerID set the runner serves hero:work_queue:<worker_id>:
 // clients LPUSH a job id; the worker takes ids from the left as BLPOP does
 // (into hero:processing:<worker_id>, so a restarted worker can answer
 // them). The job hash hero:job:<id> holds:
 //
-//	id           the job id (a UUID)
-//	script       the script text
-//	script_type  sh, bash, python, … (default sh)
-//	env_vars     JSON object of strings (optional)
-//	timeout      seconds, or a Go duration like "90s" (default: DefaultTimeout)
-//	status       dispatched → started → finished | error (written by the worker)
-//	output       stdout, capped like a job's (written)
-//	error        reason when status is error (written)
-//	exit_code    the process's exit code (written)
-//	result       JSON map, as for jobs (written)
-//	worker_id    the worker that ran it (written)
-//	created_at   ISO-8601 (RFC 3339, UTC), set by the client
-//	updated_at   ISO-8601, rewritten by the worker
+//	id             the job id (a UUID)
+//	script         the script text
+//	script_type    sh, bash, python, … (default sh; the seed's Rhai and
+//	               HeroScript are not run here)
+//	env_vars       JSON object of strings (optional)
+//	timeout        seconds, or a Go duration like "90s" (default: DefaultTimeout)
+//	retries        runs after the first when one fails (default 0)
+//	concurrent     true (default when absent): runs beside the worker's
+//	               other jobs; false: runs in the work loop's stead, which
+//	               takes no other job until it ended
+//	prerequisites  JSON array of hero job ids that must finish first
+//	dependencies   the same (a JSON array, or ids separated by commas)
+//	log_path       file the job's output (stdout and stderr lines) is
+//	               written to after each run; relative paths lie under
+//	               <DataDir>/hero/<worker_id>/logs, and any path must stay
+//	               inside DataDir or the temporary directory
+//	status         dispatched → started → finished | error (written by the
+//	               worker; dispatched again when requeued)
+//	output         stdout, capped like a job's (written)
+//	error          reason when status is error (written)
+//	exit_code      the process's exit code (written)
+//	result         JSON map, as for jobs (written)
+//	attempts       runs started so far (written)
+//	worker_id      the worker that ran it (written)
+//	created_at     ISO-8601 (RFC 3339, UTC), set by the client
+//	updated_at     ISO-8601, rewritten by the worker
 //
 // The environment is PATH, HOME, env_vars, HYPHAE_JOB_ID (the hero id),
-// HYPHAE_WORKER_ID, HYPHAE_ATTEMPT=1 and HYPHAE_RESULT. When the job ends
-// the worker LPUSHes on hero:reply:<id> (kept 24 h) the JSON object
-// {"id","status","output","error","exit_code","result"}, so BLPOP
+// HYPHAE_WORKER_ID, HYPHAE_ATTEMPT and HYPHAE_RESULT. A job naming other
+// jobs gives up its slot (and lets the work loop go on) until they all
+// finished, then runs; when one ended error or has no hash it ends error
+// "impossible: hero job <id> ended error" ("… does not exist"). A failed
+// run is retried while retries allow; a timeout ends it at once with
+// error "timeout". When the job ends the worker LPUSHes on
+// hero:reply:<id> (kept 24 h) the raw output, or "error: <reason>" when
+// it ended error (the seed replies only on success), so BLPOP
 // hero:reply:<id> returns it. An id LPUSHed on hero:stop_queue:<worker_id>
-// kills that job if it runs, or takes it off the work queue and answers
-// "stopped". Hero jobs have no retries and no Redis log (output.log only,
-// under <DataDir>/hero/<worker_id>/<id>/).
+// ends a job that has not run yet (queued, or waiting for the jobs it
+// names) with error "stopped", and kills a running one: error
+// "stopped_by_request". A worker that starts finds the jobs an earlier
+// run of its worker id left started in hero:processing:<worker_id>: each
+// is requeued (status dispatched, LPUSHed on the work queue) while its
+// retries allow, else ended "worker died while the job ran (no retries
+// left)". A worker id is served by one agent at a time. The output is
+// also kept in <DataDir>/hero/<worker_id>/<id>/output.log.
 package executor
