@@ -167,7 +167,8 @@
 // jobs gives up its slot (and lets the work loop go on) until they all
 // finished, then runs; when one ended error or has no hash it ends error
 // "impossible: hero job <id> ended error" ("… does not exist"). A failed
-// run is retried while retries allow; a timeout ends it at once with
+// run is retried while retries allow (after the jobs' RetryBackoff,
+// doubled per run, holding its slot); a timeout ends it at once with
 // error "timeout". When the job ends the worker LPUSHes on
 // hero:reply:<id> (kept 24 h) the raw output, or "error: <reason>" when
 // it ended error (the seed replies only on success), so BLPOP

@@ -87,13 +87,13 @@ func (r *Runner) heroAttempts(a *attempt, hj heroJob) {
 		}
 		a.log.Info("executor: hero job failed; retrying", "attempt", hj.attempts,
 			"retries", hj.retries, "reason", out.reason)
-		sleepCtx(a.ctx, r.cfg.RetryBackoff)
+		sleepCtx(a.ctx, r.backoff(int64(hj.attempts))) // as for jobs; a stop cuts it short
 	}
 }
 
-// heroBegin starts an attempt as the seed's worker loop does: status
-// started, then a stop asked for before the script ran ends the job
-// "stopped". A job drained before it started goes back on the queue.
+// heroBegin starts an attempt: a stop asked for before the script ran
+// ends the job "stopped" (the seed's worker loop, step 4), else it is
+// marked started. A job drained before it started goes back on the queue.
 // It reports whether the attempt should run.
 func (r *Runner) heroBegin(a *attempt, hj *heroJob) bool {
 	if errors.Is(context.Cause(a.ctx), errDrained) {
@@ -101,13 +101,13 @@ func (r *Runner) heroBegin(a *attempt, hj *heroJob) bool {
 		r.heroPutBack(hj.id)
 		return false
 	}
-	hj.attempts++
-	r.heroStarted(hj.id, hj.attempts)
 	if errors.Is(context.Cause(a.ctx), errStopped) {
 		r.freeSlot(a)
 		r.heroAnswer(hj.id, outcome{reason: heroReasonStopped})
 		return false
 	}
+	hj.attempts++
+	r.heroStarted(hj.id, hj.attempts)
 	return true
 }
 
