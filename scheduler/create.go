@@ -85,7 +85,7 @@ func jobOf(spec *JobSpec, fl *model.Flow, ids map[string]uint64, deps []uint64) 
 		MemoryMB: spec.MemoryMB, CPU: spec.CPU,
 		Result: map[string]string{}, Prerequisites: prereq, Dependends: append([]uint64{}, deps...),
 		Status: model.JobWaiting, Runner: spec.Runner,
-		Extra: model.Hash{fContinue: strconv.FormatBool(spec.ContinueOnError), fPin: spec.Runner}}
+		Extra: delayFields(spec, model.Hash{fContinue: strconv.FormatBool(spec.ContinueOnError), fPin: spec.Runner})}
 }
 
 // seconds renders d as whole seconds, rounded up.

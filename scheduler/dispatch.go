@@ -118,6 +118,7 @@ func (s *Scheduler) nextAttempt(r *flowRun, p attempt) *model.RunnerJob {
 	}
 	j.Extra[fPin] = p.n.pin
 	j.Extra[fDispatchedAt] = strconv.FormatInt(s.cfg.Now().Unix(), 10)
+	startAt(&j, s.cfg.Now())
 	delete(j.Extra, fMessage)
 	for k, v := range p.fields {
 		if k == "error" {

@@ -45,6 +45,8 @@ type JobSpec struct {
 	MemoryMB        int64   // memory limit in MiB, 0 = none
 	CPU             float64 // CPU limit in cores, 0 = none
 	ContinueOnError bool
+	RunAt           time.Time     // + start no earlier than this (zero: at once)
+	Delay           time.Duration // + start this long after the job is ready
 	Line            int
 }
 

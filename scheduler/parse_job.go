@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error"}
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay"}
 
 // jobs decodes the jobs mapping, in file order.
 func (p *parser) jobs(n *yaml.Node) []*JobSpec {
@@ -63,10 +63,15 @@ func (p *parser) job(e entry) *JobSpec {
 			j.CPU = p.cores(f, j.Name)
 		case "continue_on_error":
 			j.ContinueOnError = p.boolean(f, j.Name)
+		case "run_at":
+			j.RunAt = p.runAt(f, j.Name)
+		case "delay":
+			j.Delay = p.duration(f, j.Name)
 		default:
 			p.unknownKey(f, j.Name, jobKeys)
 		}
 	}
+	p.when(j, e.k)
 	p.jobType(j, e.k)
 	p.script(j, e.k, scriptKey, fileKey)
 	return j

@@ -148,14 +148,15 @@ return {1, ''}
 // pairs, the rest job pairs.
 // Returns {1, job key, 1 when claimed else 0}, {0, existing job key} or
 // {-1, "context" or "role": what is missing}.
-var materialize = newScript("materialize", luaHasRole, luaLease, `
+var materialize = newScript("materialize", luaHasRole, luaLease, luaTimers, `
 local prev = redis.call('GET', KEYS[1])
 if prev then return {0, prev} end
 local granted = hasRole(KEYS[7], tonumber(ARGV[2]), ARGV[3])
 if granted == nil then return {-1, 'context'} end
 if not granted then return {-1, 'role'} end
 local function claimable()
-  if ARGV[4] == '' then return false end
+  -- a job with run_at ahead is queued: the runner's claim holds it back (claimJob)
+  if ARGV[4] == '' or notYet(KEYS[5], tonumber(ARGV[6]) * 1000) then return false end
   local served = false
   for i = 11, #KEYS do
     if redis.call('LLEN', KEYS[i]) > 0 then return false end

@@ -1,0 +1,61 @@
+package scheduler
+
+import (
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// fDelay is a flow job's delay in seconds (job hash field): its first
+// attempt gets run_at = the time it is dispatched + delay.
+const fDelay = "delay"
+
+// runAt reads a job's run_at: unix seconds or an RFC 3339 time.
+func (p *parser) runAt(e entry, job string) time.Time {
+	v := e.v
+	if v.Kind == yaml.ScalarNode && !isNull(v) {
+		if n, err := strconv.ParseInt(v.Value, 10, 64); err == nil && n > 0 {
+			return time.Unix(n, 0)
+		}
+		if t, err := time.Parse(time.RFC3339, v.Value); err == nil {
+			return t
+		}
+	}
+	p.fail(v, job, "run_at %s: want unix seconds or an RFC 3339 time such as 2026-12-24T18:00:00Z", kindName(v))
+	return time.Time{}
+}
+
+// when checks that a job gives run_at or delay, not both.
+func (p *parser) when(j *JobSpec, at *yaml.Node) {
+	if !j.RunAt.IsZero() && j.Delay > 0 {
+		p.fail(at, j.Name, "give run_at or delay, not both")
+	}
+}
+
+// delayFields adds a job spec's run_at and delay to its job hash's extra
+// fields h.
+func delayFields(spec *JobSpec, h model.Hash) model.Hash {
+	if !spec.RunAt.IsZero() {
+		h[store.RunAtField] = store.FormatRunAt(spec.RunAt)
+	}
+	if spec.Delay > 0 {
+		h[fDelay] = seconds(spec.Delay)
+	}
+	return h
+}
+
+// startAt sets the run_at of a flow job's first attempt with a delay: the
+// delay counts from when the job is ready (its needs done), and retries
+// do not wait again. The runner's claim holds the job back until run_at
+// (store.TimersKey).
+func startAt(j *model.RunnerJob, now time.Time) {
+	d := atoi(j.Extra[fDelay])
+	if d <= 0 || j.Attempt != 1 {
+		return
+	}
+	j.Extra[store.RunAtField] = store.FormatRunAt(now.Add(time.Duration(d) * time.Second))
+}
