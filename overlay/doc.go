@@ -32,6 +32,19 @@
 // it sends goes through gossipsub and meets its peer scoring. A malformed
 // length ends the stream at once.
 //
+// # Across NATs
+//
+// An agent with no public address that is given a relay or bootstrap peer
+// at a public one takes itself for private (Config.Reachability "auto")
+// and reserves a slot at its relays (the bootstrap peers by default) at
+// once. An agent elsewhere reaches it through the relay; hole punching
+// (DCUtR) then replaces the relayed connection with a direct one, which
+// takes the traffic over (the relayed one is closed; ConnKind tells which
+// an agent holds). The DHT is built after the host listens, so the first
+// dial to a bootstrap peer leaves from the listen port and that peer
+// observes the public address punching needs. Private addresses not on
+// this machine's networks are not dialled (dialGater).
+//
 // Gossipsub stays the way between agents that are not connected (the relay
 // topic) and the fallback: a stream that cannot be opened (the peer does
 // not speak DirectProtocol, or Config.NoDirect is set there) or written
