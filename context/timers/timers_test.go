@@ -34,7 +34,7 @@ func (r rounds) Fire(_ context.Context, _ uint64, now time.Time) (time.Time, err
 	return time.Time{}, nil
 }
 
-func open(t *testing.T) (*store.Store, *testredis.Server) {
+func open(t testing.TB) (*store.Store, *testredis.Server) {
 	t.Helper()
 	srv := testredis.Start(t)
 	st, err := store.Open(t.Context(), srv.URL, nil)
