@@ -46,8 +46,13 @@ func (b *Bridge) externalHere(ctx context.Context, ctxID uint64, typ string) boo
 	if b.cfg.LocalTypes != nil && slices.Contains(b.cfg.LocalTypes(), typ) {
 		return false
 	}
-	rs, err := b.runners.of(ctx, b.st, ctxID, false)
-	return err == nil && store.DeclaresExternal(rs, typ)
+	for _, fresh := range []bool{false, true} { // a record made since the cached list counts
+		rs, err := b.runners.of(ctx, b.st, ctxID, fresh)
+		if err == nil && store.DeclaresExternal(rs, typ) {
+			return true
+		}
+	}
+	return false
 }
 
 // watchExternal watches received job key (of type typ) when an external
