@@ -104,3 +104,27 @@ announceEnd(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[4])
 if ARGV[5] == 'read' then return h end
 return 1
 `)
+
+// ResultHere settles result message key of context ctxID, taken from
+// msg_out (on msg_out:processing), whose job is of this context and came
+// from no other agent: home is here, so the message itself goes on
+// msg_in, status processed, in one step.
+func (s *Store) ResultHere(ctx context.Context, ctxID uint64, key string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.ResultHere: %w", err)
+	}
+	err = resultHere.Run(ctx, db, []string{key, MsgOutProcessingKey, MsgInKey}, now()).Err()
+	return scriptErr("store.ResultHere", err)
+}
+
+// resultHere: see ResultHere.
+// KEYS[1] the message key, KEYS[2] msg_out:processing, KEYS[3] msg_in.
+// ARGV[1] now (unix s). Returns 1, or 0 when the message was not on the
+// processing list (handled already).
+var resultHere = newScript("resultHere", `
+if redis.call('LREM', KEYS[2], 1, KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'processed', 'updated_at', ARGV[1])
+redis.call('LPUSH', KEYS[3], KEYS[1])
+return 1
+`)

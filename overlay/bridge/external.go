@@ -29,7 +29,8 @@ import (
 //   - a result message on msg_out (message_type result, job = the one job
 //     it reports, with its final status and result) ends that job if it
 //     has not ended yet and hands it to remote_done the same way
-//     (takeResult); the message ends processed.
+//     (takeResult); the message ends processed. For a job a client
+//     queued here itself, home is here: the message goes on msg_in.
 //
 // Either way a job's end goes home once (store.ExtraSentHome).
 
@@ -110,8 +111,9 @@ func (b *Bridge) sendExternalHome(ctx context.Context, ctxID uint64) {
 // msg_out: an external worker reports the end of the job it was given
 // (the message's one job, by caller_id and id, with its final status and
 // result). The job ends so (unless it has ended already) and its result
-// goes home; the message ends processed. A message that names no such
-// job, or one that came from no other agent, is a bad message.
+// goes home; the message ends processed. For a job that came from no
+// other agent, home is here (resultHere). A message that names no such
+// job is a bad message.
 func (b *Bridge) takeResult(ctx context.Context, ctxID uint64, key string, m *model.Message) error {
 	if len(m.Job) != 1 || m.Job[0].ID == 0 {
 		return bad("a result message carries the one job it reports (caller_id, id, status, result)")
@@ -135,7 +137,9 @@ func (b *Bridge) takeResult(ctx context.Context, ctxID uint64, key string, m *mo
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return bad("result for %s: no such job in context %d", jk, ctxID)
-	case errors.Is(err, store.ErrNotRemote), errors.Is(err, model.ErrBadTransition):
+	case errors.Is(err, store.ErrNotRemote):
+		return b.resultHere(ctx, ctxID, key, jk, src.Status, fields)
+	case errors.Is(err, model.ErrBadTransition):
 		return bad("result for %s: %v", jk, err)
 	case err != nil:
 		return err
@@ -147,4 +151,20 @@ func (b *Bridge) takeResult(ctx context.Context, ctxID uint64, key string, m *mo
 		return err
 	}
 	return b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
+}
+
+// resultHere handles a result message for job jk of this context that
+// came from no other agent (a client queued it here): its home is here.
+// The job ends with the message's status and result unless it has ended
+// already, and the message moves from msg_out to msg_in, where the actor
+// RPOPs it, processed.
+func (b *Bridge) resultHere(ctx context.Context, ctxID uint64, key, jk string, status model.JobStatus,
+	fields model.Hash) error {
+	if status.Terminal() {
+		err := b.st.CompleteJob(ctx, ctxID, jk, 0, status, fields)
+		if err != nil && !errors.Is(err, model.ErrBadTransition) {
+			return err
+		}
+	}
+	return b.st.ResultHere(ctx, ctxID, key)
 }

@@ -248,3 +248,36 @@ func TestJobForALocalRunnerRecordWaitsForItsWorker(t *testing.T) {
 		t.Fatalf("result message job = %v", jobs)
 	}
 }
+
+// A result message on msg_out for a job a client queued here itself (no
+// other agent involved) ends that job and lands on this context's msg_in,
+// processed: its actor is here.
+func TestResultMessageForALocalJobLandsOnMsgIn(t *testing.T) {
+	t.Parallel()
+	a := newSide(t, newFakeNet(), nil)
+	a.context(t, 1)
+	a.externalRunner(t, 1, 20, "v")
+	ctx := t.Context()
+	db := a.db(t, 1)
+	if err := db.HSet(ctx, "job:12:5", "id", "5", "caller_id", "12", "context_id", "1", "script", "x",
+		"script_type", "v", "status", "dispatched").Err(); err != nil {
+		t.Fatal(err)
+	}
+	db.LPush(ctx, store.QueueKey("v"), "job:12:5")
+	key := a.work(t, 1, "v")
+	job, _ := json.Marshal([]map[string]any{{"id": 5, "caller_id": 12, "status": "finished",
+		"result": map[string]string{"a": "1"}}})
+	mk := a.rawMessage(t, 1, 12, 77, "context_id", "1", "message_type", "result", "job", string(job))
+
+	got := a.waitEnded(t, 1, key)
+	if got.Status != model.JobFinished || got.Result["a"] != "1" {
+		t.Fatalf("job = %s %v %q", got.Status, got.Result, got.Error)
+	}
+	poll.Eventually(t, waitFor, "the result message on msg_in", func() bool {
+		ks, _ := db.LRange(ctx, store.MsgInKey, 0, -1).Result()
+		return slices.Contains(ks, mk)
+	})
+	if m := a.msg(t, 1, mk); m.Status != model.MsgProcessed {
+		t.Fatalf("result message %s %q, want processed", m.Status, m.Error)
+	}
+}
