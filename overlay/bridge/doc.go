@@ -61,6 +61,16 @@
 // Status messages read a sent job's log at the agent running it, on
 // request, without an outbox (see logs.go).
 //
+// Seed clients (DESIGN §8): a result that comes home also leaves a result
+// message (the ended job embedded, its log tail in logs) on the origin
+// context's msg_in, written by the same script as the job's end
+// (result_home.go). A runner record with local: true declares an external
+// worker for its types: jobs of those types go to this agent and wait on
+// their queue for it, and what it ends by HSET, or reports by a result
+// message on msg_out, goes home (external.go). A context written only in
+// its own DB is adopted, or refused with the reason on its hash
+// (adopt.go).
+//
 // Trust goes both ways (DESIGN §4). A job leaves only for the peer its
 // message or its runner names, or, when the agent chooses (no dst, no
 // runner), for a runner registered in its context, else this agent; with
@@ -75,7 +85,8 @@
 // unix ms), awaiting_result (ZSET acknowledged job message → deadline for
 // its result, after which the origin job fails), msg_out:processing, remote_done / remote_done:processing (ended
 // jobs that came from elsewhere), inbound:<sender>:<ref> and
-// inbound_job:<sender>:<origin ctx>:<origin job> (dedupe, 7 days); in DB 0:
+// inbound_job:<sender>:<origin ctx>:<origin job> (dedupe, 7 days),
+// external_jobs (ZSET of received jobs left to an external worker); in DB 0:
 // seen:<sender>/<envelope id> (replay window) and replay_horizon. Extra
 // fields on hashes (named by the model.Extra* constants): a sent job keeps
 // message_key and, once its result came, ran_on; while its runner is
@@ -84,5 +95,7 @@
 // origin (model.JobOrigin: origin_peer, origin_context, origin_job,
 // origin_attempt, origin_ref); a message keeps sends (and backoff_from
 // once its peer came back while it waited), and one received
-// keeps from and origin_ref; a result message keeps result_of.
+// keeps from and origin_ref; a result message keeps result_of (and, on
+// the origin's msg_in, from); a job whose external worker's end went home
+// keeps sent_home.
 package bridge
