@@ -19,14 +19,10 @@ import (
 // RefusedPrefix starts the error field a refused context hash gets.
 const RefusedPrefix = "not served by this agent: "
 
-// UnregisteredContexts lists the ids N (1 .. databases-1) whose DB N holds
-// context:<N> while the DB 0 registry does not: contexts written only in
-// their own DB.
-func (s *Store) UnregisteredContexts(ctx context.Context) ([]uint64, error) {
-	known, err := s.ContextIDs(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("store.UnregisteredContexts: %w", err)
-	}
+// UnregisteredContexts lists the ids N (1 .. databases-1), other than
+// those known (the DB 0 registry's, as ContextIDs lists them), whose DB N
+// holds context:<N>: contexts written only in their own DB.
+func (s *Store) UnregisteredContexts(ctx context.Context, known []uint64) ([]uint64, error) {
 	reg := make(map[uint64]bool, len(known))
 	for _, id := range known {
 		reg[id] = true

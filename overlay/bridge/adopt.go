@@ -36,7 +36,11 @@ func (b *Bridge) adoptLoop() {
 
 // adoptContexts adopts or refuses each context found only in its own DB.
 func (b *Bridge) adoptContexts(ctx context.Context, refused map[uint64]string) {
-	ids, err := b.st.UnregisteredContexts(ctx)
+	known, err := b.cfg.Contexts(ctx) // the registry, as the agent lists it (cached)
+	if err != nil {
+		return
+	}
+	ids, err := b.st.UnregisteredContexts(ctx, known)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("bridge: look for contexts written only in their own DB", "err", err)
