@@ -1,0 +1,202 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// oldCommit is the previous build the upgrade and version-skew tests run
+// against: the last commit before schema numbers, api.socket_group and
+// HYPHAE_ADDR, whose data layout is schema 1's and whose wire is the one
+// agents in the field speak. HYPHAE_TEST_OLD_COMMIT names another.
+const oldCommit = "994c1f9de1eb0b7df2ab6e529585491a95b93943"
+
+// oldVersion is the version the old build reports (set by -ldflags), so
+// that presence can be seen to carry it.
+const oldVersion = "0.0.0-previous"
+
+var oldBuild struct {
+	once sync.Once
+	path string
+	skip string // why the tests cannot have it (no git history)
+	err  error
+}
+
+// oldBinary returns the hyphae binary of the previous build, built once
+// per test binary run and kept in os.TempDir keyed by commit, so that
+// later runs reuse it; it skips the test when git history is missing.
+func oldBinary(t testing.TB) string {
+	t.Helper()
+	oldBuild.once.Do(func() { oldBuild.path, oldBuild.skip, oldBuild.err = buildOld() })
+	if oldBuild.skip != "" {
+		t.Skip(oldBuild.skip)
+	}
+	if oldBuild.err != nil {
+		t.Fatal(oldBuild.err)
+	}
+	return oldBuild.path
+}
+
+func buildOld() (path, skip string, err error) {
+	commit := oldCommit
+	if c := os.Getenv("HYPHAE_TEST_OLD_COMMIT"); c != "" {
+		commit = c
+	}
+	top, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", "no git history here (not a git checkout): the tests against the previous build need it", nil
+	}
+	root := strings.TrimSpace(string(top))
+	if exec.Command("git", "-C", root, "cat-file", "-e", commit+"^{commit}").Run() != nil {
+		return "", fmt.Sprintf("commit %s (the previous build) is not in this clone: `git fetch --unshallow` to run these tests", commit), nil
+	}
+	dir := filepath.Join(os.TempDir(), "hyphae-previous-"+commit[:12])
+	path = filepath.Join(dir, "hyphae")
+	if fi, err := os.Stat(path); err == nil && fi.Mode()&0o111 != 0 {
+		return path, "", nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	src, err := os.MkdirTemp(dir, "src")
+	if err != nil {
+		return "", "", err
+	}
+	defer os.RemoveAll(src)
+	if err := archive(root, commit, src); err != nil {
+		return "", "", err
+	}
+	tmp := path + ".tmp"
+	build := exec.Command("go", "build", "-o", tmp,
+		"-ldflags", "-X github.com/hyphae-run/hyphae/node.Version="+oldVersion, "./cmd/hyphae")
+	build.Dir, build.Env = src, append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("build the previous hyphae (%s): %v\n%s", commit, err, out)
+	}
+	return path, "", os.Rename(tmp, path)
+}
+
+// archive writes the tree of commit into dir (git archive | tar -x).
+func archive(root, commit, dir string) error {
+	var tarball bytes.Buffer
+	arc := exec.Command("git", "-C", root, "archive", "--format=tar", commit)
+	arc.Stdout = &tarball
+	if err := arc.Run(); err != nil {
+		return fmt.Errorf("git archive %s: %w", commit, err)
+	}
+	x := exec.Command("tar", "-x", "-C", dir)
+	x.Stdin = &tarball
+	if out, err := x.CombinedOutput(); err != nil {
+		return fmt.Errorf("tar -x: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// binAgent is an agent run by a given hyphae binary (old or current) on
+// its own data dir, on loopback.
+type binAgent struct {
+	name, bin, dir, peer string
+	proc                 *proc
+}
+
+// newBinAgent inits a data dir with binary b and starts `b run` on it.
+func newBinAgent(t *testing.T, name, b string, args ...string) *binAgent {
+	t.Helper()
+	d, err := os.MkdirTemp("", "hy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	a := &binAgent{name: name, bin: b, dir: filepath.Join(d, "d")}
+	a.hy(t, "init")
+	a.start(t, args...)
+	var id struct {
+		PeerID string `json:"peer_id"`
+	}
+	decode(t, a.hy(t, "id", "--json"), &id)
+	a.peer = id.PeerID
+	return a
+}
+
+// start runs the agent with its own binary and waits for its API.
+func (a *binAgent) start(t *testing.T, args ...string) {
+	t.Helper()
+	argv := append([]string{"run", "--data-dir", a.dir, "--presence-interval", "300ms"}, localArgs()...)
+	cmd := exec.Command(a.bin, append(argv, args...)...)
+	p := &proc{cmd: cmd, dir: a.dir, log: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.log, p.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(p.kill)
+	a.proc = p
+	eventually(t, 30*time.Second, a.name+"'s API", func() bool {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			t.Fatalf("%s: hyphae run exited: %v\n%s", a.name, err, p.log)
+		default:
+		}
+		_, _, err := a.try("peers")
+		return err == nil
+	})
+}
+
+// stop ends the agent as systemd does (SIGTERM: drain, then exit 0), so
+// its store is written out.
+func (a *binAgent) stop(t *testing.T) {
+	t.Helper()
+	if err := a.proc.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.proc.wait(t, 90*time.Second); err != nil {
+		t.Fatalf("%s stopped with %v\n%s", a.name, err, a.proc.log)
+	}
+}
+
+// hy runs a command of the agent's own binary on its data dir.
+func (a *binAgent) hy(t testing.TB, args ...string) string {
+	t.Helper()
+	out, errOut, err := a.try(args...)
+	if err != nil {
+		t.Fatalf("%s: hyphae %s: %v\nstdout: %s\nstderr: %s", a.name, strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+func (a *binAgent) try(args ...string) (string, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a.bin, append(args, "--data-dir", a.dir)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// addr is the agent's loopback TCP overlay address with /p2p/.
+func (a *binAgent) addr(t testing.TB) string {
+	t.Helper()
+	var id struct {
+		ListenAddrs []string `json:"listen_addrs"`
+	}
+	decode(t, a.hy(t, "id", "--json"), &id)
+	for _, ad := range id.ListenAddrs {
+		if strings.Contains(ad, "/tcp/") && strings.Contains(ad, "/p2p/") {
+			return ad
+		}
+	}
+	t.Fatalf("%s has no TCP listen address: %v", a.name, id.ListenAddrs)
+	return ""
+}
