@@ -27,8 +27,9 @@ type File struct {
 	Env       map[string]string
 	Timeout   time.Duration // whole flow; 0 = none
 	OnFailure OnFailure
-	Jobs      []*JobSpec // in file order
-	Source    string     // the file name messages use
+	Jobs      []*JobSpec    // in file order
+	Source    string        // the file name messages use
+	Schedule  *ScheduleSpec // + when to start runs (flow schedule add); nil = none
 }
 
 // JobSpec is one job of a flow file.

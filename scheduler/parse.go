@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var flowKeys = []string{"name", "context", "env", "timeout", "on_failure", "jobs"}
+var flowKeys = []string{"name", "context", "env", "timeout", "on_failure", "jobs", "schedule"}
 
 // ParseFile reads and validates the flow file at path; script_file paths
 // are relative to its directory and messages name it as given.
@@ -118,6 +118,8 @@ func (p *parser) flow(n *yaml.Node) *File {
 			f.OnFailure = p.onFailure(e)
 		case "jobs":
 			jobs = e.v
+		case "schedule":
+			f.Schedule = p.schedule(e)
 		default:
 			p.unknownKey(e, "", flowKeys)
 		}
