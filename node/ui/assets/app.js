@@ -30,8 +30,9 @@ async function act(what, method, params) {
 
 function showLogin(why) {
   closeStreams();
+  H.info = null;
   if (H.changes) { H.changes.close(); H.changes = null; }
-  document.getElementById('view').replaceChildren(el('div', {class: 'card login', id: 'login'},
+  fill(document.getElementById("view"), el('div', {class: 'card login', id: 'login'},
     el('h2', {}, 'Log in to this agent'),
     why ? el('p', {class: 'note'}, why) : null,
     el('p', {}, 'On the agent\'s machine run'), el('pre', {}, 'hyphae ui --url'),
@@ -45,13 +46,19 @@ async function login() {
     const r = await fetch('/ui/login', {method: 'POST', credentials: 'same-origin',
       headers: {'Content-Type': 'application/json'}, body: JSON.stringify({token: m[1]})});
     const j = await r.json();
-    if (!r.ok) { showLogin(j.error); return false; }
-    H.csrf = j.csrf; H.auth = j.auth;
-    return true;
+    if (r.ok) { H.csrf = j.csrf; H.auth = j.auth; return true; }
+    return resume(j.error);
   }
+  return resume();
+}
+
+// resume goes on with the session the browser has, if any; why says why
+// a login token was refused.
+async function resume(why) {
   const r = await fetch('/ui/session', {credentials: 'same-origin'});
   const j = await r.json();
-  if (!r.ok) { showLogin(); return false; }
+  if (!r.ok) { showLogin(why); return false; }
+  if (why) toast(why, true);
   H.csrf = j.csrf || ''; H.auth = j.auth;
   return true;
 }
@@ -66,8 +73,14 @@ async function boot() {
   };
   H.info = await rpc('node.info');
   await loadContexts();
-  window.addEventListener('hashchange', route);
   route();
+}
+
+// onHash routes, or logs in again when a login URL is pasted into a tab
+// that has the page open already (a change of hash does not reload it).
+function onHash() {
+  if (/^#login=/.test(location.hash)) boot().catch(e => toast(e.message, true));
+  else if (H.info) route();
 }
 
 async function loadContexts() {
@@ -124,6 +137,7 @@ function parseRoute() {
 
 async function route() {
   closeStreams();
+  if (!H.changes) listen();
   const r = parseRoute();
   const nav = {job: 'jobs', flow: 'flows'}[r.name] || r.name;
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('on', a.dataset.view === nav);
@@ -132,9 +146,9 @@ async function route() {
   const view = make(r);
   H.view = view;
   try {
-    root.replaceChildren(await view.render());
+    fill(root, await view.render());
   } catch (e) {
-    root.replaceChildren(el('div', {class: 'card note'}, 'Could not load this view: ' + e.message));
+    fill(root, el('div', {class: 'card note'}, 'Could not load this view: ' + e.message));
   }
 }
 
@@ -142,4 +156,7 @@ function go(hash) { location.hash = hash; }
 
 function jobHref(ctx, key) { return '#/job/' + ctx + '/' + encodeURIComponent(key); }
 
-window.addEventListener('DOMContentLoaded', () => boot().catch(e => toast(e.message, true)));
+window.addEventListener('DOMContentLoaded', () => {
+  window.addEventListener('hashchange', onHash);
+  boot().catch(e => toast(e.message, true));
+});

@@ -84,3 +84,10 @@ function toast(msg, bad) {
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => { t.hidden = true; }, bad ? 8000 : 3000);
 }
+
+// fill replaces e's children with kids (arrays flattened, empty ones skipped).
+function fill(e, ...kids) {
+  e.replaceChildren();
+  append(e, kids);
+  return e;
+}

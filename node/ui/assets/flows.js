@@ -11,11 +11,11 @@ Views.flows = () => {
       try {
         fs = await rpc('flow.list', {context: H.ctx});
       } catch (e) {
-        box.replaceChildren(el('h2', {}, 'Flows'), el('p', {class: 'note'}, e.message));
+        fill(box, el('h2', {}, 'Flows'), el('p', {class: 'note'}, e.message));
         return;
       }
       fs.sort((a, b) => b.id - a.id);
-      box.replaceChildren(el('h2', {}, 'Flows · context ' + H.ctx), fs.length ? table(['ID', 'NAME', 'STATUS', 'PROGRESS', 'CREATED'],
+      fill(box, el('h2', {}, 'Flows · context ' + H.ctx), fs.length ? table(['ID', 'NAME', 'STATUS', 'PROGRESS', 'CREATED'],
         fs.map(f => el('tr', {class: 'click', 'data-flow': f.id, onclick: () => go('#/flow/' + H.ctx + '/' + f.id)},
           el('td', {}, String(f.id)), el('td', {}, f.name), el('td', {}, badge(f.status)),
           el('td', {}, progressBar(f.progress)), el('td', {title: when(f.created_at)}, ago(f.created_at)))))
@@ -41,7 +41,7 @@ Views.flow = (r) => {
     async render() { await v.refresh(); return box; },
     async refresh() {
       const [st, dag] = await Promise.all([rpc('flow.status', {context: ctx, id: id}), rpc('flow.dag', {context: ctx, id: id})]);
-      box.replaceChildren(flowDetail(ctx, st, dag));
+      fill(box, flowDetail(ctx, st, dag));
       if (!streaming && !flowEnded(st.status)) {
         streaming = true;
         const es = follow('/events/flow?context=' + ctx + '&id=' + id);

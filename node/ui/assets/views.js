@@ -9,7 +9,7 @@ Views.overview = () => {
     async refresh() {
       const [info, peers, stats] = await Promise.all([rpc('node.info'), rpc('peer.list'),
         H.ctx ? rpc('ui.stats', {context: H.ctx}) : null]);
-      box.replaceChildren(el('h2', {}, 'Overview'), el('div', {class: 'grid'},
+      fill(box, el('h2', {}, 'Overview'), el('div', {class: 'grid'},
         card('This agent', agentCard(info)), card('Contexts', contextsCard(stats))),
         card('Peers', peersPicture(info, peers)),
         stats ? el('div', {class: 'grid'}, card('Queues · context ' + H.ctx, queuesCard(stats)),
@@ -120,7 +120,7 @@ Views.jobs = (r) => {
         el('td', {title: when(j.created_at)}, ago(j.created_at)),
         el('td', {}, ended(j.status) ? dur(j.updated_at - j.created_at) : '—'), el('td', {class: 'muted'}, j.error || '')));
       const last = Math.min(page.total, f.offset + page.jobs.length);
-      list.replaceChildren(tabs, table(['KEY', 'NAME', 'TYPE', 'STATE', 'FLOW', 'ATTEMPT', 'RUNNER', 'CREATED', 'TOOK', 'ERROR'], rows),
+      fill(list, tabs, table(['KEY', 'NAME', 'TYPE', 'STATE', 'FLOW', 'ATTEMPT', 'RUNNER', 'CREATED', 'TOOK', 'ERROR'], rows),
         el('div', {class: 'pager'}, el('span', {id: 'jobs-range'}, page.total ? (f.offset + 1) + '–' + last + ' of ' + page.total : 'no jobs'),
           f.offset > 0 ? el('a', {href: href({offset: Math.max(0, f.offset - f.limit)})}, '← newer') : null,
           last < page.total ? el('a', {href: href({offset: f.offset + f.limit})}, 'older →') : null));
@@ -151,7 +151,7 @@ Views.job = (r) => {
     },
     async refresh() {
       const j = await rpc('job.load', {context: ctx, key: key});
-      box.replaceChildren(jobDetail(ctx, j, logs));
+      fill(box, jobDetail(ctx, j, logs));
       if (!ended(j.status) && !followed) v.follow();
     },
     async readLogs() {
@@ -170,7 +170,7 @@ Views.job = (r) => {
       const es = follow('/events/job?context=' + ctx + '&key=' + encodeURIComponent(key));
       let first = true;
       es.addEventListener('log', (e) => {
-        if (first) { logs.replaceChildren(); first = false; }
+        if (first) { fill(logs); first = false; }
         addLines(JSON.parse(e.data).lines);
       });
       es.addEventListener('end', () => { es.close(); v.refresh(); });
@@ -213,7 +213,7 @@ Views.dead = () => {
     async render() { await v.refresh(); return box; },
     async refresh() {
       const ds = await rpc('deadletter.list', {context: H.ctx, limit: 200});
-      box.replaceChildren(el('h2', {}, 'Dead letters · context ' + H.ctx),
+      fill(box, el('h2', {}, 'Dead letters · context ' + H.ctx),
         el('p', {class: 'note'}, 'Entries that could not be processed, newest first. Retry and delete need methods the agent ' +
           'does not have yet (deadletter.retry, deadletter.delete); a failed job can be run again from the CLI.'),
         ds.length ? table(['WHEN', 'KEY', 'QUEUE', 'REASON', 'RUNNER'], ds.map(d => el('tr', {'data-key': d.key},
@@ -232,7 +232,7 @@ Views.contexts = () => {
     async refresh() {
       const [cs, actors] = await Promise.all([rpc('context.list'), rpc('actor.list')]);
       const peerOf = Object.fromEntries(actors.map(a => [a.id, a]));
-      box.replaceChildren(el('h2', {}, 'Contexts'), cs.map(c => contextCard(c, peerOf)));
+      fill(box, el('h2', {}, 'Contexts'), cs.map(c => contextCard(c, peerOf)));
     },
   };
   return v;
