@@ -7,9 +7,14 @@ import (
 )
 
 // startTimers starts the timers (whatever the roles): delayed jobs of
-// every context of this agent are queued when due.
+// every context of this agent are queued when due and, with the
+// supervisor role, flow schedules start their runs.
 func (n *Node) startTimers(ctx context.Context) error {
-	t, err := timers.New(timers.Config{Contexts: n.contextIDs}, n.store, n.log.With("part", "timers"))
+	var firers []timers.Firer
+	if n.sched != nil {
+		firers = append(firers, timers.FirerFunc(n.sched.FireSchedules))
+	}
+	t, err := timers.New(timers.Config{Contexts: n.contextIDs, Firers: firers}, n.store, n.log.With("part", "timers"))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/scheduler"
+)
+
+func newFlowSchedule(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "schedule",
+		Short: "Start flows on a schedule: add, list, pause, resume, remove",
+		Long: `A flow file with a schedule: key (a cron line, seconds optional, or @every 5m,
+@daily; timezone; catch_up: skip|run_once; overlap: skip|allow|cancel_previous)
+is installed with "hyphae flow schedule add FILE": from then on this agent
+starts a run of the flow at each tick. A schedule is named after its flow and
+lives in the context's Redis: it survives restarts, and a tick never starts
+two runs. See docs/time.md.`,
+	}
+	cmd.AddCommand(newScheduleAdd(g), newScheduleList(g),
+		newScheduleAct(g, "pause", "Stop a schedule from firing until resume"),
+		newScheduleAct(g, "resume", "Fire a paused schedule again from its next tick"),
+		newScheduleAct(g, "remove", "Delete a schedule (the runs it started stay)"))
+	return cmd
+}
+
+func newScheduleAdd(g *globals) *cobra.Command {
+	var ctxID uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "add FILE",
+		Short:   "Install the schedule of a flow file",
+		Example: "  hyphae flow schedule add configs/flows/nightly-backup.yaml",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := os.ReadFile(args[0])
+			if err != nil {
+				return usage("flow file: %v", err)
+			}
+			dir, err := filepath.Abs(filepath.Dir(args[0]))
+			if err != nil {
+				return usage("flow file: %v", err)
+			}
+			p := control.ScheduleAddParams{FileContent: string(b), FileName: args[0], BaseDir: dir, Context: ctxID}
+			var v scheduler.ScheduleView
+			if err := g.call(cmd.Context(), "flow.schedule.add", p, &v); err != nil {
+				return err
+			}
+			return showSchedules(cmd.OutOrStdout(), []*scheduler.ScheduleView{&v}, asJSON)
+		},
+	}
+	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (default: the file's context:)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the schedule as JSON")
+	return cmd
+}
+
+func newScheduleList(g *globals) *cobra.Command {
+	var ctxID uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List schedules: next and last tick, runs, skipped",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var vs []*scheduler.ScheduleView
+			if err := g.call(cmd.Context(), "flow.schedule.list", control.ScheduleListParams{Context: ctxID}, &vs); err != nil {
+				return err
+			}
+			return showSchedules(cmd.OutOrStdout(), vs, asJSON)
+		},
+	}
+	cmd.Flags().Uint64Var(&ctxID, "context", 0, "only this context (default: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// newScheduleAct is pause, resume or remove NAME --context N.
+func newScheduleAct(g *globals, verb, short string) *cobra.Command {
+	var ctxID uint64
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   verb + " NAME --context N",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p := control.ScheduleRef{Context: ctxID, Name: args[0]}
+			if verb == "remove" {
+				if err := g.call(cmd.Context(), "flow.schedule.remove", p, nil); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "removed schedule %s of context %d\n", args[0], ctxID)
+				return nil
+			}
+			var v scheduler.ScheduleView
+			if err := g.call(cmd.Context(), "flow.schedule."+verb, p, &v); err != nil {
+				return err
+			}
+			return showSchedules(cmd.OutOrStdout(), []*scheduler.ScheduleView{&v}, asJSON)
+		},
+	}
+	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (required)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the schedule as JSON")
+	_ = cmd.MarkFlagRequired("context")
+	return cmd
+}
+
+func showSchedules(w io.Writer, vs []*scheduler.ScheduleView, asJSON bool) error {
+	if asJSON {
+		return printJSON(w, vs)
+	}
+	if len(vs) == 0 {
+		fmt.Fprintln(w, "no schedules")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONTEXT\tNAME\tCRON\tNEXT\tLAST\tRUNS\tSKIPPED\tLAST FLOW")
+	for _, v := range vs {
+		cron := v.Cron
+		if v.TimeZone != "" {
+			cron += " (" + v.TimeZone + ")"
+		}
+		next := tickTime(v.NextTick)
+		if v.Paused {
+			next = "paused"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", v.Context, v.Name, cron, next, tickTime(v.LastTick),
+			v.Runs, v.Skipped, lastFlow(v.LastFlow))
+	}
+	return tw.Flush()
+}
+
+func tickTime(unix int64) string {
+	if unix == 0 {
+		return "-"
+	}
+	return time.Unix(unix, 0).Format("2006-01-02 15:04:05 MST")
+}
+
+func lastFlow(id uint64) string {
+	if id == 0 {
+		return "-"
+	}
+	return fmt.Sprint(id)
+}

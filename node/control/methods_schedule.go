@@ -1,0 +1,120 @@
+package control
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/scheduler"
+)
+
+// ScheduleAddParams are flow.schedule.add's: a flow file with a
+// `schedule:`, as flow.create takes one.
+type ScheduleAddParams struct {
+	FileContent string `json:"file_content"`
+	FileName    string `json:"file_name,omitempty"`
+	BaseDir     string `json:"base_dir,omitempty"`
+	Context     uint64 `json:"context,omitempty"`
+}
+
+// ScheduleRef names a schedule: its flow's name in a context.
+type ScheduleRef struct {
+	Context uint64 `json:"context"`
+	Name    string `json:"name"`
+}
+
+// ScheduleListParams are flow.schedule.list's.
+type ScheduleListParams struct {
+	Context uint64 `json:"context,omitempty"` // 0: every context of this agent
+}
+
+func (h *Handlers) registerScheduleMethods() {
+	api.Register(h.table, "flow.schedule.add", "Install the `schedule:` of a flow file {file_content, file_name, base_dir, context}: "+
+		"this agent starts a run of the flow at each tick (catch_up, overlap as the file says). "+
+		"A schedule is named after its flow; adding one of the same name replaces it.", h.scheduleAdd)
+	api.Register(h.table, "flow.schedule.list", "List the schedules of a context (context 0 or none: every context of this agent).",
+		h.scheduleList)
+	api.Register(h.table, "flow.schedule.pause", "Stop a schedule from firing until flow.schedule.resume.",
+		func(ctx context.Context, p ScheduleRef) (*scheduler.ScheduleView, error) {
+			if err := checkScheduleRef(p); err != nil {
+				return nil, err
+			}
+			return h.Sched.PauseSchedule(ctx, p.Context, p.Name)
+		})
+	api.Register(h.table, "flow.schedule.resume", "Make a paused schedule fire again from its next tick (missed ticks are not caught up).",
+		func(ctx context.Context, p ScheduleRef) (*scheduler.ScheduleView, error) {
+			if err := checkScheduleRef(p); err != nil {
+				return nil, err
+			}
+			return h.Sched.ResumeSchedule(ctx, p.Context, p.Name)
+		})
+	api.Register(h.table, "flow.schedule.remove", "Delete a schedule; the runs it started stay.",
+		func(ctx context.Context, p ScheduleRef) (map[string]bool, error) {
+			if err := checkScheduleRef(p); err != nil {
+				return nil, err
+			}
+			if err := h.Sched.RemoveSchedule(ctx, p.Context, p.Name); err != nil {
+				return nil, err
+			}
+			return map[string]bool{"removed": true}, nil
+		})
+}
+
+func checkScheduleRef(p ScheduleRef) error {
+	switch {
+	case p.Context == 0:
+		return api.InvalidParams("context", "required: the context id")
+	case p.Name == "":
+		return api.InvalidParams("name", "required: the schedule's (its flow's) name")
+	}
+	return nil
+}
+
+func (h *Handlers) scheduleAdd(ctx context.Context, p ScheduleAddParams) (*scheduler.ScheduleView, error) {
+	if p.FileContent == "" {
+		return nil, api.InvalidParams("file_content", "required: the flow file's text")
+	}
+	if p.BaseDir != "" && !filepath.IsAbs(p.BaseDir) {
+		return nil, api.InvalidParams("base_dir", "must be absolute, got %q", p.BaseDir)
+	}
+	f, _, err := scheduler.Parse([]byte(p.FileContent), p.FileName, p.BaseDir)
+	if err != nil {
+		return nil, api.InvalidParams("file_content", "%v", err)
+	}
+	if f.Schedule == nil {
+		return nil, api.InvalidParams("file_content", "%v", scheduler.ErrNoSchedule)
+	}
+	_, known, err := h.flowTypes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := scheduler.UnknownTypes(f, known); err != nil {
+		return nil, api.InvalidParams("file_content", "%v", err)
+	}
+	if p.Context != 0 {
+		f.Context = p.Context
+	}
+	if err := h.checkFlowContext(ctx, f.Context); err != nil {
+		return nil, err
+	}
+	return h.Sched.AddSchedule(ctx, f, h.Self.ID)
+}
+
+func (h *Handlers) scheduleList(ctx context.Context, p ScheduleListParams) ([]*scheduler.ScheduleView, error) {
+	ids := []uint64{p.Context}
+	if p.Context == 0 {
+		var err error
+		if ids, err = h.Store.ContextIDs(ctx); err != nil {
+			return nil, err
+		}
+	}
+	out := []*scheduler.ScheduleView{}
+	for _, id := range ids {
+		l, err := h.Sched.Schedules(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l...)
+	}
+	return out, nil
+}
