@@ -17,7 +17,7 @@ import (
 // there is not failed fast for want of a runner: it waits on queue:v for
 // that worker, which BRPOPs it and ends it by HSET; the result then goes
 // home, onto alice's job and as a result message on her msg_in.
-func TestExternalWorkerRunsASentJobAndTheResultComesHome(t *testing.T) {
+func TestRemoteJobForAnExternalWorkerComesHome(t *testing.T) {
 	b := startAgent(t, agentOpts{tcpAPI: true})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
