@@ -73,6 +73,10 @@ func NewURLClient(base, token string) *Client {
 	return &Client{base: strings.TrimRight(base, "/"), token: token, http: &http.Client{}}
 }
 
+// Base is where the client sends HTTP requests: http://host:port, or
+// http://hyphae on a unix socket.
+func (c *Client) Base() string { return c.base }
+
 // Call invokes method with params and decodes the result into out (may be nil).
 func (c *Client) Call(ctx context.Context, method string, params, out any) error {
 	if params == nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"net/url"
 	"os"
 	"strings"
@@ -76,12 +75,4 @@ func (g *globals) dial() (*api.Client, error) {
 		return api.NewURLClient(u.Scheme+"://"+u.Host, token), nil
 	}
 	return nil, usage("--addr / %s: %q: want http://host:port, https://host:port or unix:///path/to/hyphae.sock", envAddr, g.remote.addr)
-}
-
-// where names the agent this command talks to, for messages.
-func (g *globals) where() string {
-	if g.remote.addr != "" {
-		return g.remote.addr
-	}
-	return fmt.Sprintf("data dir %s", g.dataDir)
 }
