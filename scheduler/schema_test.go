@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,13 +74,23 @@ func TestExampleFlowsValidateAgainstTheSchema(t *testing.T) {
 // for an unknown key (or a misspelt one) the schema refuses too.
 func TestSchemaAgreesWithTheParser(t *testing.T) {
 	s := loadSchema(t)
-	unknown := []string{
+	more := []string{
 		"jobs:\n  a: {type: sh, script: x, nedds: [b]}\n",
 		"jobz: {}\njobs:\n  a: {type: sh, script: x}\n",
 		"name: n\ncontext: 1\njobs:\n  a: {type: sh, script: x}\nenvironment: {A: b}\n",
 		"jobs:\n  a: {type: sh, script: x, retry: 2}\n",
+		"schedule: {cron: '@daily', every: 1}\njobs:\n  a: {type: sh, script: x}\n",
 	}
-	for _, text := range append(parseSeeds, unknown...) {
+	accepted := []string{
+		"schedule: '*/5 * * * *'\njobs:\n  a: {type: sh, script: x, run_at: 2026-12-24T18:00:00Z}\n",
+		"schedule: {cron: '@every 5m', catch_up: run_once, overlap: cancel_previous}\njobs:\n  a: {type: sh, script: x, run_at: 1798000000}\n",
+	}
+	for _, text := range accepted {
+		if _, _, err := scheduler.Parse([]byte(text), "ok.yaml", "../configs/flows"); err != nil {
+			t.Errorf("the parser refuses: %v\n%s", err, text)
+		}
+	}
+	for _, text := range slices.Concat(parseSeeds, more, accepted) {
 		_, _, perr := scheduler.Parse([]byte(text), "seed.yaml", "../configs/flows")
 		serr := flowschema.Validate(s, []byte(text))
 		switch {
@@ -109,6 +120,9 @@ func TestSchemaRefusesWhatTheParserRefuses(t *testing.T) {
 		"jobs:\n  a: {type: sh, script: x, env: {HYPHAE_X: 1}}\n",
 		"jobs:\n  9a: {type: sh, script: x}\n",
 		"jobs:\n  a: {type: 'sh; rm -rf /', script: x}\n",
+		"jobs:\n  a: {type: sh, script: x, run_at: 2026-12-24T18:00:00Z, delay: 5m}\n",
+		"schedule: {cron: '@daily', overlap: sometimes}\njobs:\n  a: {type: sh, script: x}\n",
+		"schedule: {timezone: UTC}\njobs:\n  a: {type: sh, script: x}\n",
 	} {
 		if _, _, err := scheduler.Parse([]byte(text), "bad.yaml", "../configs/flows"); err == nil {
 			t.Errorf("the parser accepts:\n%s", text)
