@@ -126,6 +126,9 @@ func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowVie
 	for _, w := range append(warns, scheduler.CheckTypes(f, served)...) {
 		v.Warnings = append(v.Warnings, w.String())
 	}
+	if f.Schedule != nil {
+		v.Warnings = append(v.Warnings, "the file's schedule is not installed by flow create or run: use hyphae flow schedule add FILE (flow.schedule.add)")
+	}
 	return v, nil
 }
 

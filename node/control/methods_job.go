@@ -73,6 +73,7 @@ type JobRef struct {
 }
 
 func (h *Handlers) registerJobMethods() {
+	h.registerJobRetryMethods()
 	api.RegisterShapes(h.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded runner registered in the context that is up and runs its type, else this agent (to=any); with wait=N, block up to N seconds for its end and return it. "+
 		"The seed's {job:{…}, secret} queues the job here, in its context_id.",
 		api.Alt(h.RunJob), api.Alt(h.seedJobRun))

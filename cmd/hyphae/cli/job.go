@@ -20,7 +20,7 @@ func newJob(g *globals) *cobra.Command {
 		Use:   "job",
 		Short: "Run jobs here or on another agent; status, logs, stop",
 	}
-	cmd.AddCommand(newJobRun(g), newJobStatus(g), newJobLogs(g), newJobStop(g), newJobList(g))
+	cmd.AddCommand(newJobRun(g), newJobStatus(g), newJobLogs(g), newJobStop(g), newJobList(g), newJobRetry(g))
 	return cmd
 }
 
