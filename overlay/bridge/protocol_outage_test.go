@@ -95,7 +95,13 @@ func TestLostRunnerJobKeepsItsLateResult(t *testing.T) {
 		!strings.HasSuffix(got.Error, ": lost (it may still have run there; a retry may run it twice)") {
 		t.Fatalf("lost job = %s %q, want error %q… lost (it may still have run there; a retry may run it twice)", got.Status, got.Error, want)
 	}
-	if m := o.a.msg(t, 1, o.j.MessageKey()); m.Status != model.MsgError || m.Error != got.Error {
+	// The message ends in a second write, after the job's waiters woke.
+	var m *model.Message
+	poll.Eventually(t, waitFor, "its message ended", func() bool {
+		m = o.a.msg(t, 1, o.j.MessageKey())
+		return m.Status == model.MsgError
+	})
+	if m.Error != got.Error {
 		t.Errorf("its message = %s %q, want error with the job's reason", m.Status, m.Error)
 	}
 	o.b.finish(t, 2, jobKey(o.remote), map[string]string{"x": "1"})
