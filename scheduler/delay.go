@@ -59,3 +59,22 @@ func startAt(j *model.RunnerJob, now time.Time) {
 	}
 	j.Extra[store.RunAtField] = store.FormatRunAt(now.Add(time.Duration(d) * time.Second))
 }
+
+// sleep makes job j a step that only waits: `sleep: 30m` is a noop job
+// whose delay is 30m, so the wait is a timer in Redis (store.TimersKey),
+// not a process or a goroutine, and a restarted agent resumes it.
+func (p *parser) sleep(j *JobSpec, at *yaml.Node, scripted bool) {
+	switch {
+	case scripted || j.Type != "":
+		p.fail(at, j.Name, "a sleep step only waits: give it no type, script or script_file")
+	case j.Delay > 0 || !j.RunAt.IsZero():
+		p.fail(at, j.Name, "a sleep step waits by itself: give it no delay or run_at")
+	case j.Sleep <= 0:
+		p.fail(at, j.Name, "sleep: want a duration such as 30s or 30m")
+	}
+	j.Type, j.Script, j.Delay = sleepType, "sleep "+j.Sleep.String(), j.Sleep
+}
+
+// sleepType runs a sleep step: the runner's built-in type that runs
+// nothing.
+const sleepType = "noop"

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
@@ -69,5 +70,53 @@ func TestFlowJobDelayWaitsInTheTimers(t *testing.T) {
 	cl, err := e.st.ClaimJob(e.ctx, ctxID, "r", []string{"sh"}, time.Minute, false)
 	if err != nil || cl == nil || cl.JobKey != key {
 		t.Fatalf("claim when due: %+v, %v; want %s", cl, err, key)
+	}
+}
+
+// `sleep: 1h` is a step that only waits: a noop job held in the timers
+// for an hour, after which the flow goes on.
+func TestFlowSleepStep(t *testing.T) {
+	e := newEnv(t, 0)
+	s := e.sched(t, e.config())
+	fl := e.run(t, s, "jobs:\n  nap: {sleep: 1h}\n  after: {type: sh, script: 'true', needs: nap}\n")
+	nap := store.JobKey(fl.CallerID, fl.Jobs[0])
+	db := e.srv.Client(t, ctxID)
+	eventually(t, "the sleep step on its queue", func() bool {
+		return db.LLen(e.ctx, store.QueueKey("noop")).Val() == 1
+	})
+	if cl, err := e.st.ClaimJob(e.ctx, ctxID, "r", []string{"noop"}, time.Minute, false); err != nil || cl != nil {
+		t.Fatalf("claim of the sleep step before its hour: %+v, %v", cl, err)
+	}
+	at, _ := store.ParseRunAt(db.HGet(e.ctx, nap, store.RunAtField).Val())
+	if n, _, err := e.st.FireDueTimers(e.ctx, ctxID, at); err != nil || n != 1 {
+		t.Fatalf("fire: %d, %v", n, err)
+	}
+	cl, err := e.st.ClaimJob(e.ctx, ctxID, "r", []string{"noop"}, time.Minute, false)
+	if err != nil || cl == nil || cl.JobKey != nap {
+		t.Fatalf("claim after its hour: %+v, %v", cl, err)
+	}
+	if err := e.st.CompleteLeased(e.ctx, ctxID, cl.Lease, "r", model.JobFinished, nil); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the next step dispatched", func() bool {
+		return db.LLen(e.ctx, store.QueueKey("sh")).Val() == 1
+	})
+}
+
+// A sleep step takes nothing but its duration.
+func TestParseSleepStep(t *testing.T) {
+	for text, ok := range map[string]bool{
+		`{sleep: 30m}`:                 true,
+		`{sleep: 30m, needs: b}`:       true,
+		`{sleep: 30m, type: sh}`:       false,
+		`{sleep: 30m, script: 'true'}`: false,
+		`{sleep: 30m, delay: 1m}`:      false,
+		`{sleep: 0s}`:                  false,
+		`{sleep: later}`:               false,
+	} {
+		_, _, err := scheduler.Parse([]byte("context: 1\njobs:\n  a: "+text+"\n  b: {type: sh, script: 'true'}\n"), "f.yaml", t.TempDir())
+		if (err == nil) != ok {
+			t.Errorf("%s: error %v, want ok=%v", text, err, ok)
+		}
 	}
 }

@@ -48,6 +48,7 @@ type JobSpec struct {
 	ContinueOnError bool
 	RunAt           time.Time     // + start no earlier than this (zero: at once)
 	Delay           time.Duration // + start this long after the job is ready
+	Sleep           time.Duration // + a step that only waits this long (a noop job with Delay)
 	Line            int
 }
 

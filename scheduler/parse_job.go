@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay"}
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep"}
 
 // jobs decodes the jobs mapping, in file order.
 func (p *parser) jobs(n *yaml.Node) []*JobSpec {
@@ -38,7 +38,7 @@ func (p *parser) job(e entry) *JobSpec {
 		p.fail(e.k, j.Name, "want a mapping with type and script, got %s", kindName(e.v))
 		return j
 	}
-	var scriptKey, fileKey *yaml.Node
+	var scriptKey, fileKey, sleepKey *yaml.Node
 	for _, f := range p.entries(e.v, j.Name, "key") {
 		switch f.key {
 		case "type":
@@ -67,9 +67,15 @@ func (p *parser) job(e entry) *JobSpec {
 			j.RunAt = p.runAt(f, j.Name)
 		case "delay":
 			j.Delay = p.duration(f, j.Name)
+		case "sleep":
+			j.Sleep, sleepKey = p.duration(f, j.Name), f.k
 		default:
 			p.unknownKey(f, j.Name, jobKeys)
 		}
+	}
+	if sleepKey != nil {
+		p.sleep(j, sleepKey, scriptKey != nil || fileKey != nil)
+		scriptKey = sleepKey
 	}
 	p.when(j, e.k)
 	p.jobType(j, e.k)
