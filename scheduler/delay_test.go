@@ -7,6 +7,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/internal/flowschema"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -117,6 +118,29 @@ func TestParseSleepStep(t *testing.T) {
 		_, _, err := scheduler.Parse([]byte("context: 1\njobs:\n  a: "+text+"\n  b: {type: sh, script: 'true'}\n"), "f.yaml", t.TempDir())
 		if (err == nil) != ok {
 			t.Errorf("%s: error %v, want ok=%v", text, err, ok)
+		}
+	}
+}
+
+// docs/flow.schema.json agrees with the parser on sleep steps.
+func TestSleepStepAgainstTheSchema(t *testing.T) {
+	s, err := flowschema.Load("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for job, ok := range map[string]bool{
+		`{sleep: 30m, needs: b}`:       true,
+		`{sleep: 30m, type: sh}`:       false,
+		`{sleep: 30m, script: 'true'}`: false,
+		`{sleep: 30m, delay: 1m}`:      false,
+		`{script: 'true'}`:             false,
+	} {
+		text := "context: 1\njobs:\n  a: " + job + "\n  b: {type: sh, script: 'true'}\n"
+		if err := flowschema.Validate(s, []byte(text)); (err == nil) != ok {
+			t.Errorf("schema on %s: %v, want ok=%v", job, err, ok)
+		}
+		if _, _, err := scheduler.Parse([]byte(text), "f.yaml", t.TempDir()); (err == nil) != ok {
+			t.Errorf("parser on %s: %v, want ok=%v", job, err, ok)
 		}
 	}
 }
