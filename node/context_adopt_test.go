@@ -42,3 +42,18 @@ func TestContextCreateAdoptsTheContextMadeForAJobSentAway(t *testing.T) {
 		t.Errorf("second context.create --id 1 = %v, want already exists", err)
 	}
 }
+
+// context.create with id 0 is refused: DB 0 is the agent's own. With no id
+// the lowest free one is taken, as before.
+func TestContextCreateRefusesIDZero(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	err := a.client.Call(context.Background(), "context.create", map[string]any{"id": 0}, nil)
+	if err == nil || !strings.Contains(err.Error(), "no context 0") {
+		t.Fatalf("context.create {id: 0} = %v, want it refused", err)
+	}
+	var c control.ContextView
+	a.call(t, "context.create", map[string]any{"name": "first"}, &c)
+	if c.ID != 1 {
+		t.Fatalf("context.create without id = context %d, want 1", c.ID)
+	}
+}

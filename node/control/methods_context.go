@@ -20,10 +20,17 @@ func (h *Handlers) registerContextMethods() {
 	api.RegisterShapes(h.table, "context.create", "Create a context (tenant): {id, name}, this agent's actor its admin; "+
 		"or the seed's {context:{id, admins, readers, executors}} (this agent's actor is admin when admins is empty).",
 		api.Alt(func(ctx context.Context, p struct {
-			ID   uint64 `json:"id,omitempty"`
-			Name string `json:"name,omitempty"`
+			ID   *uint64 `json:"id,omitempty"` // absent: the lowest free id
+			Name string  `json:"name,omitempty"`
 		}) (*ContextView, error) {
-			return h.createContext(ctx, &model.Context{ID: p.ID, Name: p.Name, Admins: []uint64{h.Self.ID}})
+			var id uint64
+			if p.ID != nil {
+				if id = *p.ID; id == 0 {
+					return nil, api.InvalidParams("id", "there is no context 0: DB 0 is the agent's own; "+
+						"context ids start at 1 (leave id out for the lowest free one)")
+				}
+			}
+			return h.createContext(ctx, &model.Context{ID: id, Name: p.Name, Admins: []uint64{h.Self.ID}})
 		}),
 		api.Alt(func(ctx context.Context, p struct {
 			Context SeedContextIn `json:"context"`

@@ -40,8 +40,12 @@ func newContextCreate(g *globals) *cobra.Command {
 				return usage("--id 0: there is no context 0; DB 0 is the agent's own (actors, the context registry, peers). " +
 					"Context ids start at 1; leave --id out to take the lowest free one")
 			}
+			params := map[string]any{"name": name}
+			if cmd.Flags().Changed("id") {
+				params["id"] = id
+			}
 			var c control.ContextView
-			if err := g.call(cmd.Context(), "context.create", map[string]any{"id": id, "name": name}, &c); err != nil {
+			if err := g.call(cmd.Context(), "context.create", params, &c); err != nil {
 				return err
 			}
 			if asJSON {
