@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
@@ -87,9 +88,16 @@ func (o *Overlay) tableLoop(records <-chan *presenceRecord) {
 // applyRecord stores a record's row, learns its addresses and notifies.
 // A peer back after being marked down first loses the connections that
 // outlived its silence (see dropStale), before the hooks resend to it.
+//
+// A peer newly up gets our own record at once and once more a gossipsub
+// heartbeat later (answerNewcomer).
 func (o *Overlay) applyRecord(r *presenceRecord) {
 	downSince := o.table.downSince(r.peer)
+	newcomer := !o.table.up(r.peer)
 	row, changed := o.table.apply(r, time.Now())
+	if newcomer && row.State == model.PeerUp {
+		o.answerNewcomer()
+	}
 	if changed && !downSince.IsZero() && row.State == model.PeerUp {
 		o.dropStale(r.peer, downSince)
 	}
@@ -100,6 +108,25 @@ func (o *Overlay) applyRecord(r *presenceRecord) {
 		o.table.notify(row)
 	}
 }
+
+// answerNewcomer announces us to a peer newly up. It may have joined the
+// presence topic after our last record went by (through a rendezvous it was
+// not yet connected to) and would otherwise learn of us only at our next
+// interval. The first answer may pass the rendezvous before it has the
+// newcomer in its mesh (it grafts it at its next heartbeat, and forwards
+// only to mesh peers): the second one, a heartbeat later, gets through.
+func (o *Overlay) answerNewcomer() {
+	o.AnnounceNow()
+	o.spawn(func() {
+		if o.sleep(newcomerAgain) {
+			o.AnnounceNow()
+		}
+	})
+}
+
+// newcomerAgain is when a newcomer gets our second record: just past one
+// gossipsub heartbeat.
+var newcomerAgain = pubsub.GossipSubHeartbeatInterval + 100*time.Millisecond
 
 // learnAddrs adds announced addresses to the peerstore for later dials.
 func (o *Overlay) learnAddrs(p peer.ID, addrs []string) {

@@ -108,3 +108,21 @@ func TestParsePresence(t *testing.T) {
 		t.Errorf("future version: %v", err)
 	}
 }
+
+// An agent that joins after another's last record went by learns of it at
+// once, not at its next interval: the other answers a newcomer's first
+// record with its own. (The interval here is an hour: without the answer B
+// would not see A up for an hour.) Two home agents that reach each other
+// only through a rendezvous start in either order.
+func TestNewcomerLearnsOfOthersAtOnce(t *testing.T) {
+	cfg := testConfig()
+	cfg.PresenceInterval = time.Hour
+	p := startAgent(t, cfg)
+	cfgA := cfg
+	cfgA.Bootstrap = []string{p.addr()}
+	a := startAgent(t, cfgA)
+	waitFor(t, 30*time.Second, "P sees A up", func() bool { return p.seesUp(t, a.o.ID()) })
+	b := startAgent(t, cfgA)
+	waitFor(t, 30*time.Second, "A sees B up", func() bool { return a.seesUp(t, b.o.ID()) })
+	waitFor(t, 30*time.Second, "B, come later through P, sees A up", func() bool { return b.seesUp(t, a.o.ID()) })
+}
