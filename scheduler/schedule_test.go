@@ -1,12 +1,14 @@
 package scheduler_test
 
 import (
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/internal/flowschema"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -204,6 +206,31 @@ func TestParseSchedule(t *testing.T) {
 		_, _, err := scheduler.Parse([]byte("context: 1\nschedule: "+text+"\njobs:\n  a: {type: sh, script: 'true'}\n"), "f.yaml", t.TempDir())
 		if (err == nil) != ok {
 			t.Errorf("schedule: %s: error %v, want ok=%v", text, err, ok)
+		}
+	}
+}
+
+// The example flows of docs/time.md are accepted by the parser and the
+// schema.
+func TestTimeDocFlowsValidate(t *testing.T) {
+	b, err := os.ReadFile("../docs/time.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := flowschema.Load("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := flowschema.Snippets(b)
+	if len(flows) < 3 {
+		t.Fatalf("found %d flows in docs/time.md", len(flows))
+	}
+	for i, text := range flows {
+		if _, _, err := scheduler.Parse([]byte(text), "time.md", t.TempDir()); err != nil {
+			t.Errorf("flow %d: the parser refuses it: %v\n%s", i, err, text)
+		}
+		if err := flowschema.Validate(s, []byte(text)); err != nil {
+			t.Errorf("flow %d: the schema refuses it: %v\n%s", i, err, text)
 		}
 	}
 }
