@@ -120,3 +120,32 @@ func jsonNumber(v uint32) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A flow job of a type only an external worker runs (runner record with
+// local: true) waits on queue:<type> for it; when the worker ends it by
+// HSET, the flow goes on and finishes with its result.
+func TestFlowJobForAnExternalWorker(t *testing.T) {
+	a := startAgent(t, agentOpts{tcpAPI: true})
+	c := newSeedClient(t, a)
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	c.call(t, "runner.create", map[string]any{"context_id": 1,
+		"runner": map[string]any{"id": 20, "local": true, "script_types": []string{"v"}}}, nil)
+	c.call(t, "job.create", map[string]any{"context_id": 1, "job": map[string]any{"id": 1, "script_type": "sh",
+		"script": "true"}}, nil)
+	c.call(t, "job.create", map[string]any{"context_id": 1, "job": map[string]any{"id": 2, "script_type": "v",
+		"script": "println(2)", "dependends": []int{1}}}, nil)
+	c.call(t, "flow.create", map[string]any{"context_id": 1, "flow": map[string]any{"id": 5, "jobs": []int{1, 2}}}, nil)
+	c.call(t, "flow.start", map[string]any{"context_id": 1, "id": 5}, nil)
+
+	ctx := context.Background()
+	worker := dbOf(t, a.redis, 1)
+	kv, err := worker.BRPop(ctx, 30*time.Second, "queue:v").Result()
+	if err != nil {
+		t.Fatalf("the external worker got no job from queue:v: %v", err)
+	}
+	worker.HSet(ctx, kv[1], "status", "started")
+	worker.HSet(ctx, kv[1], "result", `{"answer":"42"}`, "status", "finished")
+	if f := waitSeedFlow(t, c, 5); f.Status != "finished" || f.Result["job2.answer"] != "42" {
+		t.Fatalf("flow ended %+v", f)
+	}
+}

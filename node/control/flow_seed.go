@@ -69,14 +69,16 @@ func (h *Handlers) loadSeedGraph(ctx context.Context, f *model.Flow, at string) 
 }
 
 // checkSeedTypes refuses script types that neither this agent, a peer it
-// knows nor the built-in set runs, as flow.create does for a YAML flow.
+// knows, the built-in set nor an external worker of the job's context (a
+// runner record with local: true) runs, as flow.create does for a YAML
+// flow.
 func (h *Handlers) checkSeedTypes(ctx context.Context, jobs []*model.RunnerJob, at string) error {
 	_, known, err := h.flowTypes(ctx)
 	if err != nil {
 		return err
 	}
 	for _, j := range jobs {
-		if !slices.Contains(known, j.ScriptType) {
+		if !slices.Contains(known, j.ScriptType) && !h.externalWorker(ctx, j.ContextID, j.ScriptType) {
 			return api.InvalidParams(at, "job %d: no agent known here runs script type %q (known: %v)", j.ID, j.ScriptType, known)
 		}
 	}

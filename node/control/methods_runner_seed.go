@@ -67,3 +67,11 @@ func (h *Handlers) runnerID(ctx context.Context, ctxID uint64, r *model.Runner) 
 	r.ID = ids[0]
 	return nil
 }
+
+// externalWorker reports whether a runner record of context ctxID with
+// local: true declares an external worker for script type typ (seed 001;
+// store.DeclaresExternal): jobs of that type wait on its queue for it.
+func (h *Handlers) externalWorker(ctx context.Context, ctxID uint64, typ string) bool {
+	ok, err := h.Store.ExternalWorker(ctx, ctxID, typ)
+	return err == nil && ok
+}
