@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -38,16 +39,29 @@ func (s *Store) JobBriefs(ctx context.Context, ctxID uint64) ([]JobBrief, error)
 		return nil, fmt.Errorf("store.JobBriefs: %w", err)
 	}
 	var out []JobBrief
-	err = scanPages(ctx, db, "job:*", func(keys []string) error {
+	seen := map[string]bool{} // SCAN may return a key twice
+	var cursor uint64
+	for {
+		keys, next, err := db.Scan(ctx, cursor, "job:*", briefPageSize).Result()
+		if err != nil {
+			return nil, fmt.Errorf("store.JobBriefs: scan: %w", err)
+		}
+		keys = slices.DeleteFunc(keys, func(k string) bool { dup := seen[k]; seen[k] = true; return dup })
 		page, err := briefPage(ctx, db, keys)
+		if err != nil {
+			return nil, fmt.Errorf("store.JobBriefs: %w", err)
+		}
 		out = append(out, page...)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store.JobBriefs: %w", err)
+		if cursor = next; cursor == 0 {
+			return out, nil
+		}
 	}
-	return out, nil
 }
+
+// briefPageSize is the COUNT of one SCAN and so about the HMGETs of one
+// pipeline: large, because a context of 100,000 jobs is read in round
+// trips of this many.
+const briefPageSize = 5000
 
 // briefPage reads the briefs of keys in one pipeline, skipping keys that
 // are not job keys or were deleted since the scan.
@@ -86,4 +100,21 @@ func num[T int64 | uint64](v any) T {
 		return T(n)
 	}
 	return 0
+}
+
+// ChangeStamp is a cheap sign that context ctxID's jobs changed: the
+// context DB's key count, which a new job moves (its hash), and a job's
+// start and end as a rule too (its lease, its reply list). It misses a
+// change that adds one key as another goes, so users of it also look
+// again after a while. "" when the store does not answer.
+func (s *Store) ChangeStamp(ctx context.Context, ctxID uint64) string {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return ""
+	}
+	n, err := db.DBSize(ctx).Result()
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
 }

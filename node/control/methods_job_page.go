@@ -41,41 +41,39 @@ const (
 	DefaultJobPage = 50
 )
 
-func (h *Handlers) registerJobPageMethods() {
+func (h *Handlers) registerJobPageMethods(briefs *briefCache) {
 	api.Register(h.table, "job.page", "A page of a context's jobs, newest first, filtered on the agent by status, type, flow, "+
 		"name (substring of name or key) and since (created at or after, unix s); offset and limit (default 50, at most 500) page it; "+
 		"total and counts (by status) say how many match.",
-		h.jobPage)
+		func(ctx context.Context, p JobPageParams) (*JobPage, error) { return h.jobPage(ctx, p, briefs) })
 }
 
-func (h *Handlers) jobPage(ctx context.Context, p JobPageParams) (*JobPage, error) {
+func (h *Handlers) jobPage(ctx context.Context, p JobPageParams, cache *briefCache) (*JobPage, error) {
 	if err := h.checkJobPage(ctx, &p); err != nil {
 		return nil, err
 	}
-	briefs, err := h.Store.JobBriefs(ctx, p.Context)
+	briefs, err := cache.get(ctx, p.Context)
 	if err != nil {
 		return nil, err
 	}
 	page := &JobPage{Offset: p.Offset, Limit: p.Limit, Counts: map[string]int{}, Jobs: []*JobView{}}
-	match := briefs[:0]
-	for _, b := range briefs {
+	var keys []string // the page's, newest first: the cache keeps briefs in that order
+	for i := range briefs {
+		b := &briefs[i]
 		if !p.matches(b) {
 			continue
 		}
 		page.Counts[string(b.Status)]++
-		if p.Status == "" || string(b.Status) == p.Status {
-			match = append(match, b)
+		if p.Status != "" && string(b.Status) != p.Status {
+			continue
 		}
+		if page.Total >= p.Offset && len(keys) < p.Limit {
+			keys = append(keys, b.Key)
+		}
+		page.Total++
 	}
-	page.Total = len(match)
-	sortBriefs(match)
-	if p.Offset >= len(match) {
+	if len(keys) == 0 {
 		return page, nil
-	}
-	match = match[p.Offset:min(len(match), p.Offset+p.Limit)]
-	keys := make([]string, len(match))
-	for i, b := range match {
-		keys[i] = b.Key
 	}
 	js, err := h.Store.LoadJobKeys(ctx, p.Context, keys)
 	if err != nil {
@@ -112,7 +110,7 @@ func (h *Handlers) checkJobPage(ctx context.Context, p *JobPageParams) error {
 }
 
 // matches applies every filter but status.
-func (p *JobPageParams) matches(b store.JobBrief) bool {
+func (p *JobPageParams) matches(b *store.JobBrief) bool {
 	return (p.Type == "" || b.ScriptType == p.Type) && (p.Flow == 0 || b.FlowID == p.Flow) &&
 		(p.Since == 0 || b.CreatedAt >= p.Since) &&
 		(p.Name == "" || strings.Contains(b.Name, p.Name) || strings.Contains(b.Key, p.Name))

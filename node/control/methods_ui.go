@@ -65,7 +65,8 @@ const MaxFailures = 10
 // RegisterUI adds the dashboard's methods to the table Register filled;
 // tokens mints its login tokens.
 func (h *Handlers) RegisterUI(tokens LoginTokens) {
-	h.registerJobPageMethods()
+	briefs := newBriefCache(h.Store)
+	h.registerJobPageMethods(briefs)
 	api.Register(h.table, "ui.login_token", "A one-time login token for the web dashboard (valid a few minutes) and the URL that uses it.",
 		func(context.Context, struct{}) (*LoginView, error) {
 			tok, exp := tokens.LoginToken()
@@ -78,7 +79,9 @@ func (h *Handlers) RegisterUI(tokens LoginTokens) {
 			return v, nil
 		})
 	api.Register(h.table, "ui.stats", "A context at a glance: jobs by status, queue depths, jobs created and ended per minute "+
-		"over the last hour, the newest failures.", h.uiStats)
+		"over the last hour, the newest failures.", func(ctx context.Context, p StatsParams) (*ContextStats, error) {
+		return h.uiStats(ctx, p, briefs)
+	})
 	api.Register(h.table, "deadletter.list", "A context's dead letters, newest first: entries that could not be processed, "+
 		"with the reason (limit: default 100).", h.deadLetters)
 }
@@ -96,13 +99,16 @@ func browsable(addr string) string {
 	return net.JoinHostPort(host, port)
 }
 
-func (h *Handlers) uiStats(ctx context.Context, p struct {
+// StatsParams are ui.stats's.
+type StatsParams struct {
 	Context uint64 `json:"context"`
-}) (*ContextStats, error) {
+}
+
+func (h *Handlers) uiStats(ctx context.Context, p StatsParams, cache *briefCache) (*ContextStats, error) {
 	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
-	briefs, err := h.Store.JobBriefs(ctx, p.Context)
+	briefs, err := cache.get(ctx, p.Context)
 	if err != nil {
 		return nil, err
 	}
