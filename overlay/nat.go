@@ -55,18 +55,38 @@ func reachability(cfg Config, ifaces []ma.Multiaddr) string {
 	return ""
 }
 
-// behindNAT: no public address here (interfaces, listen addresses) and a
-// relay candidate at a public one.
+// behindNAT: a relay candidate has a public address of an IP family (v4,
+// v6) of which this machine has none on its interfaces and none to listen
+// on. A home machine with a public IPv6 address behind an IPv4 NAT is
+// behind a NAT for a rendezvous reached over IPv4 (and home routers
+// usually keep unasked IPv6 traffic out too).
 func behindNAT(cfg Config, ifaces []ma.Multiaddr) bool {
-	if slices.ContainsFunc(ifaces, manet.IsPublicAddr) || publicListen(cfg) {
-		return false
+	var listen []ma.Multiaddr
+	for _, s := range cfg.Listen {
+		if m, err := ma.NewMultiaddr(s); err == nil {
+			listen = append(listen, m)
+		}
 	}
+	own := append(slices.Clone(ifaces), listen...)
 	for _, pi := range addrInfos(relayCandidates(cfg)) {
-		if slices.ContainsFunc(pi.Addrs, manet.IsPublicAddr) {
-			return true
+		for _, a := range pi.Addrs {
+			if manet.IsPublicAddr(a) && !slices.ContainsFunc(own, publicOfFamily(a)) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// publicOfFamily matches public addresses of a's IP family.
+func publicOfFamily(a ma.Multiaddr) func(ma.Multiaddr) bool {
+	v6 := isIP6(a)
+	return func(m ma.Multiaddr) bool { return manet.IsPublicAddr(m) && isIP6(m) == v6 }
+}
+
+func isIP6(a ma.Multiaddr) bool {
+	_, err := a.ValueForProtocol(ma.P_IP6)
+	return err == nil
 }
 
 // relayCandidates are the configured relays, or else the bootstrap peers:
