@@ -49,9 +49,10 @@ type Config struct {
 
 	// Reachability overrides AutoNAT: "public" (a node with a public
 	// address, e.g. a relay), "private" (behind a NAT: reserve a slot at
-	// the relays at once) or "" / "auto": private when no interface has a
-	// public address and a relay (or, without relays, a bootstrap peer) has
-	// one, public for a relay service, else AutoNAT decides.
+	// the relays at once) or "" / "auto": private when a relay (or,
+	// without relays, a bootstrap peer) has a public address of an IP
+	// family this machine has no public address of, public for a relay
+	// service, else AutoNAT decides.
 	Reachability string
 
 	// SendDirectWait bounds how long Send waits for the recipient to become
