@@ -34,7 +34,13 @@ func runDelayed(t *testing.T, a *flowAgent, marks string, d time.Duration) delay
 // starts reads the start times the job wrote.
 func starts(t *testing.T, marks string) []int64 {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(marks, "ran"))
+	return readStarts(t, filepath.Join(marks, "ran"))
+}
+
+// readStarts reads unix times, one a line.
+func readStarts(t *testing.T, path string) []int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
 		return nil
 	}
@@ -112,5 +118,56 @@ func TestDelayedJobSurvivesKill9OfRedis(t *testing.T) {
 	s := starts(t, marks)
 	if len(s) != 1 || float64(s[0]) < float64(int64(j.RunAt)) {
 		t.Fatalf("start times %v: want one, at or after run_at %.3f", s, j.RunAt)
+	}
+}
+
+// A flow's sleep step outlives kill -9 of its agent (with its
+// redis-server) in the middle of the wait: after the restart the flow
+// goes on, and the step after the sleep starts no earlier than the sleep
+// allowed.
+func TestFlowSleepSurvivesKill9(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("needs redis-server for the persistent embedded store")
+	}
+	a := startFlowAgent(t, "a", "")
+	a.hy(t, "context", "create", "--id", "1")
+	marks := t.TempDir()
+	flow := writeFlow(t, `name: nap
+context: 1
+env: {MARKS: `+marks+`}
+jobs:
+  before: {type: sh, script: 'date +%s > "$MARKS/before"'}
+  nap:    {sleep: 4s, needs: before}
+  after:  {type: sh, needs: nap, script: 'date +%s >> "$MARKS/after"'}
+`)
+	var f flowOut
+	decode(t, a.hy(t, "flow", "run", flow, "--json"), &f)
+	id := strconv.FormatUint(f.ID, 10)
+	eventually(t, 30*time.Second, "the sleep step under way", func() bool {
+		out, _, err := hyTry("flow", "status", id, "--context", "1", "--json", "--data-dir", a.dir)
+		if err != nil {
+			return false
+		}
+		decode(t, out, &f)
+		return f.job(t, "nap").Status == "dispatched"
+	})
+	a.proc.kill9()
+	a.restart(t)
+	eventually(t, 60*time.Second, "the flow to end after the restart", func() bool {
+		out, _, err := hyTry("flow", "status", id, "--context", "1", "--json", "--data-dir", a.dir)
+		if err != nil {
+			return false
+		}
+		decode(t, out, &f)
+		return f.terminal()
+	})
+	if f.Status != "finished" {
+		t.Fatalf("flow ended %s: %s\n%+v", f.Status, f.Error, f.Jobs)
+	}
+	b, _ := os.ReadFile(filepath.Join(marks, "before"))
+	before, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	after := readStarts(t, filepath.Join(marks, "after"))
+	if len(after) != 1 || after[0] < before+4 {
+		t.Fatalf("after ran at %v, want once, at least 4 s after before (%d)", after, before)
 	}
 }
