@@ -73,7 +73,7 @@ install -d "$DESTDIR$PREFIX/bin" "$DESTDIR$UNIT_DIR"
 install -m 0755 "$bin" "$DESTDIR$PREFIX/bin/hyphae"
 sed "s#/usr/local/bin/hyphae#$PREFIX/bin/hyphae#g" "$here/configs/hyphae.service" >"$DESTDIR$UNIT_DIR/hyphae.service"
 chmod 0644 "$DESTDIR$UNIT_DIR/hyphae.service"
-say "installed $DESTDIR$PREFIX/bin/hyphae ($("$DESTDIR$PREFIX/bin/hyphae" version))"
+say "installed $DESTDIR$PREFIX/bin/hyphae ($("$DESTDIR$PREFIX/bin/hyphae" version 2>/dev/null || echo "not runnable on this machine"))"
 say "installed $DESTDIR$UNIT_DIR/hyphae.service"
 
 if [ -n "$DESTDIR" ]; then
@@ -86,7 +86,7 @@ fi
 getent group hyphae >/dev/null || { groupadd --system hyphae; say "created group hyphae"; }
 if ! getent passwd hyphae >/dev/null; then
   useradd --system --gid hyphae --home-dir "$STATE" --no-create-home \
-    --shell /usr/sbin/nologin --comment "Hyphae agent" hyphae
+    --shell "$(command -v nologin || echo /usr/sbin/nologin)" --comment "Hyphae agent" hyphae
   say "created user hyphae"
 fi
 
