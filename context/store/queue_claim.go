@@ -283,9 +283,12 @@ func (s *Store) TakeQueued(ctx context.Context, ctxID uint64, jobKey, scriptType
 // takeQueued: see TakeQueued.
 // KEYS[1] queue:<type>, KEYS[2] processing:<runner>, KEYS[3] leases,
 // KEYS[4] lease_owners. ARGV[1] job key, ARGV[2] owner value, ARGV[3]
-// lease expiry (unix ms). Returns how many entries were taken (0 or more).
-var takeQueued = newScript("takeQueued", luaLease, `
+// lease expiry (unix ms). A delayed job still waiting in the timers for
+// that queue is taken from there. Returns how many entries were taken (0
+// or more).
+var takeQueued = newScript("takeQueued", luaLease, luaTimers, `
 local n = redis.call('LREM', KEYS[1], 0, ARGV[1])
+if n == 0 then n = redis.call('ZREM', timersKey, pushMember(KEYS[1], ARGV[1])) end
 if n == 0 then return 0 end
 take(KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[3], ARGV[2])
 return n

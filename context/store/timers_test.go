@@ -191,3 +191,26 @@ func TestSubscribeTimersAnnouncesTheEarliest(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// Stopping a delayed job takes it out of the timers (TakeQueued, as for a
+// queued job), so it ends now instead of when it was due.
+func TestTakeQueuedTakesAWaitingJob(t *testing.T) {
+	s, _ := ctOpen(t)
+	tmContext(t, s)
+	ctx := ctCtx(t)
+	now := time.Now()
+	j := tmJob()
+	if _, err := s.EnqueueJobAt(ctx, j, now.Add(time.Hour), now); err != nil {
+		t.Fatal(err)
+	}
+	key := store.JobKey(j.CallerID, j.ID)
+	if _, ok, err := s.TakeQueued(ctx, 1, key, "sh", "r1", 1, time.Minute); err != nil || !ok {
+		t.Fatalf("take the waiting job: %v %v", ok, err)
+	}
+	if next, err := s.NextTimer(ctx, 1); err != nil || !next.IsZero() {
+		t.Fatalf("timers after the take: next %v, %v; want none", next, err)
+	}
+	if n, _, _ := s.FireDueTimers(ctx, 1, now.Add(2*time.Hour)); n != 0 {
+		t.Fatalf("the taken job fired later: %d", n)
+	}
+}

@@ -171,3 +171,15 @@ jobs:
 		t.Fatalf("after ran at %v, want once, at least 4 s after before (%d)", after, before)
 	}
 }
+
+// hyphae job stop ends a delayed job that is still waiting at once.
+func TestDelayedJobStopsAtOnce(t *testing.T) {
+	a := startFlowAgent(t, "a", "")
+	a.hy(t, "context", "create", "--id", "1")
+	j := runDelayed(t, a, t.TempDir(), time.Hour)
+	a.hy(t, "job", "stop", "1", j.Key)
+	eventually(t, 30*time.Second, "the stopped job ended", func() bool {
+		out, _, err := hyTry("job", "status", "1", j.Key, "--json", "--data-dir", a.dir)
+		return err == nil && strings.Contains(out, `"status": "error"`)
+	})
+}
