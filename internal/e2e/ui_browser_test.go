@@ -104,6 +104,17 @@ func (b *browser) visit(hash, ready string) {
 	b.until(hash, ready)
 }
 
+// click clicks the element sel once it is there. The click is the
+// element's own (HTMLElement.click, in one evaluation): the live views
+// redraw themselves when the store changes, so a node found by one
+// DevTools call may be gone by the next.
+func (b *browser) click(what, sel string) {
+	b.t.Helper()
+	q := "document.querySelector(" + strconv.Quote(sel) + ")"
+	b.until(what, "!!"+q)
+	b.eval(q + ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+}
+
 // shot saves the page as docs/screenshots/name.png when HYPHAE_UI_SHOTS=1.
 func (b *browser) shot(name string) {
 	b.t.Helper()
@@ -238,7 +249,7 @@ func TestUIBrowserFlowDAGLogsAndCancel(t *testing.T) {
 		t.Fatalf("DAG nodes %q, want the flow's four jobs", names)
 	}
 	b.shot("flow")
-	b.do("click the report node", chromedp.Click(`#dag g.node[data-name="report"] rect`))
+	b.click("the report node", `#dag g.node[data-name="report"] rect`)
 	b.until("the report job's page", `location.hash.startsWith('#/job/1/') && document.querySelector('#logs')?.textContent.includes('report')`)
 
 	// Logs follow a running job: a line printed after the page opened
@@ -253,6 +264,19 @@ func TestUIBrowserFlowDAGLogsAndCancel(t *testing.T) {
 	b.until("the line printed after the page opened", `document.querySelector('#logs')?.textContent.includes('second-line')`)
 	b.until("the job shown finished", `document.querySelector('#job h2 [data-state]')?.dataset.state === 'finished'`)
 
+	// Retry a failed job from its page (job.retry): its second attempt
+	// passes.
+	once := filepath.Join(t.TempDir(), "failed-once")
+	failed := a.submit(t, fmt.Sprintf("[ -f %[1]s ] || { touch %[1]s; echo first-attempt-fails >&2; exit 1; }; echo retried", once))
+	b.visit("#/job/1/"+failed, `!!document.querySelector('#job-retry')`)
+	b.click("Retry", `#job-retry`)
+	b.until("the retried job finished", `document.querySelector('#job h2 [data-state]')?.dataset.state === 'finished'`)
+	var retried jobOut
+	a.call(t, "job.load", map[string]any{"context": 1, "key": failed}, &retried)
+	if retried.Status != "finished" || retried.Attempt != 2 {
+		t.Fatalf("job %s after Retry in the browser: %s, attempt %d; want finished, attempt 2", failed, retried.Status, retried.Attempt)
+	}
+
 	// Cancel a running flow from its page.
 	hold := filepath.Join(t.TempDir(), "never")
 	var slow struct {
@@ -266,7 +290,7 @@ jobs:
 `, hold)), "--json"), &slow)
 	b.visit(fmt.Sprintf("#/flow/1/%d", slow.ID), `document.querySelector('#dag g.node[data-name="wait"]')?.dataset.state === 'running'`)
 	b.shot("flow-running")
-	b.do("click Cancel", chromedp.Click(`#flow-cancel`))
+	b.click("Cancel", `#flow-cancel`)
 	b.until("the flow ended", `['error', 'finished'].includes(document.querySelector('#flow-status [data-state]')?.dataset.state)`)
 	b.until("no node left running or pending", `[...document.querySelectorAll('#dag g.node')].every(n => !['running', 'pending', 'dispatched', 'ready'].includes(n.dataset.state))`)
 	var st struct {
@@ -301,11 +325,11 @@ func TestUIBrowserContextsAndDeadLetters(t *testing.T) {
 		t.Fatalf("context 1 readers after the grant in the browser: %v", c.Readers)
 	}
 	b.shot("contexts")
-	b.do("click revoke", chromedp.Click(`li[data-role="reader"] button`))
+	b.click("revoke", `li[data-role="reader"] button`)
 	b.until("the reader gone", `!document.querySelector('li[data-role="reader"][data-actor]')`)
 
-	// Dead letters: the list (the agent has no retry or delete method).
+	// Dead letters: the list (retry is job.retry, shown per entry; there
+	// is no delete method).
 	b.visit("#/dead", `document.querySelector('#dead')?.textContent.includes('no dead letters')`)
 	b.shot("dead-letters")
-	t.Log("dead letters: retry and delete are not offered: the agent has no such methods")
 }

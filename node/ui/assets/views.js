@@ -191,7 +191,9 @@ function jobDetail(ctx, j, logs) {
   return el('div', {},
     el('h2', {}, 'Job ', el('code', {}, j.key), ' ', badge(j.state), ' ',
       ended(j.status) ? null : el('button', {class: 'danger', id: 'job-stop',
-        onclick: () => act('stop ' + j.key, 'job.stop', {context: ctx, key: j.key}).then(() => H.view.refresh())}, 'Stop')),
+        onclick: () => act('stop ' + j.key, 'job.stop', {context: ctx, key: j.key}).then(() => H.view.refresh())}, 'Stop'),
+      j.status === 'error' && !j.flow_id ? el('button', {id: 'job-retry',
+        onclick: () => act('retry ' + j.key, 'job.retry', {context: ctx, key: j.key}).then(() => route())}, 'Retry') : null),
     el('div', {class: 'grid'},
       card('Job', kv([['name', j.name || '—'], ['type', j.script_type], ['status', j.status],
         ['attempt', j.attempt + ' of ' + (j.retries + 1)], ['runner', el('code', {}, j.runner || '—')],
@@ -214,11 +216,13 @@ Views.dead = () => {
     async refresh() {
       const ds = await rpc('deadletter.list', {context: H.ctx, limit: 200});
       fill(box, el('h2', {}, 'Dead letters · context ' + H.ctx),
-        el('p', {class: 'note'}, 'Entries that could not be processed, newest first. Retry and delete need methods the agent ' +
-          'does not have yet (deadletter.retry, deadletter.delete); a failed job can be run again from the CLI.'),
-        ds.length ? table(['WHEN', 'KEY', 'QUEUE', 'REASON', 'RUNNER'], ds.map(d => el('tr', {'data-key': d.key},
+        el('p', {class: 'note'}, 'Entries that could not be processed, newest first. Retry queues the job again (job.retry: ' +
+          'a local job that ended error); deleting an entry needs a method the agent does not have yet.'),
+        ds.length ? table(['WHEN', 'KEY', 'QUEUE', 'REASON', 'RUNNER', ''], ds.map(d => el('tr', {'data-key': d.key},
           el('td', {}, when(d.at)), el('td', {}, d.key.startsWith('job:') ? el('a', {href: jobHref(H.ctx, d.key)}, d.key) : d.key),
-          el('td', {}, d.queue || ''), el('td', {}, d.reason), el('td', {}, short(d.runner)))))
+          el('td', {}, d.queue || ''), el('td', {}, d.reason), el('td', {}, short(d.runner)),
+          el('td', {}, d.key.startsWith('job:') ? el('button', {class: 'retry',
+            onclick: () => act('retry ' + d.key, 'job.retry', {context: H.ctx, key: d.key})}, 'Retry') : ''))))
           : el('p', {class: 'muted'}, 'no dead letters'));
     },
   };
