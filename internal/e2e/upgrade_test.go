@@ -62,12 +62,13 @@ func TestUpgradeFromPreviousBuild(t *testing.T) {
 	if v := storeSchema(t, cur.dir); v != strconv.Itoa(store.Schema) {
 		t.Fatalf("%s after the upgrade = %q, want %d", store.SchemaKey, v, store.Schema)
 	}
-	if log := cur.proc.log.String(); !strings.Contains(log, "store: data migrated") || !strings.Contains(log, "from_schema=0") {
-		t.Fatalf("the upgraded agent's log does not say it migrated from schema 0:\n%s", log)
-	}
 	out := cur.hy(t, "job", "run", "--context", "1", "--wait", "--script", "echo after the upgrade")
 	if !strings.Contains(out, "after the upgrade") {
 		t.Fatalf("a job after the upgrade printed %q", out)
+	}
+	cur.stop(t) // its log is complete (and no longer written) once it exited
+	if log := cur.proc.log.String(); !strings.Contains(log, "store: data migrated") || !strings.Contains(log, "from_schema=0") {
+		t.Fatalf("the upgraded agent's log does not say it migrated from schema 0:\n%s", log)
 	}
 }
 
