@@ -167,8 +167,9 @@ func (h *Handlers) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobVi
 		p.To = to
 	}
 	if p.To != "" && p.To != "self" && p.To != h.ID.PeerID().String() {
-		if p.RunAt != 0 || p.Delay != 0 {
-			return nil, nil, api.InvalidParams("run_at", "a delayed job runs on this agent (to=self) only, for now")
+		if at, ok := p.at(time.Now()); ok && run {
+			j, err := h.submitRemoteAt(ctx, p, at)
+			return j, nil, err
 		}
 		if !run {
 			return nil, nil, api.InvalidParams("to", "job.create stores local jobs only; use job.run for remote ones")

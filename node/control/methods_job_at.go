@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
@@ -48,4 +50,42 @@ func (h *Handlers) enqueueAt(ctx context.Context, j *model.RunnerJob, at time.Ti
 	}
 	_, err := h.Store.EnqueueJobAt(ctx, j, at, time.Now())
 	return err
+}
+
+// submitRemoteAt records a job for another agent that must not start
+// before at: job and message are saved here now, and the message goes on
+// msg_out when due (store.SendAt), where the bridge sends it as it sends
+// any client's message. The job carries run_at, so the agent that runs it
+// also holds it back should it arrive early (a clock behind).
+func (h *Handlers) submitRemoteAt(ctx context.Context, p JobRunParams, at time.Time) (*JobView, error) {
+	dst := "" // to any: the bridge routes it by type when it is sent
+	if p.To != ToAny {
+		id, err := peer.Decode(p.To)
+		if err != nil {
+			return nil, api.InvalidParams("to", "%q is neither self, any nor a peer ID: %v", p.To, err)
+		}
+		dst = id.String()
+	}
+	if h.Draining() {
+		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not sending new jobs")
+	}
+	origin, err := h.originContext(ctx, p.Context)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := h.Store.NextIDs(ctx, origin, "job", "message")
+	if err != nil {
+		return nil, err
+	}
+	j := &model.RunnerJob{ID: ids[0], CallerID: h.Self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
+		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU,
+		Status: model.JobDispatched, Attempt: 1, Runner: dst, Extra: model.Hash{store.RunAtField: store.FormatRunAt(at)}}
+	m := &model.Message{ID: ids[1], CallerID: j.CallerID, ContextID: p.Context, MessageType: model.MsgTypeJob,
+		Status: model.MsgDispatched, Dst: dst, Timeout: int64(h.Cfg.Bus.Timeout / time.Second)}
+	j.SetMessageKey(store.MessageKey(m.CallerID, m.ID))
+	m.Job = []*model.RunnerJob{j}
+	if err := h.Store.SendAt(ctx, origin, j, m, at, time.Now()); err != nil {
+		return nil, err
+	}
+	return jobView(j), nil
 }
