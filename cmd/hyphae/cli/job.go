@@ -97,6 +97,7 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 		return err
 	}
 	switch {
+	case j.RunAt != 0 && j.Status == "dispatched": // delayed: sent (and routed) when due
 	case j.Runner != "":
 		noteIfAway(cmd.Context(), g, j.Runner, cmd.ErrOrStderr())
 	case f.to == control.ToAny:
