@@ -104,8 +104,8 @@ func (t *Timers) fire(ctx context.Context, id uint64) time.Duration {
 			sleep = min(sleep, time.Second) // Redis away: try again soon
 			continue
 		}
-		if !next.IsZero() {
-			sleep = min(sleep, max(next.Sub(now), 0))
+		if !next.IsZero() { // counted from after the fire, which took its time
+			sleep = min(sleep, max(next.Sub(t.cfg.Now()), 0))
 		}
 	}
 	return sleep
