@@ -52,7 +52,11 @@ type globals struct {
 
 // Main runs the CLI with args and returns the process exit code.
 func Main(ctx context.Context, args []string) int {
-	g := &globals{stdout: os.Stdout, stderr: os.Stderr}
+	return mainWith(ctx, &globals{stdout: os.Stdout, stderr: os.Stderr}, args)
+}
+
+// mainWith is Main writing to g's stdout and stderr.
+func mainWith(ctx context.Context, g *globals, args []string) int {
 	root := newRoot(g)
 	root.SetArgs(args)
 	root.SetOut(g.stdout)
@@ -102,15 +106,41 @@ Start here:
 	} {
 		root.AddCommand(add(g))
 	}
+	refuseUnknownSubcommands(root)
 	return root
 }
 
 func isUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires ", "invalid argument"} {
+	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires ", "invalid argument", "required flag"} {
 		if strings.Contains(msg, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (job, flow, …) refuse an unknown subcommand as bad usage: cobra would
+// print the group's help and exit 0, so a typo in a script passed. With no
+// argument the group still prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !c.HasParent() || !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		hint := ""
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usage("unknown command %q for %q%s (see %s --help)", args[0], cmd.CommandPath(), hint, cmd.CommandPath())
+	}
 }
