@@ -63,17 +63,18 @@ func newContextCreate(g *globals) *cobra.Command {
 
 func newContextGrant(g *globals, give bool) *cobra.Command {
 	var actor, role string
+	var ctxFlag uint64
 	verb, method := "grant", "context.grant"
 	if !give {
 		verb, method = "revoke", "context.revoke"
 	}
 	cmd := &cobra.Command{
-		Use:     verb + " CONTEXT --actor PEER_ID --role executor|reader|admin",
+		Use:     verb + " [CONTEXT] --actor PEER_ID --role executor|reader|admin",
 		Short:   map[bool]string{true: "Give an actor a role in a context", false: "Take a role away"}[give],
 		Example: "  hyphae context " + verb + " 1 --actor 12D3KooW... --role executor",
-		Args:    cobra.ExactArgs(1),
+		Args:    ctxArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, _, err := contextArgs(cmd, ctxFlag, args, 0)
 			if err != nil {
 				return err
 			}
@@ -88,17 +89,19 @@ func newContextGrant(g *globals, give bool) *cobra.Command {
 	cmd.Flags().StringVar(&actor, "actor", "", "peer ID (or local actor id) of the actor")
 	cmd.Flags().StringVar(&role, "role", "executor", "admin, executor or reader")
 	_ = cmd.MarkFlagRequired("actor")
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	return cmd
 }
 
 func newContextShow(g *globals) *cobra.Command {
 	var asJSON bool
+	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:   "show CONTEXT",
+		Use:   "show [CONTEXT]",
 		Short: "Show a context and who may do what in it",
-		Args:  cobra.ExactArgs(1),
+		Args:  ctxArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, _, err := contextArgs(cmd, ctxFlag, args, 0)
 			if err != nil {
 				return err
 			}
@@ -113,6 +116,7 @@ func newContextShow(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

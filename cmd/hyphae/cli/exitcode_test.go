@@ -23,7 +23,8 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"job", "run", "--script", "echo hi"}, `required flag(s) "context" not set`},
+		{[]string{"context", "grant", "1", "--role", "reader"}, `required flag(s) "actor" not set`},
+		{[]string{"job", "status", "job:1:1"}, "no context: give --context N"},
 		{[]string{"job", "frobnicate"}, `unknown command "frobnicate" for "hyphae job"`},
 		{[]string{"flow", "stauts", "1"}, `did you mean start or status?`},
 		{[]string{"nosuch"}, `unknown command "nosuch"`},

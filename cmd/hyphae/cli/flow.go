@@ -59,7 +59,7 @@ that only agents not up right now serve is a warning.`,
 			return showFlow(cmd.OutOrStdout(), v, asJSON, wait)
 		},
 	}
-	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (default: the file's `context:`)")
+	addContextFlag(cmd, &ctxID, "context id (default: the file's `context:`)")
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the flow until it ends and print its result")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON (status, result, jobs)")
 	return cmd
@@ -86,7 +86,7 @@ func newFlowCreate(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (default: the file's `context:`)")
+	addContextFlag(cmd, &ctxID, "context id (default: the file's `context:`)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON")
 	return cmd
 }
@@ -172,14 +172,15 @@ func progressPrinter(w io.Writer) func(prev, cur *control.FlowView) {
 	}
 }
 
-// flowRef reads "ID --context N".
-func flowRef(arg string, ctxID uint64) (control.FlowRef, error) {
+// flowRef reads "ID --context N" (the context also from $HYPHAE_CONTEXT).
+func flowRef(cmd *cobra.Command, arg string, ctxFlag uint64) (control.FlowRef, error) {
 	id, err := strconv.ParseUint(arg, 10, 64)
 	if err != nil || id == 0 {
 		return control.FlowRef{}, usage("flow id %q: want a number", arg)
 	}
-	if ctxID == 0 {
-		return control.FlowRef{}, usage("--context N is required")
+	ctxID, err := contextOrEnv(cmd, ctxFlag)
+	if err != nil {
+		return control.FlowRef{}, err
 	}
 	return control.FlowRef{Context: ctxID, ID: id}, nil
 }
@@ -192,14 +193,14 @@ func flowCmd(use, short string, run func(cmd *cobra.Command, ref control.FlowRef
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := flowRef(args[0], ctxID)
+			ref, err := flowRef(cmd, args[0], ctxID)
 			if err != nil {
 				return err
 			}
 			return run(cmd, ref)
 		},
 	}
-	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (required)")
+	addContextFlag(cmd, &ctxID, "context id (required; default $"+envContext+")")
 	return cmd
 }
 
@@ -282,12 +283,13 @@ func newFlowList(g *globals) *cobra.Command {
 	var ctxID uint64
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "list --context N",
+		Use:   "list [CONTEXT]",
 		Short: "List a context's flows",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if ctxID == 0 {
-				return usage("--context N is required")
+		Args:  ctxArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctxID, _, err := contextArgs(cmd, ctxID, args, 0)
+			if err != nil {
+				return err
 			}
 			var fs []control.FlowSummary
 			if err := g.call(cmd.Context(), "flow.list", map[string]any{"context": ctxID}, &fs); err != nil {
@@ -306,7 +308,7 @@ func newFlowList(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (required)")
+	addContextFlag(cmd, &ctxID, contextUse)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

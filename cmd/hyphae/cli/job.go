@@ -61,12 +61,17 @@ bus.timeout (a note on stderr says so).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.typeSet = cmd.Flags().Changed("type")
+			id, err := contextOrEnv(cmd, f.ctx)
+			if err != nil {
+				return err
+			}
+			f.ctx = id
 			return jobRun(cmd, g, f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.to, "to", "self", "where to run: self, a peer ID, runner:<id> (a runner record of --context here), or any (an agent up that runs the type)")
-	fl.Uint64Var(&f.ctx, "context", 0, "context id (required)")
+	addContextFlag(cmd, &f.ctx, "context id (required; default $"+envContext+")")
 	fl.StringVar(&f.typ, "type", "sh", "script type: sh, bash, python, or one the runner configures (default: from --file's extension, .py python, .sh sh, .bash bash, .<type> a type the agent serves; else sh)")
 	fl.StringVar(&f.script, "script", "", "the script text")
 	fl.StringVar(&f.file, "file", "", "read the script from this file")
@@ -80,7 +85,6 @@ bus.timeout (a note on stderr says so).`,
 	fl.StringVar(&f.at, "at", "", "start no earlier than this time: RFC 3339 (2026-12-24T18:00:00Z) or unix seconds; kept in Redis, survives restarts")
 	fl.DurationVar(&f.in, "in", 0, "start no earlier than this long from now, e.g. 10m or 2h30m")
 	fl.BoolVar(&f.asJSON, "json", false, "print the job as JSON (with status, result, error)")
-	_ = cmd.MarkFlagRequired("context")
 	return cmd
 }
 

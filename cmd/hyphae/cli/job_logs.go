@@ -13,8 +13,9 @@ import (
 
 func newJobLogs(g *globals) *cobra.Command {
 	var follow bool
+	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:   "logs CONTEXT JOB_KEY",
+		Use:   "logs [CONTEXT] JOB_KEY",
 		Short: "Print a job's output lines; -f follows until the job ends",
 		Long: `Print a job's output lines; -f follows until the job ends.
 
@@ -23,18 +24,19 @@ which keeps its whole log, while it runs and after. When that agent cannot be
 asked (not connected, no answer, the job gone there), the lines come from the
 job's record here: the last 50, which its result brought home. A note on
 stderr says so, and why.`,
-		Example: "  hyphae job logs 1 job:1:7 -f",
-		Args:    cobra.ExactArgs(2),
+		Example: "  hyphae job logs -c 1 job:1:7 -f\n  hyphae job logs 1 job:1:7",
+		Args:    ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
 			if err != nil {
 				return err
 			}
-			f := &logFollower{g: g, ctxID: id, key: args[1], out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+			f := &logFollower{g: g, ctxID: id, key: args[0], out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
 			return f.run(cmd.Context(), follow)
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines until the job ends")
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	return cmd
 }
 

@@ -10,8 +10,9 @@ import (
 
 func newJobRetry(g *globals) *cobra.Command {
 	var wait, asJSON bool
+	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:   "retry CONTEXT JOB_KEY",
+		Use:   "retry [CONTEXT] JOB_KEY",
 		Short: "Queue a job that ended error again, as a new attempt",
 		Long: `Queue a job that ended error (it failed, was stopped, timed out or was
 dead-lettered as invalid) again on this agent's runner, as its next attempt:
@@ -20,14 +21,14 @@ queued or running, a flow's job or one sent to another agent is refused.
 With --wait it follows the new attempt to its end; the exit code is then 0
 when it finished, 1 when it failed again.`,
 		Example: "  hyphae job retry 1 job:1:42 --wait",
-		Args:    cobra.ExactArgs(2),
+		Args:    ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
 			if err != nil {
 				return err
 			}
 			var j control.JobView
-			if err := g.call(cmd.Context(), "job.retry", control.JobRef{Context: id, Key: args[1]}, &j); err != nil {
+			if err := g.call(cmd.Context(), "job.retry", control.JobRef{Context: id, Key: args[0]}, &j); err != nil {
 				return err
 			}
 			if wait {
@@ -54,6 +55,7 @@ when it finished, 1 when it failed again.`,
 		},
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the new attempt to its end")
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the job as JSON")
 	return cmd
 }

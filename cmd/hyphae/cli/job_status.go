@@ -17,18 +17,19 @@ import (
 
 func newJobStatus(g *globals) *cobra.Command {
 	var asJSON bool
+	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:     "status CONTEXT JOB_KEY",
+		Use:     "status [CONTEXT] JOB_KEY",
 		Short:   "Show a job: status, attempt, result, error",
-		Example: "  hyphae job status 1 job:1:42",
-		Args:    cobra.ExactArgs(2),
+		Example: "  hyphae job status -c 1 job:1:42\n  hyphae job status 1 job:1:42",
+		Args:    ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
 			if err != nil {
 				return err
 			}
 			var j control.JobView
-			if err := g.call(cmd.Context(), "job.load", map[string]any{"context": id, "key": args[1]}, &j); err != nil {
+			if err := g.call(cmd.Context(), "job.load", map[string]any{"context": id, "key": args[0]}, &j); err != nil {
 				return err
 			}
 			if asJSON {
@@ -38,6 +39,7 @@ func newJobStatus(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -46,16 +48,17 @@ func newJobList(g *globals) *cobra.Command {
 	var asJSON bool
 	var status string
 	var limit int
+	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:   "list CONTEXT",
+		Use:   "list [CONTEXT]",
 		Short: "List a context's jobs, newest first",
 		Long: `List a context's jobs, newest first: the newest 50 unless --limit says
 otherwise (0: all), only those in one status with --status. RUNNER is the
 agent a job went to (shortened; --json has it whole), "-" for one run here.`,
-		Example: "  hyphae job list 1\n  hyphae job list 1 --status error --limit 0",
-		Args:    cobra.ExactArgs(1),
+		Example: "  hyphae job list -c 1\n  hyphae job list 1 --status error --limit 0",
+		Args:    ctxArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, _, err := contextArgs(cmd, ctxFlag, args, 0)
 			if err != nil {
 				return err
 			}
@@ -92,6 +95,7 @@ agent a job went to (shortened; --json has it whole), "-" for one run here.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&status, "status", "", "only jobs in this status: dispatched, waiting_for_prerequisites, started, error, finished")
 	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many jobs, newest first (0: all)")
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	return cmd
 }
 
@@ -154,8 +158,9 @@ func oneLine(s string, n int) string {
 }
 
 func newJobStop(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "stop CONTEXT JOB_KEY",
+	var ctxFlag uint64
+	cmd := &cobra.Command{
+		Use:   "stop [CONTEXT] JOB_KEY",
 		Short: "Stop a running or queued job (it ends error: stopped)",
 		Long: `Stop a running or queued job; it ends with status error, "stopped".
 
@@ -163,26 +168,29 @@ A job sent to another agent is stopped there: the stop travels as the job
 did. If that agent has not acknowledged the job yet (it may be away), the
 job also ends here at once, and its message is withdrawn instead of being
 sent again.`,
-		Args: cobra.ExactArgs(2),
+		Args: ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
 			if err != nil {
 				return err
 			}
+			key := args[0]
 			var out map[string]string
-			if err := g.call(cmd.Context(), "job.stop", map[string]any{"context": id, "key": args[1]}, &out); err != nil {
+			if err := g.call(cmd.Context(), "job.stop", map[string]any{"context": id, "key": key}, &out); err != nil {
 				return err
 			}
 			if out["where"] == "outbox" {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: no agent had taken it yet, so it will not be sent\n", args[1])
+				fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: no agent had taken it yet, so it will not be sent\n", key)
 				return nil
 			}
 			if out["withdrawn"] == "true" {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: %s had not acknowledged it, so it will not be sent again (a stop goes to it too)\n", args[1], out["where"])
+				fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: %s had not acknowledged it, so it will not be sent again (a stop goes to it too)\n", key, out["where"])
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "stop requested for %s\n", args[1])
+			fmt.Fprintf(cmd.OutOrStdout(), "stop requested for %s\n", key)
 			return nil
 		},
 	}
+	addContextFlag(cmd, &ctxFlag, contextUse)
+	return cmd
 }

@@ -50,7 +50,7 @@ would go.
 		},
 	}
 	f := cmd.Flags()
-	f.Uint64Var(&p.Context, "context", 0, "prune this context only (default: every context of the agent)")
+	f.Uint64VarP(&p.Context, "context", "c", 0, "prune this context only (default: every context of the agent)")
 	f.DurationVar(&olderThan, "older-than", 0, "remove what ended longer ago than this (default: retention.max_age); 0s: everything ended")
 	f.BoolVar(&p.DryRun, "dry-run", false, "remove nothing; say what would go")
 	f.BoolVar(&asJSON, "json", false, "print JSON: dry_run, older_than, contexts (per context counts and bytes), total")

@@ -30,14 +30,15 @@ func newRunnerCreate(g *globals) *cobra.Command {
 	var peerID string
 	var types []string
 	var asJSON bool
+	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:   "create CONTEXT --peer PEER_ID",
+		Use:   "create [CONTEXT] --peer PEER_ID",
 		Short: "Record an agent as a runner of a context; prints its runner:<id>",
 		Example: `  hyphae runner create 1 --peer 12D3KooW... --type sh --type python
   # then, in a flow file:  upload: {type: python, runner: "runner:1", script: ...}`,
-		Args: cobra.ExactArgs(1),
+		Args: ctxArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, _, err := contextArgs(cmd, ctxFlag, args, 0)
 			if err != nil {
 				return err
 			}
@@ -49,46 +50,51 @@ func newRunnerCreate(g *globals) *cobra.Command {
 	cmd.Flags().StringArrayVar(&types, "type", nil, "a script type it runs (repeatable); when given, only jobs of these types are placed on it")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	_ = cmd.MarkFlagRequired("peer")
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	return cmd
 }
 
 func newRunnerShow(g *globals) *cobra.Command {
 	var asJSON bool
+	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:     "show CONTEXT ID",
+		Use:     "show [CONTEXT] ID",
 		Short:   "Show one runner record of a context",
-		Example: "  hyphae runner show 1 1",
-		Args:    cobra.ExactArgs(2),
+		Example: "  hyphae runner show -c 1 runner:1\n  hyphae runner show 1 1",
+		Args:    ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctxID, err := parseCtx(args[0])
+			ctxID, args, err := contextArgs(cmd, ctxFlag, args, 1)
 			if err != nil {
 				return err
 			}
-			id, err := strconv.ParseUint(strings.TrimPrefix(args[1], "runner:"), 10, 64)
+			id, err := strconv.ParseUint(strings.TrimPrefix(args[0], "runner:"), 10, 64)
 			if err != nil {
-				return usage("runner id %q: want a number (or runner:<n>)", args[1])
+				return usage("runner id %q: want a number (or runner:<n>)", args[0])
 			}
 			return callRunners[control.RunnerView](cmd, g, "runner.load", map[string]any{"context": ctxID, "id": id}, asJSON)
 		},
 	}
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
 func newRunnerList(g *globals) *cobra.Command {
 	var asJSON bool
+	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:   "list CONTEXT",
+		Use:   "list [CONTEXT]",
 		Short: "List a context's runner records",
-		Args:  cobra.ExactArgs(1),
+		Args:  ctxArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseCtx(args[0])
+			id, _, err := contextArgs(cmd, ctxFlag, args, 0)
 			if err != nil {
 				return err
 			}
 			return callRunners[[]control.RunnerView](cmd, g, "runner.list", map[string]any{"context": id}, asJSON)
 		},
 	}
+	addContextFlag(cmd, &ctxFlag, contextUse)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
