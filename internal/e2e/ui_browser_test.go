@@ -164,10 +164,14 @@ func (a *uiAgent) hy(t *testing.T, args ...string) string {
 }
 
 // submit runs script in context 1 without waiting and returns its key.
-func (a *uiAgent) submit(t *testing.T, script string) string {
+func (a *uiAgent) submit(t *testing.T, script string, env ...string) string {
 	t.Helper()
+	args := []string{"job", "run", "--context", "1", "--type", "sh", "--json", "--script", script}
+	for _, e := range env {
+		args = append(args, "--env", e)
+	}
 	var j jobOut
-	decode(t, a.hy(t, "job", "run", "--context", "1", "--type", "sh", "--json", "--script", script), &j)
+	decode(t, a.hy(t, args...), &j)
 	return j.Key
 }
 
@@ -230,6 +234,17 @@ func TestUIBrowserLoginOverviewAndLiveJobs(t *testing.T) {
 		t.Fatal("the page reloaded to show the new job")
 	}
 	b.until("the job finished in the list", `document.querySelector('tr[data-key="`+key+`"] [data-state]')?.dataset.state === 'finished'`)
+
+	// Filters run on the agent (job.page): no python jobs; one failed sh job.
+	filter := func(typ string) {
+		b.eval(`(() => { const f = document.querySelector('#view form.filters'); f.elements.type.value = ` + strconv.Quote(typ) +
+			`; f.requestSubmit(); })()`)
+	}
+	filter("python")
+	b.until("no python jobs", `location.hash.includes('type=python') && document.querySelector('#jobs-range')?.textContent === 'no jobs'`)
+	filter("sh")
+	b.click("the error tab of the sh jobs", `.tabs a[href*="status=error"][href*="type=sh"]`)
+	b.until("the one failed job", `location.hash.includes('status=error') && document.querySelector('#jobs-range')?.textContent === '1–1 of 1'`)
 }
 
 func TestUIBrowserFlowDAGLogsAndCancel(t *testing.T) {
@@ -255,8 +270,12 @@ func TestUIBrowserFlowDAGLogsAndCancel(t *testing.T) {
 	// Logs follow a running job: a line printed after the page opened
 	// shows up on it.
 	gate := filepath.Join(t.TempDir(), "go-on")
-	key := a.submit(t, fmt.Sprintf("echo first-line; while [ ! -f %s ]; do sleep 0.05; done; echo second-line; echo to-stderr >&2", gate))
+	key := a.submit(t, fmt.Sprintf("echo first-line; while [ ! -f %s ]; do sleep 0.05; done; echo second-line; echo to-stderr >&2", gate),
+		"API_TOKEN=s3cret-value", "MODE=fast")
 	b.visit("#/job/1/"+key, `document.querySelector('#logs')?.textContent.includes('first-line')`)
+	if b.eval(`document.body.textContent.includes('s3cret-value') + ' ' + document.body.textContent.includes('fast')`) != "false true" {
+		t.Fatal("the job page shows the secret-looking env value API_TOKEN, or hides the plain one MODE")
+	}
 	b.shot("job")
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)

@@ -85,20 +85,23 @@ const jobStatuses = ['dispatched', 'waiting_for_prerequisites', 'started', 'erro
 Views.jobs = (r) => {
   const q = r.q;
   const f = {status: q.get('status') || '', type: q.get('type') || '', flow: q.get('flow') || '', name: q.get('name') || '',
-    offset: Number(q.get('offset')) || 0, limit: 50};
+    within: q.get('within') || '', offset: Number(q.get('offset')) || 0, limit: 50};
+  const within = el('select', {name: 'within'}, [['', 'any time'], ['3600', 'last hour'], ['86400', 'last day'],
+    ['604800', 'last week']].map(([v, t]) => el('option', {value: v, selected: v === f.within}, t)));
   const list = el('div', {id: 'jobs-list'});
   const input = (k, ph) => el('input', {name: k, value: f[k], placeholder: ph, size: 14});
   const form = el('form', {class: 'filters', onsubmit: (e) => {
     e.preventDefault();
     const p = new URLSearchParams();
-    for (const k of ['type', 'flow', 'name']) if (form.elements[k].value) p.set(k, form.elements[k].value);
+    for (const k of ['type', 'flow', 'name', 'within']) if (form.elements[k].value) p.set(k, form.elements[k].value);
     if (f.status) p.set('status', f.status);
     go('#/jobs?' + p);
   }}, el('label', {}, 'type', input('type', 'sh')), el('label', {}, 'flow', input('flow', 'flow id')),
-  el('label', {}, 'name or key', input('name', 'contains…')), el('button', {type: 'submit'}, 'Filter'));
+  el('label', {}, 'name or key', input('name', 'contains…')), el('label', {}, 'created', within),
+  el('button', {type: 'submit'}, 'Filter'));
   const href = (o) => {
     const p = new URLSearchParams();
-    for (const k of ['status', 'type', 'flow', 'name']) { const x = k in o ? o[k] : f[k]; if (x) p.set(k, x); }
+    for (const k of ['status', 'type', 'flow', 'name', 'within']) { const x = k in o ? o[k] : f[k]; if (x) p.set(k, x); }
     if (o.offset) p.set('offset', o.offset);
     return '#/jobs?' + p;
   };
@@ -109,7 +112,7 @@ Views.jobs = (r) => {
     },
     async refresh() {
       const page = await rpc('job.page', {context: H.ctx, status: f.status, type: f.type, flow: Number(f.flow) || 0,
-        name: f.name, offset: f.offset, limit: f.limit});
+        name: f.name, since: f.within ? Math.floor(Date.now() / 1000) - Number(f.within) : 0, offset: f.offset, limit: f.limit});
       const all = Object.values(page.counts).reduce((a, b) => a + b, 0);
       const tabs = el('div', {class: 'tabs'}, el('a', {href: href({status: ''}), class: f.status ? '' : 'on'}, 'all ' + all),
         jobStatuses.map(s => el('a', {href: href({status: s}), class: f.status === s ? 'on' : ''}, s + ' ' + (page.counts[s] || 0))));
