@@ -50,3 +50,30 @@ func TestCLIContextFlagEverywhere(t *testing.T) {
 		t.Fatalf("job status without a context: exit %d, %q", code, stderr)
 	}
 }
+
+// A missing flow, job, runner record or context is said as such, exit 1,
+// not as the chain of calls that failed inside the agent; a list of a
+// missing context is an error, not an empty list.
+func TestCLINotFoundSaysWhat(t *testing.T) {
+	dir, _ := inspectAgent(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"flow", "status", "999", "-c", "1"}, "flow 999 not found in context 1"},
+		{[]string{"flow", "cancel", "999", "-c", "1"}, "flow 999 not found in context 1"},
+		{[]string{"job", "status", "-c", "1", "job:1:777"}, "job:1:777 not found in context 1"},
+		{[]string{"job", "logs", "1", "job:1:777"}, "job:1:777 not found in context 1"},
+		{[]string{"job", "status", "-c", "99", "job:99:1"}, "context 99 not found"},
+		{[]string{"runner", "show", "-c", "1", "5"}, "runner:5 not found in context 1"},
+		{[]string{"context", "show", "99"}, "context 99 not found"},
+		{[]string{"job", "list", "99"}, "context 99 not found"},
+		{[]string{"job", "list", "-c", "99", "--json"}, "context 99 not found"},
+		{[]string{"runner", "list", "-c", "99"}, "context 99 not found"},
+	} {
+		_, stderr, code := hyEnv(nil, nil, append(c.args, "--data-dir", dir)...)
+		if code != 1 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "store.") {
+			t.Errorf("hyphae %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+}

@@ -16,7 +16,11 @@ func (g *globals) call(ctx context.Context, method string, params, out any) erro
 	if err != nil {
 		return err
 	}
-	return g.explain(c.Call(ctx, method, params, out))
+	err = c.Call(ctx, method, params, out)
+	if nf := g.notFound(ctx, method, params, err); nf != nil { // notfound.go
+		return nf
+	}
+	return g.explain(err)
 }
 
 // explain maps a client error to an exit code and a message that says

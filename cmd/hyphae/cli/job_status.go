@@ -73,6 +73,11 @@ agent a job went to (shortened; --json has it whole), "-" for one run here.`,
 			if err := g.call(cmd.Context(), "job.list", p, &js); err != nil {
 				return err
 			}
+			if len(js) == 0 {
+				if err := g.requireContext(cmd.Context(), id); err != nil {
+					return err
+				}
+			}
 			if limit > 0 && len(js) > limit {
 				js = js[:limit]
 				defer fmt.Fprintf(cmd.ErrOrStderr(), "showing the newest %d; --limit 0 shows all\n", limit)

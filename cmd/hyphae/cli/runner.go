@@ -107,6 +107,11 @@ func callRunners[T control.RunnerView | []control.RunnerView](cmd *cobra.Command
 	if err := g.call(cmd.Context(), method, params, &out); err != nil {
 		return err
 	}
+	if v, ok := any(out).([]control.RunnerView); ok && len(v) == 0 {
+		if err := g.requireContext(cmd.Context(), params["context"].(uint64)); err != nil {
+			return err
+		}
+	}
 	if asJSON {
 		return printJSON(cmd.OutOrStdout(), out)
 	}
