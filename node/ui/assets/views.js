@@ -141,7 +141,7 @@ Views.job = (r) => {
   const ctx = Number(r.args[0]), key = r.args[1];
   const box = el('div', {id: 'job'});
   const logs = el('pre', {id: 'logs'});
-  let next = 0, followed = false;
+  let next = 0, followed = false, rendered = false;
   const addLines = (lines) => {
     for (const line of lines) logs.append(logLine(line));
     logs.scrollTop = logs.scrollHeight;
@@ -149,13 +149,18 @@ Views.job = (r) => {
   const v = {
     async render() {
       await v.refresh();
-      await v.readLogs();
+      if (!followed) await v.readLogs(); // a followed job's stream sends its lines from the first
       return box;
     },
     async refresh() {
       const j = await rpc('job.load', {context: ctx, key: key});
       fill(box, jobDetail(ctx, j, logs));
-      if (!ended(j.status) && !followed) v.follow();
+      // A job sent to another agent is read there (job.logs) at each
+      // refresh; one of this agent's is followed line by line.
+      const away = j.runner && H.info && j.runner !== H.info.peer_id;
+      if (away && rendered) await v.readLogs();
+      if (!ended(j.status) && !followed && !away) v.follow();
+      rendered = true;
     },
     async readLogs() {
       for (let i = 0; i < 50; i++) {
@@ -167,15 +172,11 @@ Views.job = (r) => {
       }
     },
     // follow streams the job's lines as it runs (/events/job), from the
-    // start: the lines read so far are replaced.
+    // first line.
     follow() {
       followed = true;
       const es = follow('/events/job?context=' + ctx + '&key=' + encodeURIComponent(key));
-      let first = true;
-      es.addEventListener('log', (e) => {
-        if (first) { fill(logs); first = false; }
-        addLines(JSON.parse(e.data).lines);
-      });
+      es.addEventListener('log', (e) => addLines(JSON.parse(e.data).lines));
       es.addEventListener('end', () => { es.close(); v.refresh(); });
     },
   };
