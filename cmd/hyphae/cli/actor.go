@@ -13,7 +13,7 @@ func newActor(g *globals) *cobra.Command {
 		Use:   "actor",
 		Short: "Actors known to this agent (people and agents, by peer ID)",
 	}
-	var asJSON bool
+	var asJSON, addJSON bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List actors",
@@ -42,10 +42,14 @@ func newActor(g *globals) *cobra.Command {
 			if err := g.call(cmd.Context(), "actor.create", map[string]any{"pubkey": args[0]}, &a); err != nil {
 				return err
 			}
+			if addJSON {
+				return printJSON(cmd.OutOrStdout(), a)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "actor %d = %s\n", a.ID, a.Pubkey)
 			return nil
 		},
 	}
+	add.Flags().BoolVar(&addJSON, "json", false, "print the actor as JSON")
 	cmd.AddCommand(list, add)
 	return cmd
 }

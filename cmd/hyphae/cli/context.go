@@ -64,6 +64,7 @@ func newContextCreate(g *globals) *cobra.Command {
 func newContextGrant(g *globals, give bool) *cobra.Command {
 	var actor, role string
 	var ctxFlag uint64
+	var asJSON bool
 	verb, method := "grant", "context.grant"
 	if !give {
 		verb, method = "revoke", "context.revoke"
@@ -82,6 +83,9 @@ func newContextGrant(g *globals, give bool) *cobra.Command {
 			if err := g.call(cmd.Context(), method, map[string]any{"id": id, "actor": actor, "role": role}, &c); err != nil {
 				return err
 			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), c)
+			}
 			printContext(cmd.OutOrStdout(), &c, actorNames(cmd.Context(), g))
 			return nil
 		},
@@ -90,6 +94,7 @@ func newContextGrant(g *globals, give bool) *cobra.Command {
 	cmd.Flags().StringVar(&role, "role", "executor", "admin, executor or reader")
 	_ = cmd.MarkFlagRequired("actor")
 	addContextFlag(cmd, &ctxFlag, contextUse)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the context as JSON")
 	return cmd
 }
 

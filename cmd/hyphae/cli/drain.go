@@ -7,7 +7,8 @@ import (
 )
 
 func newDrain(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "drain",
 		Short: "Drain and stop the agent: no new work, running jobs finish, outbox flushed",
 		Long: `Ask the agent on --data-dir to drain, as SIGTERM does: it takes no new
@@ -20,8 +21,13 @@ acknowledged, leaves the overlay and exits 0.`,
 			if err := g.call(cmd.Context(), "node.drain", nil, &res); err != nil {
 				return err
 			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), res)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "draining (grace %vs)\n", res["grace_seconds"])
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the agent's answer as JSON")
+	return cmd
 }

@@ -205,13 +205,16 @@ func flowCmd(use, short string, run func(cmd *cobra.Command, ref control.FlowRef
 }
 
 func newFlowStart(g *globals) *cobra.Command {
-	return flowCmd("start", "Start a created flow", func(cmd *cobra.Command, ref control.FlowRef) error {
+	var asJSON bool
+	cmd := flowCmd("start", "Start a created flow", func(cmd *cobra.Command, ref control.FlowRef) error {
 		var v control.FlowView
 		if err := g.call(cmd.Context(), "flow.start", ref, &v); err != nil {
 			return err
 		}
-		return showFlow(cmd.OutOrStdout(), &v, false, false)
+		return showFlow(cmd.OutOrStdout(), &v, asJSON, false)
 	})
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON")
+	return cmd
 }
 
 func newFlowStatus(g *globals) *cobra.Command {
@@ -233,13 +236,17 @@ func newFlowStatus(g *globals) *cobra.Command {
 }
 
 func newFlowWatch(g *globals) *cobra.Command {
-	return flowCmd("watch", "Follow a flow live until it ends, redrawing its DAG as jobs move",
+	var asJSON bool
+	cmd := flowCmd("watch", "Follow a flow live until it ends, redrawing its DAG as jobs move",
 		func(cmd *cobra.Command, ref control.FlowRef) error {
 			var v control.FlowView
 			if err := g.call(cmd.Context(), "flow.status", ref, &v); err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if asJSON { // progress on stderr, the ended flow on stdout
+				out = cmd.ErrOrStderr()
+			}
 			tty := isTerminal(out)
 			draw := progressPrinter(out)
 			if tty {
@@ -251,11 +258,16 @@ func newFlowWatch(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return showFlow(cmd.OutOrStdout(), end, true, true)
+			}
 			if !tty {
 				fmt.Fprint(out, flowtext.Render(&end.Status))
 			}
 			return showFlow(io.Discard, end, false, true)
 		})
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the ended flow as JSON (progress goes to stderr)")
+	return cmd
 }
 
 func isTerminal(w io.Writer) bool {
@@ -268,15 +280,21 @@ func isTerminal(w io.Writer) bool {
 }
 
 func newFlowCancel(g *globals) *cobra.Command {
-	return flowCmd("cancel", "Stop a flow's running jobs and cancel the rest",
+	var asJSON bool
+	cmd := flowCmd("cancel", "Stop a flow's running jobs and cancel the rest",
 		func(cmd *cobra.Command, ref control.FlowRef) error {
 			var v control.FlowView
 			if err := g.call(cmd.Context(), "flow.cancel", ref, &v); err != nil {
 				return err
 			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), v)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "flow %d cancelled: %s\n", v.ID, flowtext.ProgressLine(&v.Status))
 			return nil
 		})
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON")
+	return cmd
 }
 
 func newFlowList(g *globals) *cobra.Command {

@@ -164,6 +164,7 @@ func oneLine(s string, n int) string {
 
 func newJobStop(g *globals) *cobra.Command {
 	var ctxFlag uint64
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "stop [CONTEXT] JOB_KEY",
 		Short: "Stop a running or queued job (it ends error: stopped)",
@@ -184,6 +185,9 @@ sent again.`,
 			if err := g.call(cmd.Context(), "job.stop", map[string]any{"context": id, "key": key}, &out); err != nil {
 				return err
 			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), out)
+			}
 			if out["where"] == "outbox" {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s stopped: no agent had taken it yet, so it will not be sent\n", key)
 				return nil
@@ -197,5 +201,6 @@ sent again.`,
 		},
 	}
 	addContextFlag(cmd, &ctxFlag, contextUse)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the agent's answer as JSON (where, withdrawn)")
 	return cmd
 }
