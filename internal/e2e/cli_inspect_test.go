@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -75,5 +76,29 @@ func TestCLINotFoundSaysWhat(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "store.") {
 			t.Errorf("hyphae %s: exit %d, stderr %q; want exit 1 and %q", strings.Join(c.args, " "), code, stderr, c.want)
 		}
+	}
+}
+
+// job list shows each job's name, attempt, flow and duration; job status
+// its attempt, times, duration and runner; job logs --tail N the last N
+// lines only.
+func TestCLIJobDetail(t *testing.T) {
+	dir, _ := inspectAgent(t)
+	var j jobOut
+	decode(t, hy(t, "job", "run", "-c", "1", "--name", "greet", "--retries", "2", "--wait", "--json", "--data-dir", dir,
+		"--script", "for i in 1 2 3 4 5; do echo line$i; done"), &j)
+	list := hy(t, "job", "list", "-c", "1", "--data-dir", dir)
+	if !regexp.MustCompile(`(?m)^KEY +NAME +TYPE +STATUS +ATTEMPT +FLOW +RUNNER +CREATED +DURATION +ERROR$`).MatchString(list) ||
+		!regexp.MustCompile(`(?m)^`+j.Key+` +greet +sh +finished +1/3 +- +- +\S+ \S+ +\d+s`).MatchString(list) {
+		t.Fatalf("job list:\n%s", list)
+	}
+	status := hy(t, "job", "status", "-c", "1", j.Key, "--data-dir", dir)
+	for _, want := range []string{"name:     greet", "attempt:  1/3", "created:  ", "ended:    ", "duration: ", "runner:   -"} {
+		if !strings.Contains(status, want) {
+			t.Errorf("job status lacks %q:\n%s", want, status)
+		}
+	}
+	if out := hy(t, "job", "logs", "-c", "1", j.Key, "--tail", "2", "--data-dir", dir); out != "line4\nline5\n" {
+		t.Fatalf("job logs --tail 2 = %q, want the last two lines", out)
 	}
 }

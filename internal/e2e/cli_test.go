@@ -73,7 +73,7 @@ func TestCLIGoldenPath(t *testing.T) {
 	}
 	// job list: newest first under a header, filtered by status, limited.
 	if out := hy(t, "job", "list", "1", "--data-dir", dir); !regexp.MustCompile(
-		`^KEY +TYPE +STATUS +RUNNER +CREATED +ERROR\n\S+ +sh +error .*exit status 7.*\n` + j.Key + ` +sh +finished `).MatchString(out) {
+		`^KEY +NAME +TYPE +STATUS +ATTEMPT +FLOW +RUNNER +CREATED +DURATION +ERROR\n\S+ +- +sh +error +1/1 .*exit status 7.*\n` + j.Key + ` +- +sh +finished `).MatchString(out) {
 		t.Fatalf("job list:\n%s\nwant a header, then the failed job (the newest), then %s", out, j.Key)
 	}
 	var listed []jobOut

@@ -13,6 +13,7 @@ import (
 
 func newJobLogs(g *globals) *cobra.Command {
 	var follow bool
+	var tail int
 	var ctxFlag uint64
 	cmd := &cobra.Command{
 		Use:   "logs [CONTEXT] JOB_KEY",
@@ -24,18 +25,22 @@ which keeps its whole log, while it runs and after. When that agent cannot be
 asked (not connected, no answer, the job gone there), the lines come from the
 job's record here: the last 50, which its result brought home. A note on
 stderr says so, and why.`,
-		Example: "  hyphae job logs -c 1 job:1:7 -f\n  hyphae job logs 1 job:1:7",
+		Example: "  hyphae job logs -c 1 job:1:7 -f\n  hyphae job logs 1 job:1:7 --tail 20",
 		Args:    ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
 			if err != nil {
 				return err
 			}
-			f := &logFollower{g: g, ctxID: id, key: args[0], out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr()}
+			if tail < 0 {
+				return usage("--tail must be 0 (all) or more")
+			}
+			f := &logFollower{g: g, ctxID: id, key: args[0], out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), tail: tail}
 			return f.run(cmd.Context(), follow)
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines until the job ends")
+	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "print only the last N lines there are now (then, with -f, the new ones); 0: all")
 	addContextFlag(cmd, &ctxFlag, contextUse)
 	return cmd
 }
@@ -50,6 +55,24 @@ type logFollower struct {
 	from      int64
 	source    string // where the last lines came from (LogsView.Source)
 	note      string // the last note printed
+	tail      int      // print only the last tail lines of the first read (0: all)
+	held      []string // the first read's lines, kept until it is complete (with tail)
+}
+
+// print prints lines, holding them back while the first read of a --tail
+// is not complete; complete says there are no more lines now.
+func (f *logFollower) print(lines []string, complete bool) {
+	if f.tail > 0 {
+		f.held = append(f.held, lines...)
+		if !complete {
+			return
+		}
+		lines = f.held[max(0, len(f.held)-f.tail):]
+		f.held, f.tail = nil, 0
+	}
+	for _, l := range lines {
+		fmt.Fprintln(f.out, l)
+	}
 }
 
 func (f *logFollower) run(ctx context.Context, follow bool) error {
@@ -62,7 +85,7 @@ func (f *logFollower) run(ctx context.Context, follow bool) error {
 		if f.source == "runner" && lv.Source == "result" && f.from > 0 {
 			// The runner's agent stopped answering: its indexes are not
 			// the local copy's. Start that copy from its first line.
-			f.from, f.source = 0, lv.Source
+			f.from, f.source, f.held = 0, lv.Source, nil
 			fmt.Fprintf(f.errw, "note: %s no longer answers (%s); the last lines %s's result brought home follow, some may repeat\n",
 				lv.Runner, lv.Note, f.key)
 			f.note = lv.Note
@@ -70,9 +93,7 @@ func (f *logFollower) run(ctx context.Context, follow bool) error {
 		}
 		f.noteOnce(&lv)
 		f.source = lv.Source
-		for _, l := range lv.Lines {
-			fmt.Fprintln(f.out, l)
-		}
+		f.print(lv.Lines, !lv.More)
 		f.from = lv.Next
 		switch {
 		case lv.More:

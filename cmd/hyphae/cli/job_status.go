@@ -36,6 +36,7 @@ func newJobStatus(g *globals) *cobra.Command {
 				return printJSON(cmd.OutOrStdout(), j)
 			}
 			printJob(cmd.OutOrStdout(), &j, 0)
+			printJobDetail(cmd.OutOrStdout(), &j, time.Now())
 			return nil
 		},
 	}
@@ -54,7 +55,9 @@ func newJobList(g *globals) *cobra.Command {
 		Short: "List a context's jobs, newest first",
 		Long: `List a context's jobs, newest first: the newest 50 unless --limit says
 otherwise (0: all), only those in one status with --status. RUNNER is the
-agent a job went to (shortened; --json has it whole), "-" for one run here.`,
+agent a job went to (shortened; --json has it whole), "-" for one run here.
+ATTEMPT is the attempt and how many the job may have; DURATION runs from
+the job's creation to its end (to now while it has not ended).`,
 		Example: "  hyphae job list -c 1\n  hyphae job list 1 --status error --limit 0",
 		Args:    ctxArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -107,10 +110,12 @@ agent a job went to (shortened; --json has it whole), "-" for one run here.`,
 // printJobTable prints jobs a line each, under a header.
 func printJobTable(w io.Writer, js []control.JobView) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tTYPE\tSTATUS\tRUNNER\tCREATED\tERROR")
+	fmt.Fprintln(tw, "KEY\tNAME\tTYPE\tSTATUS\tATTEMPT\tFLOW\tRUNNER\tCREATED\tDURATION\tERROR")
+	now := time.Now()
 	for _, j := range js {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", j.Key, j.Type, shownState(&j), shortRunner(j.Runner),
-			time.Unix(j.CreatedAt, 0).Format("2006-01-02 15:04:05"), oneLine(j.Error, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.Key, oneLine(orDash(j.Name), 24), j.Type,
+			shownState(&j), attemptOf(&j), flowOf(&j), shortRunner(j.Runner),
+			time.Unix(j.CreatedAt, 0).Format("2006-01-02 15:04:05"), jobDuration(&j, now), oneLine(j.Error, 80))
 	}
 	tw.Flush()
 }
