@@ -32,7 +32,7 @@ func (s *Scheduler) Create(ctx context.Context, f *File, caller uint64) (*model.
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
-	firstJob, err := s.st.ReserveIDs(ctx, f.Context, "job", len(f.Jobs))
+	firstJob, err := s.st.ReserveIDs(ctx, f.Context, "job", len(f.Jobs)+countCompensations(f))
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
@@ -66,6 +66,7 @@ func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow
 		fl.Jobs = append(fl.Jobs, jobs[i].ID)
 		nodes[spec.Name] = string(model.NodePending)
 	}
+	addCompensations(f, jobs, firstJob+uint64(len(f.Jobs)))
 	return fl, jobs, nodes
 }
 

@@ -49,6 +49,7 @@ type JobSpec struct {
 	RunAt           time.Time     // + start no earlier than this (zero: at once)
 	Delay           time.Duration // + start this long after the job is ready
 	Sleep           time.Duration // + a step that only waits this long (a noop job with Delay)
+	Compensate      *JobSpec      // + what undoes this job when the flow fails after it finished; nil = none
 	Line            int
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep"}
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate"}
 
 // jobs decodes the jobs mapping, in file order.
 func (p *parser) jobs(n *yaml.Node) []*JobSpec {
@@ -69,6 +69,8 @@ func (p *parser) job(e entry) *JobSpec {
 			j.Delay = p.duration(f, j.Name)
 		case "sleep":
 			j.Sleep, sleepKey = p.duration(f, j.Name), f.k
+		case "compensate":
+			j.Compensate = p.compensate(f, j.Name)
 		default:
 			p.unknownKey(f, j.Name, jobKeys)
 		}

@@ -40,6 +40,9 @@ func (s *Scheduler) recoverContext(ctx context.Context, ctxID uint64) error {
 // jobs that ended while nobody listened are settled, ready jobs are
 // dispatched, the timeout is re-armed, and a flow with nothing left ends.
 func (s *Scheduler) reconcile(ctx context.Context, r *flowRun) error {
+	if r.compensating {
+		return s.reconcileComp(ctx, r)
+	}
 	if err := s.settleEnded(ctx, r); err != nil || r.ended {
 		return err
 	}

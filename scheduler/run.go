@@ -24,6 +24,7 @@ type node struct {
 	deps  []string // jobs that need this one
 	cont  bool     // continue_on_error
 	pin   string   // runner the file asked for
+	comp  string   // a compensation: the job it undoes ("" for a job)
 }
 
 // remoteTrack follows a job dispatched to another agent.
@@ -55,6 +56,11 @@ type flowRun struct {
 	timer    *time.Timer                  // guarded by mu
 	remote   map[string]*remoteTrack      // guarded by mu
 	stops    []string                     // guarded by mu: nodes to stop once mu is released
+
+	comps        []string          // compensation nodes, file order (compensate.go)
+	compensating bool              // guarded by mu
+	compErrs     map[string]string // guarded by mu: compensation node → why it failed
+	compEnd      model.Hash        // guarded by mu: the outcome, once none runs
 }
 
 // newRun builds a flowRun from what the store holds.
@@ -63,7 +69,8 @@ func newRun(g *store.FlowGraph) (*flowRun, error) {
 	r := &flowRun{key: runKey{f.ContextID, f.ID}, caller: f.CallerID, env: f.EnvVars,
 		nodes: map[string]*node{}, status: f.Status, state: map[string]model.NodeState{},
 		results: map[string]map[string]string{}, fatal: f.Extra[fError], remote: map[string]*remoteTrack{},
-		onFailure: OnFailure(f.Extra[fOnFailure])}
+		onFailure: OnFailure(f.Extra[fOnFailure]), compErrs: map[string]string{},
+		compensating: f.Extra[fCompensation] == Compensating}
 	if r.onFailure != OnFailureStop {
 		r.onFailure = OnFailureWait
 	}
@@ -80,6 +87,7 @@ func newRun(g *store.FlowGraph) (*flowRun, error) {
 			r.state[name] = model.NodePending
 		}
 	}
+	r.addCompNodes(g.Jobs, g.Nodes)
 	r.loadResults(g.Results)
 	return r, nil
 }

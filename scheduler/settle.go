@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -20,6 +21,9 @@ func (s *Scheduler) settle(ctx context.Context, r *flowRun, j *model.RunnerJob) 
 	}
 	if r.ended || !r.state[n.name].InFlight() {
 		return nil
+	}
+	if n.comp != "" {
+		return s.compSettled(ctx, r, n, j)
 	}
 	switch {
 	case j.Status == model.JobFinished:
@@ -121,6 +125,11 @@ func (s *Scheduler) maybeFinish(ctx context.Context, r *flowRun) error {
 // finish writes the flow's end: status, result (a copy of flow_results),
 // error; it leaves the active set.
 func (s *Scheduler) finish(ctx context.Context, r *flowRun) error {
+	if r.fatal != "" {
+		if busy, err := s.compensate(ctx, r); busy || err != nil {
+			return err
+		}
+	}
 	results, err := s.st.FlowResults(ctx, r.key.ctx, r.key.id)
 	if err != nil {
 		return err
@@ -131,6 +140,7 @@ func (s *Scheduler) finish(ctx context.Context, r *flowRun) error {
 	}
 	fields := s.touch("status", string(status), "result", jsonMap(results), fError, r.fatal,
 		fEndedAt, strconv.FormatInt(s.cfg.Now().Unix(), 10))
+	maps.Copy(fields, r.compEnd)
 	step := store.FlowStep{FlowStatus: []string{string(model.FlowDispatched), string(model.FlowStarted)},
 		Flow: fields, Active: "remove"}
 	if _, err := s.apply(ctx, r, step); err != nil {
@@ -140,7 +150,8 @@ func (s *Scheduler) finish(ctx context.Context, r *flowRun) error {
 	if r.timer != nil {
 		r.timer.Stop()
 	}
-	s.log.Info("flow ended", "context", r.key.ctx, "flow", r.key.id, "status", status, "error", r.fatal)
+	s.log.Info("flow ended", "context", r.key.ctx, "flow", r.key.id, "status", status, "error", r.fatal,
+		"compensation", r.compEnd[fCompensation])
 	return nil
 }
 

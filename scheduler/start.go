@@ -70,7 +70,7 @@ func (s *Scheduler) armTimer(r *flowRun) {
 
 func (s *Scheduler) onTimeout(ctx context.Context, k runKey) {
 	err := s.withRun(ctx, k.ctx, k.id, func(r *flowRun) error {
-		if r.ended {
+		if r.ended || r.compensating {
 			return nil
 		}
 		return s.abort(ctx, r, "timeout after "+r.timeout.String())
@@ -86,6 +86,9 @@ func (s *Scheduler) Cancel(ctx context.Context, ctxID, flowID uint64) error {
 	err := s.withRun(ctx, ctxID, flowID, func(r *flowRun) error {
 		if r.ended {
 			return ErrEnded
+		}
+		if r.compensating {
+			return stateError("flow %d is compensating: its compensations run to their end", r.key.id)
 		}
 		return s.abort(ctx, r, "cancelled")
 	})

@@ -27,6 +27,10 @@ type Status struct {
 	Jobs      []JobState        `json:"jobs"` // topological order
 	Progress  Progress          `json:"progress"`
 	Version   string            `json:"version"` // changes whenever anything shown changes
+	// Compensation is compensating, compensated or compensation_failed
+	// once the flow undoes its finished jobs (compensate.go); "" before.
+	Compensation      string `json:"compensation,omitempty"`
+	CompensationError string `json:"compensation_error,omitempty"`
 	Flow      *model.Flow       `json:"-"`
 }
 
@@ -46,6 +50,7 @@ type JobState struct {
 	Needs           []string          `json:"needs"`
 	Depth           int               `json:"depth"`
 	ContinueOnError bool              `json:"continue_on_error,omitempty"`
+	Compensation    *CompState        `json:"compensation,omitempty"` // its compensation, once it runs
 }
 
 // Progress counts jobs by state; Done = completed + failed + cancelled.
@@ -73,7 +78,12 @@ func (s *Scheduler) Status(ctx context.Context, ctxID, flowID uint64) (*Status, 
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Status: %w", err)
 	}
-	return s.statusOf(g), nil
+	st := s.statusOf(g)
+	if err := s.addCompStates(ctx, g, st); err != nil {
+		return nil, fmt.Errorf("scheduler.Status: %w", err)
+	}
+	st.Version = version(st)
+	return st, nil
 }
 
 func (s *Scheduler) statusOf(g *store.FlowGraph) *Status {
@@ -170,9 +180,12 @@ func (p *Progress) add(st model.NodeState) {
 // state, attempt and status.
 func version(st *Status) string {
 	h := fnv.New64a()
-	fmt.Fprint(h, st.Status, "|", st.Error)
+	fmt.Fprint(h, st.Status, "|", st.Error, "|", st.Compensation)
 	for _, j := range st.Jobs {
 		fmt.Fprint(h, "|", j.Name, ":", j.State, ":", j.Attempt, ":", j.Status)
+		if c := j.Compensation; c != nil {
+			fmt.Fprint(h, ":", c.State, ":", c.Attempt, ":", c.Status)
+		}
 	}
 	return strconv.FormatUint(h.Sum64(), 36)
 }
