@@ -29,9 +29,9 @@ type Status struct {
 	Version   string            `json:"version"` // changes whenever anything shown changes
 	// Compensation is compensating, compensated or compensation_failed
 	// once the flow undoes its finished jobs (compensate.go); "" before.
-	Compensation      string `json:"compensation,omitempty"`
-	CompensationError string `json:"compensation_error,omitempty"`
-	Flow      *model.Flow       `json:"-"`
+	Compensation      string      `json:"compensation,omitempty"`
+	CompensationError string      `json:"compensation_error,omitempty"`
+	Flow              *model.Flow `json:"-"`
 }
 
 // JobState is one job of a flow.
