@@ -16,6 +16,13 @@ import (
 // atomic step. caller is the actor id the flow and its jobs belong to.
 // Nothing runs until StartFlow.
 func (s *Scheduler) Create(ctx context.Context, f *File, caller uint64) (*model.Flow, error) {
+	return s.create(ctx, f, caller, nil)
+}
+
+// create is Create with patch, when not nil, applied to the hashes before
+// they are written (a rerun marks the jobs it reuses).
+func (s *Scheduler) create(ctx context.Context, f *File, caller uint64,
+	patch func(*model.Flow, []*model.RunnerJob, map[string]string)) (*model.Flow, error) {
 	if f == nil || len(f.Jobs) == 0 {
 		return nil, fmt.Errorf("scheduler.Create: a flow needs at least one job")
 	}
@@ -37,6 +44,9 @@ func (s *Scheduler) Create(ctx context.Context, f *File, caller uint64) (*model.
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
 	fl, jobs, nodes := s.graph(f, caller, flowID, firstJob)
+	if patch != nil {
+		patch(fl, jobs, nodes)
+	}
 	if err := s.st.SaveFlowGraph(ctx, fl, jobs, nodes); err != nil {
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}

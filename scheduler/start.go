@@ -38,7 +38,7 @@ func (s *Scheduler) start(ctx context.Context, r *flowRun) error {
 	var roots []string
 	var moves []store.NodeMove
 	for _, name := range r.order {
-		if len(r.nodes[name].needs) == 0 {
+		if r.state[name] == model.NodePending && r.needsMet(name) { // a rerun's reused jobs are met
 			roots = append(roots, name)
 			moves = append(moves, store.NodeMove{Name: name, From: []string{string(model.NodePending)}, To: string(model.NodeReady)})
 		}
@@ -55,6 +55,16 @@ func (s *Scheduler) start(ctx context.Context, r *flowRun) error {
 	s.armTimer(r)
 	s.log.Info("flow started", "context", r.key.ctx, "flow", r.key.id, "roots", len(roots))
 	return s.dispatch(ctx, r, roots)
+}
+
+// needsMet reports whether every need of node name lets it run.
+func (r *flowRun) needsMet(name string) bool {
+	for _, need := range r.nodes[name].needs {
+		if !r.satisfied(need, r.state[need]) {
+			return false
+		}
+	}
+	return true
 }
 
 // armTimer sets the flow-level timeout from r.deadline (caller holds mu).

@@ -1,0 +1,73 @@
+package scheduler
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// fileOf rebuilds the flow file a stored flow was created from, for a
+// rerun: what each job runs, where, with which env and limits.
+func fileOf(g *store.FlowGraph) (*File, error) {
+	fl := g.Flow
+	f := &File{Name: fl.Name, Context: fl.ContextID, Env: maps.Clone(fl.EnvVars),
+		Timeout:   time.Duration(atoi(fl.Extra[fTimeout])) * time.Second,
+		OnFailure: OnFailure(fl.Extra[fOnFailure]), Source: fmt.Sprintf("flow %d", fl.ID)}
+	if f.OnFailure != OnFailureStop {
+		f.OnFailure = OnFailureWait
+	}
+	byID := map[uint64]string{}
+	for i, j := range g.Jobs {
+		if j == nil {
+			return nil, fmt.Errorf("flow %d: job %s is missing", fl.ID, store.JobKey(fl.CallerID, fl.Jobs[i]))
+		}
+		byID[j.ID] = j.Name
+	}
+	for _, j := range g.Jobs {
+		f.Jobs = append(f.Jobs, specOf(j, byID, fl.EnvVars))
+	}
+	return f, nil
+}
+
+// specOf is the job spec a stored flow job came from. Its env as stored
+// may hold what a dispatch added (the flow's env, HYPHAE_IN_*): those
+// come back when it runs again, so they are dropped here.
+func specOf(j *model.RunnerJob, byID map[uint64]string, flowEnv map[string]string) *JobSpec {
+	spec := &JobSpec{Name: j.Name, Type: j.ScriptType, Script: j.Script, Runner: j.Runner,
+		Timeout: time.Duration(j.Timeout) * time.Second, Retries: j.Retries, MemoryMB: j.MemoryMB,
+		CPU: j.CPU, ContinueOnError: j.Extra[fContinue] == "true", Env: map[string]string{}}
+	if pin, ok := j.Extra[fPin]; ok {
+		spec.Runner = pin
+	}
+	for _, id := range j.Prerequisites {
+		spec.Needs = append(spec.Needs, byID[id])
+	}
+	for k, v := range j.EnvVars {
+		if fv, ok := flowEnv[k]; (ok && fv == v) || strings.HasPrefix(k, "HYPHAE_") {
+			continue
+		}
+		spec.Env[k] = v
+	}
+	if d := atoi(j.Extra[fDelay]); d > 0 {
+		spec.Delay = time.Duration(d) * time.Second
+	} else if at, ok := store.ParseRunAt(j.Extra[store.RunAtField]); ok {
+		spec.RunAt = at
+	}
+	spec.Compensate = compSpecOf(j)
+	return spec
+}
+
+// compSpecOf is the compensation a stored job names, or nil.
+func compSpecOf(j *model.RunnerJob) *JobSpec {
+	var cs compSpec
+	if raw := j.Extra[fCompensate]; raw == "" || json.Unmarshal([]byte(raw), &cs) != nil {
+		return nil
+	}
+	return &JobSpec{Name: j.Name, Type: cs.Type, Script: cs.Script, Runner: cs.Runner, Env: cs.Env,
+		Timeout: time.Duration(cs.Timeout) * time.Second, Retries: cs.Retries}
+}
