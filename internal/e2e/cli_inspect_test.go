@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -100,5 +101,32 @@ func TestCLIJobDetail(t *testing.T) {
 	}
 	if out := hy(t, "job", "logs", "-c", "1", j.Key, "--tail", "2", "--data-dir", dir); out != "line4\nline5\n" {
 		t.Fatalf("job logs --tail 2 = %q, want the last two lines", out)
+	}
+}
+
+// flow status names each job's key (what job status and job logs take),
+// and --dot / --mermaid draw the DAG.
+func TestCLIFlowStatusKeysAndGraph(t *testing.T) {
+	dir, _ := inspectAgent(t)
+	var f struct {
+		ID   uint64 `json:"id"`
+		Jobs []struct {
+			Name string `json:"name"`
+			Key  string `json:"key"`
+		} `json:"jobs"`
+	}
+	decode(t, hy(t, "flow", "run", "../../configs/flows/diamond.yaml", "-c", "1", "--wait", "--json", "--data-dir", dir), &f)
+	id := strconv.FormatUint(f.ID, 10)
+	status := hy(t, "flow", "status", id, "-c", "1", "--data-dir", dir)
+	for _, j := range f.Jobs {
+		if j.Key == "" || !regexp.MustCompile(`(?m)`+regexp.QuoteMeta(j.Name)+` +completed +`+j.Key+` `).MatchString(status) {
+			t.Errorf("flow status does not give %s's key %q:\n%s", j.Name, j.Key, status)
+		}
+	}
+	if dot := hy(t, "flow", "status", id, "-c", "1", "--dot", "--data-dir", dir); strings.Count(dot, "->") != 4 {
+		t.Errorf("flow status --dot:\n%s", dot)
+	}
+	if m := hy(t, "flow", "status", id, "-c", "1", "--mermaid", "--data-dir", dir); strings.Count(m, "-->") != 4 {
+		t.Errorf("flow status --mermaid:\n%s", m)
 	}
 }

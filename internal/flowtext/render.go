@@ -123,7 +123,11 @@ func treeRows(jobs []scheduler.JobState) []row {
 
 // details is the part of a job's line after its name.
 func details(j *scheduler.JobState) string {
-	parts := []string{fmt.Sprintf("%-10s", j.State), j.Type}
+	parts := []string{fmt.Sprintf("%-10s", j.State)}
+	if j.Key != "" { // what job status and job logs take
+		parts = append(parts, j.Key)
+	}
+	parts = append(parts, j.Type)
 	if j.Runner != "" {
 		parts = append(parts, shortPeer(j.Runner))
 	}

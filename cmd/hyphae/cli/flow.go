@@ -218,20 +218,29 @@ func newFlowStart(g *globals) *cobra.Command {
 }
 
 func newFlowStatus(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, dot, mermaid bool
 	cmd := flowCmd("status", "Draw a flow's DAG with each job's state, runner, attempt and duration",
 		func(cmd *cobra.Command, ref control.FlowRef) error {
 			var v control.FlowView
 			if err := g.call(cmd.Context(), "flow.status", ref, &v); err != nil {
 				return err
 			}
-			if asJSON {
+			switch {
+			case asJSON:
 				return printJSON(cmd.OutOrStdout(), v)
+			case dot:
+				fmt.Fprint(cmd.OutOrStdout(), dotGraph(&v.Status))
+			case mermaid:
+				fmt.Fprint(cmd.OutOrStdout(), mermaidGraph(&v.Status))
+			default:
+				fmt.Fprint(cmd.OutOrStdout(), flowtext.Render(&v.Status))
 			}
-			fmt.Fprint(cmd.OutOrStdout(), flowtext.Render(&v.Status))
 			return nil
 		})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&dot, "dot", false, "draw the DAG in Graphviz dot (| dot -Tsvg > flow.svg)")
+	cmd.Flags().BoolVar(&mermaid, "mermaid", false, "draw the DAG as a Mermaid flowchart (GitHub renders it in a ```mermaid block)")
+	cmd.MarkFlagsMutuallyExclusive("json", "dot", "mermaid")
 	return cmd
 }
 

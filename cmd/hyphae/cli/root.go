@@ -112,7 +112,7 @@ Start here:
 
 func isUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires ", "invalid argument", "required flag"} {
+	for _, p := range []string{"unknown command", "unknown flag", "accepts ", "requires ", "invalid argument", "required flag", "flags in the group"} {
 		if strings.Contains(msg, p) {
 			return true
 		}
