@@ -53,8 +53,8 @@ type logFollower struct {
 	key       string
 	out, errw io.Writer
 	from      int64
-	source    string // where the last lines came from (LogsView.Source)
-	note      string // the last note printed
+	source    string   // where the last lines came from (LogsView.Source)
+	note      string   // the last note printed
 	tail      int      // print only the last tail lines of the first read (0: all)
 	held      []string // the first read's lines, kept until it is complete (with tail)
 }
