@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,12 +12,21 @@ import (
 	"github.com/hyphae-run/hyphae/node/control"
 )
 
+// defaultHideAfter is how long a peer may be gone before peers leaves it
+// out of its table (--all shows it).
+const defaultHideAfter = 24 * time.Hour
+
 func newPeers(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, all, wide bool
+	var hideAfter time.Duration
 	cmd := &cobra.Command{
 		Use:   "peers",
-		Short: "List the agents this one knows: state, roles, types, load, last seen, how found",
-		Args:  cobra.NoArgs,
+		Short: "List the agents this one knows: state, connection, roles, types, load, last seen, how found",
+		Long: `List the agents this one knows under a header, peer IDs shortened (--json
+and --wide have them whole). CONN is direct or relayed while connected,
+"-" otherwise. A peer not seen for longer than --hide-after (default 24h)
+is left out; --all shows it. --json lists every peer.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var ps []control.PeerView
 			if err := g.call(cmd.Context(), "peer.list", nil, &ps); err != nil {
@@ -30,16 +41,53 @@ func newPeers(g *globals) *cobra.Command {
 			w := cmd.OutOrStdout()
 			if len(ps) == 0 {
 				fmt.Fprintln(w, "no peers yet (mDNS blocked? no --bootstrap? see README troubleshooting)")
+				return nil
 			}
-			for _, p := range ps {
-				fmt.Fprintf(w, "%s  %-4s  roles=%s types=%s load=%d/%d  seen %s  via %s\n", p.PeerID, p.State,
-					strings.Join(p.Roles, ","), strings.Join(p.ScriptTypes, ","), p.Load, p.Capacity, seen(&p), p.FoundVia)
+			shown, hidden := recentPeers(ps, hideAfter, all, time.Now())
+			printPeerTable(w, shown, wide)
+			if hidden > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%d peers not seen for over %v left out (--all shows them)\n", hidden, hideAfter)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: a list of objects with peer_id and state")
+	cmd.Flags().BoolVar(&all, "all", false, "also show peers gone for longer than --hide-after")
+	cmd.Flags().DurationVar(&hideAfter, "hide-after", defaultHideAfter, "leave out peers not seen for longer than this")
+	cmd.Flags().BoolVar(&wide, "wide", false, "whole peer IDs")
 	return cmd
+}
+
+// recentPeers is ps without those last seen more than hideAfter before
+// now (unless all), and how many it left out.
+func recentPeers(ps []control.PeerView, hideAfter time.Duration, all bool, now time.Time) ([]control.PeerView, int) {
+	if all || hideAfter <= 0 {
+		return ps, 0
+	}
+	out := ps[:0:0]
+	for _, p := range ps {
+		if p.State != "up" && p.LastSeen > 0 && now.Sub(time.Unix(p.LastSeen, 0)) > hideAfter {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, len(ps) - len(out)
+}
+
+// printPeerTable prints peers a line each under a header.
+func printPeerTable(w io.Writer, ps []control.PeerView, whole bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PEER\tSTATE\tCONN\tROLES\tTYPES\tLOAD\tSEEN\tVIA\tVERSION")
+	for _, p := range ps {
+		id := p.PeerID
+		if !whole {
+			id = shortRunner(id)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", id, p.State, orDash(p.Conn),
+			orDash(strings.Join(p.Roles, ",")), orDash(strings.Join(p.ScriptTypes, ",")), p.Load, p.Capacity,
+			seen(&p), orDash(p.FoundVia), orDash(p.Version))
+	}
+	tw.Flush()
 }
 
 // seen says when peer p was last heard from: "12s ago", or "never".
