@@ -130,3 +130,21 @@ func TestCLIFlowStatusKeysAndGraph(t *testing.T) {
 		t.Errorf("flow status --mermaid:\n%s", m)
 	}
 }
+
+// hyphae stats counts a real agent's jobs per context.
+func TestCLIStats(t *testing.T) {
+	dir, _ := inspectAgent(t)
+	_, _, _ = hyTry("job", "run", "-c", "1", "--script", "exit 3", "--wait", "--data-dir", dir)
+	out := hy(t, "stats", "--data-dir", dir)
+	if !regexp.MustCompile(`(?m)^1 +2 +0 +0 +0 +1 +1 `).MatchString(out) {
+		t.Fatalf("stats, want context 1 with 2 jobs, 1 finished, 1 failed:\n%s", out)
+	}
+	var st []struct {
+		Context uint64         `json:"context"`
+		Counts  map[string]int `json:"counts"`
+	}
+	decode(t, hy(t, "stats", "-c", "1", "--json", "--data-dir", dir), &st)
+	if len(st) != 1 || st[0].Counts["error"] != 1 {
+		t.Fatalf("stats -c 1 --json = %+v", st)
+	}
+}
