@@ -16,9 +16,9 @@ import (
 // failures.
 func TestStatsTable(t *testing.T) {
 	st := control.ContextStats{Context: 2, Jobs: 9,
-		Counts: map[string]int{"dispatched": 2, "started": 1, "finished": 4, "error": 2},
-		Queues: map[string]int64{"sh": 2, "python": 0},
-		Rates:  []control.RateBucket{{Created: 100}, {Created: 5, Finished: 3, Failed: 2}, {}, {}, {}, {Created: 5}},
+		Counts:   map[string]int{"dispatched": 2, "started": 1, "finished": 4, "error": 2},
+		Queues:   map[string]int64{"sh": 2, "python": 0},
+		Rates:    []control.RateBucket{{Created: 100}, {Created: 5, Finished: 3, Failed: 2}, {}, {}, {}, {Created: 5}},
 		Failures: []control.FailureView{{Key: "job:1:7", Error: "exit status 3: boom", UpdatedAt: time.Now().Unix()}}}
 	var b bytes.Buffer
 	printStats(&b, []control.ContextStats{st})
