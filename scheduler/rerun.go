@@ -40,6 +40,9 @@ func (s *Scheduler) Rerun(ctx context.Context, ctxID, flowID uint64, from string
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Rerun: %w", err)
 	}
+	if err := f.Validate(); err != nil { // a seed flow's jobs need not be named as a file's are
+		return nil, fmt.Errorf("scheduler.Rerun: %w", stateError("flow %d cannot run again as a flow file: %v", flowID, err))
+	}
 	again, err := rerunSet(f, g, from)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Rerun %d: %w", flowID, err)

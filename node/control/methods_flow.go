@@ -51,6 +51,7 @@ type FlowSummary = scheduler.Summary
 
 func (h *Handlers) registerFlowMethods() {
 	h.registerScheduleMethods()
+	h.registerFlowRerun()
 	api.RegisterShapes(h.table, "flow.create", "Validate and store a flow: a flow file {file_content, base_dir, start}, "+
 		"or the seed's {context_id, flow:{id, jobs:[job ids], env_vars, …}} whose jobs (job.create) name what they wait for in dependends.",
 		api.Alt(h.flowCreate), api.Alt(h.seedFlowCreate))

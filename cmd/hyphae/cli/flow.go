@@ -25,7 +25,7 @@ job as soon as its needs finish, here or on the runner it names, and passes
 results downstream as HYPHAE_IN_<JOB>_<KEY> env vars. See configs/flows/.`,
 	}
 	cmd.AddCommand(newFlowRun(g), newFlowCreate(g), newFlowStart(g), newFlowStatus(g),
-		newFlowWatch(g), newFlowCancel(g), newFlowList(g), newFlowSchedule(g))
+		newFlowWatch(g), newFlowCancel(g), newFlowList(g), newFlowSchedule(g), newFlowRerun(g))
 	return cmd
 }
 
