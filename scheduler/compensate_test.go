@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/internal/flowschema"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -199,5 +200,30 @@ jobs:
 	}
 	if c := f.Job("a").Compensate; c == nil || c.Type != "bash" || c.Retries != 2 || c.Env["X"] != "1" {
 		t.Fatalf("compensate %+v", c)
+	}
+}
+
+// The flows docs/sagas.md and docs/time.md show are accepted by the
+// parser and the schema.
+func TestSagaDocsExamplesValidate(t *testing.T) {
+	s := loadSchema(t)
+	n := 0
+	for _, md := range []string{"../docs/sagas.md", "../docs/time.md"} {
+		b, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range flowschema.Snippets(b) {
+			n++
+			if _, _, err := scheduler.Parse([]byte(text), md, "../configs/flows"); err != nil {
+				t.Errorf("%s: the parser refuses: %v\n%s", md, err, text)
+			}
+			if err := flowschema.Validate(s, []byte(text)); err != nil {
+				t.Errorf("%s: the schema refuses: %v\n%s", md, err, text)
+			}
+		}
+	}
+	if n < 3 {
+		t.Fatalf("found %d example flows", n)
 	}
 }
