@@ -148,3 +148,27 @@ func TestCLIStats(t *testing.T) {
 		t.Fatalf("stats -c 1 --json = %+v", st)
 	}
 }
+
+// Shell completion offers the agent's contexts, a context's job keys and
+// its flow ids.
+func TestCLICompletionAsksTheAgent(t *testing.T) {
+	dir, key := inspectAgent(t)
+	var f struct {
+		ID uint64 `json:"id"`
+	}
+	decode(t, hy(t, "flow", "run", "../../configs/flows/diamond.yaml", "-c", "1", "--json", "--data-dir", dir), &f)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"job", "status", "-c", ""}, "1\n"},
+		{[]string{"job", "status", "-c", "1", ""}, key + "\t"},
+		{[]string{"job", "logs", "1", ""}, key + "\t"},
+		{[]string{"flow", "status", "-c", "1", ""}, strconv.FormatUint(f.ID, 10) + "\tdiamond"},
+	} {
+		out := hy(t, append([]string{"__complete", "--data-dir", dir}, c.args...)...)
+		if !strings.Contains(out, "\n"+c.want) && !strings.HasPrefix(out, c.want) {
+			t.Errorf("complete %q:\n%s\nwant a line starting %q", c.args, out, c.want)
+		}
+	}
+}

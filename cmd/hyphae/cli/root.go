@@ -107,6 +107,7 @@ Start here:
 		root.AddCommand(add(g))
 	}
 	refuseUnknownSubcommands(root)
+	registerCompletions(root, g) // completion.go
 	return root
 }
 
