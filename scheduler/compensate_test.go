@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/internal/flowschema"
+	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -76,6 +77,9 @@ func TestCompensationUndoesFinishedJobsInReverseOrder(t *testing.T) {
 		if c := comp(t, st, n); c.State != model.NodeCompleted || c.Status != model.JobFinished {
 			t.Fatalf("job %s: compensation %+v, want completed", n, c)
 		}
+	}
+	if txt := flowtext.Render(st); !strings.Contains(txt, "compensation: compensated\n  a  completed  job:") {
+		t.Fatalf("flow status does not show the compensation:\n%s", txt)
 	}
 	if job(t, st, "c").Compensation != nil || e.w.count("c.compensate") != 0 {
 		t.Fatal("the failed job c was compensated")

@@ -43,6 +43,7 @@ func Render(st *scheduler.Status) string {
 	if st.Error != "" {
 		fmt.Fprintf(&b, "error: %s\n", st.Error)
 	}
+	writeCompensation(&b, st)
 	if st.Terminal() && len(st.Result) > 0 {
 		b.WriteString("result:\n")
 		writeResult(&b, st.Result)
