@@ -70,27 +70,34 @@ return 1
 `)
 
 // RecordLateResult keeps r on job key when r comes from the agent and
-// attempt the job was given up on (model.ExtraLostRunner, ExtraLostAttempt)
-// and reports whether it did; nothing else of the job changes. Anything
-// else (a duplicate, a stranger) writes nothing.
-func (s *Store) RecordLateResult(ctx context.Context, ctxID uint64, key string, r *model.LateResult) (bool, error) {
+// attempt the job was given up on (model.ExtraLostRunner, ExtraLostAttempt).
+// kept reports that r came from there; duplicate that this runner's result
+// for that attempt was kept before, which then stays as it is (a resent
+// result is not news).
+// Nothing else of the job changes; from anyone else nothing is written.
+func (s *Store) RecordLateResult(ctx context.Context, ctxID uint64, key string, r *model.LateResult) (kept, duplicate bool, err error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
-		return false, fmt.Errorf("store.RecordLateResult: %w", err)
+		return false, false, fmt.Errorf("store.RecordLateResult: %w", err)
 	}
 	n, err := recordLateResult.Run(ctx, db, []string{key}, r.From, strconv.FormatInt(r.Attempt, 10), r.Encode()).Int64()
 	if err != nil {
-		return false, fmt.Errorf("store.RecordLateResult: %w", err)
+		return false, false, fmt.Errorf("store.RecordLateResult: %w", err)
 	}
-	return n == 1, nil
+	return n > 0, n == 2, nil
 }
 
 // recordLateResult: see RecordLateResult. KEYS[1] job key. ARGV[1] the
 // sender's peer ID, ARGV[2] its attempt, ARGV[3] the LateResult (JSON).
-// Returns 1 when kept, else 0.
+// Returns 1 when kept, 2 when one was kept before, else 0.
 var recordLateResult = newScript("recordLateResult", `
 local f = redis.call('HMGET', KEYS[1], '`+model.ExtraLostRunner+`', '`+model.ExtraLostAttempt+`')
 if f[1] ~= ARGV[1] or f[2] ~= ARGV[2] then return 0 end
+local prev = redis.call('HGET', KEYS[1], '`+model.ExtraLateResult+`')
+if prev then
+  local ok, p = pcall(cjson.decode, prev)
+  if ok and type(p) == 'table' and p['from'] == ARGV[1] and tostring(p['attempt']) == ARGV[2] then return 2 end
+end
 redis.call('HSET', KEYS[1], '`+model.ExtraLateResult+`', ARGV[3])
 return 1
 `)

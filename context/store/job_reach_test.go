@@ -67,19 +67,24 @@ func TestRecordLateResultOnlyFromTheLostRunner(t *testing.T) {
 	const ctxID = 3
 	key := ctDispatched(t, s, ctxID, 1, 1)
 	late := &model.LateResult{From: "peerA", Attempt: 1, Status: model.JobFinished, Result: map[string]string{"x": "1"}, At: 5}
-	if ok, err := s.RecordLateResult(ctx, ctxID, key, late); err != nil || ok {
+	if ok, _, err := s.RecordLateResult(ctx, ctxID, key, late); err != nil || ok {
 		t.Fatalf("kept from a job never given up on: %v %v", ok, err)
 	}
 	if err := s.CompleteJob(ctx, ctxID, key, 1, model.JobError, model.LostRunnerFields("peerA", 1, "lost")); err != nil {
 		t.Fatal(err)
 	}
 	for _, other := range []*model.LateResult{{From: "peerB", Attempt: 1}, {From: "peerA", Attempt: 2}} {
-		if ok, _ := s.RecordLateResult(ctx, ctxID, key, other); ok {
+		if ok, _, _ := s.RecordLateResult(ctx, ctxID, key, other); ok {
 			t.Errorf("kept %+v", other)
 		}
 	}
-	if ok, err := s.RecordLateResult(ctx, ctxID, key, late); err != nil || !ok {
-		t.Fatalf("not kept from the lost runner: %v %v", ok, err)
+	if ok, dup, err := s.RecordLateResult(ctx, ctxID, key, late); err != nil || !ok || dup {
+		t.Fatalf("not kept from the lost runner: %v %v %v", ok, dup, err)
+	}
+	resent := *late
+	resent.Result = map[string]string{"x": "2"}
+	if ok, dup, err := s.RecordLateResult(ctx, ctxID, key, &resent); err != nil || !ok || !dup {
+		t.Fatalf("a resent late result: kept %v duplicate %v %v; want kept as a duplicate", ok, dup, err)
 	}
 	j, err := s.LoadJobKey(ctx, ctxID, key)
 	if err != nil {

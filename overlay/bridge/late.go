@@ -16,14 +16,18 @@ import (
 // unreachable): the job, ended or moved on to another attempt, keeps its
 // status, and a flow that settled stays so, but the result is not dropped
 // (model.ExtraLateResult), so one can tell it ran there before running it
-// again. It reports whether it kept it; anything else (a duplicate, a
-// stranger) is left to the caller and writes nothing.
+// again. It reports whether it kept it (now, or before: a resent result
+// is kept and counted once); anything else (a stranger) is left to the
+// caller and writes nothing.
 func (b *Bridge) lateResult(ctx context.Context, from peer.ID, p *payload) bool {
 	r := &model.LateResult{From: b.names.name(from), Attempt: p.Attempt, Status: model.JobStatus(p.Status),
 		Result: p.Result, Error: p.Error, At: time.Now().Unix()}
-	kept, err := b.st.RecordLateResult(ctx, p.OriginCtx, p.OriginJob, r)
+	kept, dup, err := b.st.RecordLateResult(ctx, p.OriginCtx, p.OriginJob, r)
 	if err != nil || !kept {
 		return false
+	}
+	if dup {
+		return true // resent before our ack reached the runner: counted once
 	}
 	b.stats.lateResult()
 	b.log.Warn("bridge: a result came from a runner given up on as lost: kept as late_result, the job is unchanged",
