@@ -69,4 +69,14 @@
 // Extra fields: flow on_failure, timeout (s), deadline_ms, started_at,
 // ended_at, error; job continue_on_error, runner_pin (the file's runner),
 // dispatched_at, flow_msg (message key of a remote attempt).
+//
+// # Sagas and reruns
+//
+// A job's compensate: runs when the flow ends error after the job
+// completed, in reverse dependency order (compensate.go): node
+// "<job>.compensate" in flow_nodes, flow fields compensation and
+// compensation_error, job fields compensate (spec) and compensate_key.
+// Rerun starts a new flow from an ended one, reusing the results of the
+// jobs that completed outside what runs again (rerun.go): flow fields
+// rerun_of and rerun_from, job field reused_from.
 package scheduler
