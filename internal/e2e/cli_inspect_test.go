@@ -172,3 +172,25 @@ func TestCLICompletionAsksTheAgent(t *testing.T) {
 		}
 	}
 }
+
+// job run --wait shows, on stderr, each status with the time waited and
+// the job's log lines as they come; stdout keeps only the result.
+func TestCLIWaitStreamsLogLines(t *testing.T) {
+	dir, _ := inspectAgent(t)
+	out, stderr, code := hyEnv(nil, nil, "job", "run", "-c", "1", "--wait", "--data-dir", dir,
+		"--script", `echo first; echo "n=1" >> "$HYPHAE_RESULT"; echo second >&2`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"  | first\n", "  | second\n"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks the log line %q:\n%s", want, stderr)
+		}
+	}
+	if !regexp.MustCompile(`(?m) finished \(\d+s\)$`).MatchString(stderr) {
+		t.Errorf("stderr does not say how long the wait took:\n%s", stderr)
+	}
+	if strings.Contains(out, "| first") {
+		t.Errorf("log lines went to stdout:\n%s", out)
+	}
+}

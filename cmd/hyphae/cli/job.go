@@ -190,18 +190,19 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 	return p, nil
 }
 
-// waitJob follows a job until it ends, reporting status changes to w.
+// waitJob follows a job until it ends; verbose, it reports to w the
+// status changes, the log lines and a runner that stops answering
+// (wait_progress.go).
 func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Writer, verbose bool) (*control.JobView, error) {
-	last := ""
+	progress := newWaitProgress(g, w, ctxID, key)
 	for {
 		var j control.JobView
 		err := g.call(ctx, "job.wait", map[string]any{"context": ctxID, "key": key, "timeout": 1}, &j)
 		if err != nil {
 			return nil, err
 		}
-		if verbose && j.Status != last {
-			fmt.Fprintf(w, "%s  %s %s\n", time.Now().Format("15:04:05"), key, j.Status)
-			last = j.Status
+		if verbose {
+			progress.update(ctx, &j)
 		}
 		if j.Status == "finished" || j.Status == "error" {
 			return &j, nil
