@@ -146,8 +146,35 @@ func (s *Scheduler) compensate(ctx context.Context, r *flowRun) (busy bool, err 
 			return true, nil
 		}
 	}
+	if err := s.loadCompErrs(ctx, r); err != nil {
+		return false, err
+	}
 	r.compEnd = r.compOutcome()
 	return false, nil
+}
+
+// loadCompErrs reads why compensations failed that this scheduler did not
+// see fail (a restart came in between) from their job hashes.
+func (s *Scheduler) loadCompErrs(ctx context.Context, r *flowRun) error {
+	var names, keys []string
+	for _, c := range r.comps {
+		if r.state[c] == model.NodeFailed && r.compErrs[c] == "" {
+			names, keys = append(names, c), append(keys, r.nodes[c].key)
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	jobs, err := s.st.LoadJobKeys(ctx, r.key.ctx, keys)
+	if err != nil {
+		return err
+	}
+	for i, j := range jobs {
+		if j != nil {
+			r.compErrs[names[i]] = j.Error
+		}
+	}
+	return nil
 }
 
 // startCompensation marks the compensations of the completed jobs pending

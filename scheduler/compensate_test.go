@@ -231,3 +231,37 @@ func TestSagaDocsExamplesValidate(t *testing.T) {
 		t.Fatalf("found %d example flows", n)
 	}
 }
+
+// Why a compensation failed is still said after a restart that came
+// between its failure and the end of the others.
+func TestCompensationFailureSurvivesRestart(t *testing.T) {
+	e := newEnv(t, 2)
+	s1 := e.sched(t, e.config())
+	gate := filepath.Join(t.TempDir(), "gate")
+	fl := e.run(t, s1, fmt.Sprintf(`
+jobs:
+  x: {type: sh, script: 'true', compensate: {type: sh, script: 'exit 4'}}
+  y: {type: sh, script: 'true', compensate: {type: sh, script: 'while [ ! -e %s ]; do sleep 0.05; done'}}
+  z: {type: sh, needs: [x, y], script: 'exit 3'}
+`, gate))
+	eventually(t, "x's compensation failed, y's running", func() bool {
+		st, err := s1.Status(e.ctx, ctxID, fl.ID)
+		if err != nil || st.Compensation != scheduler.Compensating {
+			return false
+		}
+		x, y := job(t, st, "x").Compensation, job(t, st, "y").Compensation
+		return x != nil && x.State == model.NodeFailed && y != nil && y.Status == model.JobStarted
+	})
+	if err := s1.Shutdown(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	s2 := e.sched(t, e.config())
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := e.wait(t, s2, fl.ID)
+	want := `compensation of job "x" failed: script: exit status 4`
+	if st.Compensation != scheduler.CompensationFailed || st.CompensationError != want {
+		t.Fatalf("compensation %q (%q), want compensation_failed (%q)", st.Compensation, st.CompensationError, want)
+	}
+}
