@@ -194,3 +194,27 @@ func TestCLIWaitStreamsLogLines(t *testing.T) {
 		t.Errorf("log lines went to stdout:\n%s", out)
 	}
 }
+
+// flow run --wait and flow watch show the time since the wait began on
+// each progress line, and the jobs' log lines after their names.
+func TestCLIFlowWaitStreamsLogLines(t *testing.T) {
+	dir, _ := inspectAgent(t)
+	_, stderr, code := hyEnv(nil, nil, "flow", "run", "../../configs/flows/diamond.yaml", "-c", "1", "--wait", "--data-dir", dir)
+	if code != 0 {
+		t.Fatalf("flow run --wait: exit %d\n%s", code, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d \+\d+s +\[\d/4\]  report +completed$`).MatchString(stderr) {
+		t.Errorf("progress lines lack the time waited:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "  report | hello: 30 words, 6 lines\n") {
+		t.Errorf("flow run --wait does not stream report's log line:\n%s", stderr)
+	}
+	var f struct {
+		ID uint64 `json:"id"`
+	}
+	decode(t, hy(t, "flow", "run", "../../configs/flows/diamond.yaml", "-c", "1", "--json", "--data-dir", dir), &f)
+	out := hy(t, "flow", "watch", strconv.FormatUint(f.ID, 10), "-c", "1", "--data-dir", dir)
+	if !strings.Contains(out, "  report | hello: 30 words, 6 lines\n") {
+		t.Errorf("flow watch does not stream report's log line:\n%s", out)
+	}
+}

@@ -52,7 +52,8 @@ that only agents not up right now serve is a warning.`,
 				return err
 			}
 			if wait {
-				if v, err = followFlow(cmd.Context(), g, v, progressPrinter(cmd.ErrOrStderr())); err != nil {
+				logs := newFlowLogs(g, cmd.ErrOrStderr())
+				if v, err = followFlowLogs(cmd.Context(), g, v, progressPrinter(cmd.ErrOrStderr()), logs); err != nil {
 					return err
 				}
 			}
@@ -135,10 +136,25 @@ func showFlow(w io.Writer, v *control.FlowView, asJSON, ended bool) error {
 // followFlow long-polls flow.wait until the flow ends, calling onChange
 // with each new version.
 func followFlow(ctx context.Context, g *globals, v *control.FlowView, onChange func(prev, cur *control.FlowView)) (*control.FlowView, error) {
+	return followFlowLogs(ctx, g, v, onChange, nil)
+}
+
+// followFlowLogs is followFlow that also streams the jobs' log lines
+// (when logs is not nil), asking every two seconds rather than ten so
+// that lines come soon after they are written.
+func followFlowLogs(ctx context.Context, g *globals, v *control.FlowView, onChange func(prev, cur *control.FlowView),
+	logs *flowLogs) (*control.FlowView, error) {
+	timeout := int64(10)
+	if logs != nil {
+		timeout = 2
+	}
 	onChange(nil, v)
+	if logs != nil && v.Terminal() { // ended already: its lines once
+		logs.tick(ctx, v)
+	}
 	for !v.Terminal() {
 		var next control.FlowView
-		p := control.FlowWaitParams{FlowRef: control.FlowRef{Context: v.ContextID, ID: v.ID}, Timeout: 10, After: v.Version}
+		p := control.FlowWaitParams{FlowRef: control.FlowRef{Context: v.ContextID, ID: v.ID}, Timeout: timeout, After: v.Version}
 		if err := g.call(ctx, "flow.wait", p, &next); err != nil {
 			return nil, err
 		}
@@ -146,12 +162,17 @@ func followFlow(ctx context.Context, g *globals, v *control.FlowView, onChange f
 			onChange(v, &next)
 		}
 		v = &next
+		if logs != nil {
+			logs.tick(ctx, v)
+		}
 	}
 	return v, nil
 }
 
-// progressPrinter prints one line per job whose state changed.
+// progressPrinter prints one line per job whose state changed, with the
+// time since it was made (the start of the wait).
 func progressPrinter(w io.Writer) func(prev, cur *control.FlowView) {
+	start := time.Now()
 	return func(prev, cur *control.FlowView) {
 		was := map[string]model.NodeState{}
 		if prev != nil {
@@ -163,7 +184,8 @@ func progressPrinter(w io.Writer) func(prev, cur *control.FlowView) {
 			if j.State == was[j.Name] || (prev == nil && j.State == model.NodePending) {
 				continue
 			}
-			line := fmt.Sprintf("%s  [%d/%d]  %-16s %s", time.Now().Format("15:04:05"), cur.Progress.Done, cur.Progress.Total, j.Name, j.State)
+			line := fmt.Sprintf("%s +%-4v [%d/%d]  %-16s %s", time.Now().Format("15:04:05"), time.Since(start).Round(time.Second),
+				cur.Progress.Done, cur.Progress.Total, j.Name, j.State)
 			if j.Error != "" && j.State == model.NodeFailed {
 				line += "  " + j.Error
 			}
@@ -257,13 +279,15 @@ func newFlowWatch(g *globals) *cobra.Command {
 				out = cmd.ErrOrStderr()
 			}
 			tty := isTerminal(out)
-			draw := progressPrinter(out)
-			if tty {
+			draw, logs := progressPrinter(out), newFlowLogs(g, out)
+			if tty { // the redrawn tree, with the time since the watch began; logs would scroll it away
+				start := time.Now()
 				draw = func(_, cur *control.FlowView) {
-					fmt.Fprint(out, "\033[H\033[2J"+flowtext.Render(&cur.Status))
+					fmt.Fprintf(out, "\033[H\033[2J%s(watching for %v)\n", flowtext.Render(&cur.Status), time.Since(start).Round(time.Second))
 				}
+				logs = nil
 			}
-			end, err := followFlow(cmd.Context(), g, &v, draw)
+			end, err := followFlowLogs(cmd.Context(), g, &v, draw, logs)
 			if err != nil {
 				return err
 			}

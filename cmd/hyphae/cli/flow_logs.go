@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/node/control"
+)
+
+// flowLogs streams the log lines of a flow's jobs while it is followed,
+// each after its job's name: "  build | line".
+type flowLogs struct {
+	g    *globals
+	w    io.Writer
+	from map[string]int64 // next line to ask for, by job key
+	done map[string]bool  // jobs whose every line was printed
+}
+
+func newFlowLogs(g *globals, w io.Writer) *flowLogs {
+	return &flowLogs{g: g, w: w, from: map[string]int64{}, done: map[string]bool{}}
+}
+
+// tick prints the new lines of every job of v that has started.
+func (l *flowLogs) tick(ctx context.Context, v *control.FlowView) {
+	for _, j := range v.Jobs {
+		if j.Key == "" || l.done[j.Key] {
+			continue
+		}
+		switch j.State {
+		case model.NodeRunning, model.NodeDispatched, model.NodeCompleted, model.NodeFailed:
+		default:
+			continue
+		}
+		if l.lines(ctx, v.ContextID, j.Name, j.Key) && j.State.Terminal() {
+			l.done[j.Key] = true
+		}
+	}
+}
+
+// lines prints a job's new lines; false when they could not be read.
+func (l *flowLogs) lines(ctx context.Context, ctxID uint64, name, key string) bool {
+	for range 20 { // bounded, as in waitProgress.logLines
+		var lv control.LogsView
+		p := map[string]any{"context": ctxID, "key": key, "from": l.from[key]}
+		if err := l.g.call(ctx, "job.logs", p, &lv); err != nil {
+			return false
+		}
+		for _, line := range lv.Lines {
+			fmt.Fprintf(l.w, "  %s | %s\n", name, line)
+		}
+		l.from[key] = lv.Next
+		if !lv.More {
+			return true
+		}
+	}
+	return true
+}
