@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -168,17 +169,52 @@ func (s *Store) EndedFlows(ctx context.Context, ctxID uint64) ([]Ended, error) {
 		if err != nil {
 			return err
 		}
+		var page []Ended
 		for i, r := range rows {
 			if !model.FlowStatus(r[0]).Terminal() {
 				continue
 			}
 			e := ended(keys[i], r[1])
 			e.Jobs = flowJobKeys(r[2], r[3])
-			out = append(out, e)
+			page = append(page, e)
 		}
+		if err := addCompensations(ctx, db, page); err != nil {
+			return err
+		}
+		out = append(out, page...)
 		return nil
 	})
 	return out, wrap("store.EndedFlows", err)
+}
+
+// compensateKeyField is the job field naming its compensation's job
+// (written by the scheduler for a job with compensate:).
+const compensateKeyField = "compensate_key"
+
+// addCompensations adds to each ended flow the jobs that compensated its
+// jobs, so a pruned saga leaves none of them behind.
+func addCompensations(ctx context.Context, db *redis.Client, flows []Ended) error {
+	var cmds []*redis.StringCmd
+	if _, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, f := range flows {
+			for _, j := range f.Jobs {
+				cmds = append(cmds, p.HGet(ctx, j, compensateKeyField))
+			}
+		}
+		return nil
+	}); err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	i := 0
+	for fi := range flows {
+		for range len(flows[fi].Jobs) {
+			if k := cmds[i].Val(); k != "" {
+				flows[fi].Jobs = append(flows[fi].Jobs, k)
+			}
+			i++
+		}
+	}
+	return nil
 }
 
 // flowJobKeys are the job keys of a flow from its caller_id and jobs (a

@@ -212,3 +212,30 @@ func TestPruneMessagesAndTrimMsgIn(t *testing.T) {
 		t.Fatalf("msg_in = %v", got)
 	}
 }
+
+// A pruned saga takes the jobs that compensated its jobs with it (they
+// are named only by each job's compensate_key, not in the flow's jobs).
+func TestPruneFlowsTakesTheirCompensations(t *testing.T) {
+	s, srv := ctOpen(t)
+	ctx := ctCtx(t)
+	c := srv.Client(t, 1)
+	c.HSet(ctx, store.FlowKey(1), "status", "error", "updated_at", "100", "caller_id", "1", "jobs", "[11,12]")
+	rtJob(t, c, "job:1:11", "finished", "flow_id", "1", "compensate_key", "job:1:13")
+	rtJob(t, c, "job:1:12", "error", "flow_id", "1")
+	rtJob(t, c, "job:1:13", "finished") // the compensation of job 11
+	listed, err := s.EndedFlows(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.PruneFlows(ctx, 1, listed, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(p.Jobs)
+	if !slices.Equal(p.Jobs, []string{"job:1:11", "job:1:12", "job:1:13"}) {
+		t.Fatalf("removed jobs %v, want the flow's two and the compensation job:1:13", p.Jobs)
+	}
+	if n := rtExists(t, c, "job:1:13", "logs:job:1:13"); n != 0 {
+		t.Errorf("%d keys of the compensation left", n)
+	}
+}
