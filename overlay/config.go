@@ -45,6 +45,7 @@ type Config struct {
 	NATPortMap       bool          // UPnP / NAT-PMP port mapping
 	PresenceInterval time.Duration // default 3s
 	DownAfter        int           // missed presence intervals before a peer is down; default 3
+	ForgetAfter      time.Duration // a peer down longer than this leaves the table; default 24h (forget.go)
 	MaxMessageSize   int           // pubsub message size limit; default 1 MiB
 
 	// Reachability overrides AutoNAT: "public" (a node with a public
@@ -80,6 +81,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PresenceInterval <= 0 {
 		c.PresenceInterval = DefaultPresenceInterval
+	}
+	if c.ForgetAfter <= 0 {
+		c.ForgetAfter = DefaultForgetAfter
 	}
 	if c.DownAfter <= 0 {
 		c.DownAfter = DefaultDownAfter

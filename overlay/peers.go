@@ -76,6 +76,7 @@ func (o *Overlay) tableLoop(records <-chan *presenceRecord) {
 		case now := <-tick.C:
 			o.direct.sweep(now, o.Connected)
 			o.conduct.sweep(now)
+			o.forgetGone(now)
 			for _, row := range o.table.sweep(now.Add(-silence)) {
 				o.log.Info("overlay: peer down", "peer", row.PeerID)
 				o.save(o.ctx, row)

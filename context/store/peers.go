@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -22,6 +23,15 @@ func (s *Store) LoadPeer(ctx context.Context, peerID string) (*model.Peer, error
 		return nil, fmt.Errorf("store.LoadPeer: %w", err)
 	}
 	return model.PeerFromHash(PeerKey(peerID), h)
+}
+
+// DeletePeer removes peer:<id> (a peer the overlay forgot); deleting one
+// already gone is no error.
+func (s *Store) DeletePeer(ctx context.Context, peerID string) error {
+	if err := del(ctx, s.global, PeerKey(peerID)); err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("store.DeletePeer: %w", err)
+	}
+	return nil
 }
 
 // ListPeers returns the whole peer table.
