@@ -28,6 +28,7 @@ func TestBadUsageExitsTwo(t *testing.T) {
 		{[]string{"job", "frobnicate"}, `unknown command "frobnicate" for "hyphae job"`},
 		{[]string{"flow", "stauts", "1"}, `did you mean start or status?`},
 		{[]string{"nosuch"}, `unknown command "nosuch"`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "hyphae completion"`},
 	} {
 		code, out, stderr := runCLI(t, append(c.args, "--data-dir", dir)...)
 		if code != ExitUsage || !strings.Contains(stderr, c.want) {

@@ -106,6 +106,7 @@ Start here:
 	} {
 		root.AddCommand(add(g))
 	}
+	root.InitDefaultCompletionCmd() // now, not at Execute, so that it refuses unknown shells too
 	refuseUnknownSubcommands(root)
 	registerCompletions(root, g) // completion.go
 	return root
