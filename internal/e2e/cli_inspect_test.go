@@ -94,7 +94,7 @@ func TestCLIJobDetail(t *testing.T) {
 		t.Fatalf("job list:\n%s", list)
 	}
 	status := hy(t, "job", "status", "-c", "1", j.Key, "--data-dir", dir)
-	for _, want := range []string{"name:     greet", "attempt:  1/3", "created:  ", "ended:    ", "duration: ", "runner:   -"} {
+	for _, want := range []string{"name:     greet", "attempt:  1/3", "created:  ", "ended:    ", "duration: ", "runner:   this agent"} {
 		if !strings.Contains(status, want) {
 			t.Errorf("job status lacks %q:\n%s", want, status)
 		}

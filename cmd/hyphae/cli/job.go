@@ -195,6 +195,12 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 // (wait_progress.go).
 func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Writer, verbose bool) (*control.JobView, error) {
 	progress := newWaitProgress(g, w, ctxID, key)
+	if verbose { // the state now, not a second later when the first wait returns
+		var j control.JobView
+		if err := g.call(ctx, "job.load", control.JobRef{Context: ctxID, Key: key}, &j); err == nil {
+			progress.update(ctx, &j)
+		}
+	}
 	for {
 		var j control.JobView
 		err := g.call(ctx, "job.wait", map[string]any{"context": ctxID, "key": key, "timeout": 1}, &j)
@@ -219,11 +225,21 @@ func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Wri
 // (what job status and job logs take), in a local context whose id may
 // differ.
 func printJob(w io.Writer, j *control.JobView, remoteCtx uint64) {
+	printJobHead(w, j)
+	printJobBody(w, j, remoteCtx)
+}
+
+// printJobHead is a job's first line: key, context, state, attempt.
+func printJobHead(w io.Writer, j *control.JobView) {
 	fmt.Fprintf(w, "job %s in context %d: %s", j.Key, j.ContextID, shownState(j))
 	if j.Attempt > 1 {
 		fmt.Fprintf(w, " (attempt %d)", j.Attempt)
 	}
 	fmt.Fprintln(w)
+}
+
+// printJobBody is what follows: runner, reach, error and result.
+func printJobBody(w io.Writer, j *control.JobView, remoteCtx uint64) {
 	if j.Runner != "" { // sent to another agent (it may have refused it: see error)
 		fmt.Fprintf(w, "  runner: %s", j.Runner)
 		if remoteCtx != 0 {

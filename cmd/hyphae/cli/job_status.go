@@ -35,8 +35,9 @@ func newJobStatus(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), j)
 			}
-			printJob(cmd.OutOrStdout(), &j, 0)
+			printJobHead(cmd.OutOrStdout(), &j)
 			printJobDetail(cmd.OutOrStdout(), &j, time.Now())
+			printJobBody(cmd.OutOrStdout(), &j, 0)
 			return nil
 		},
 	}

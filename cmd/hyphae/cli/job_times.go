@@ -50,8 +50,8 @@ func flowOf(j *control.JobView) string {
 	return strconv.FormatUint(j.FlowID, 10)
 }
 
-// printJobDetail prints what job status shows beyond printJob's lines:
-// name, flow, type, attempt, times and duration.
+// printJobDetail prints what job status shows between printJob's first
+// line and the rest: name, flow, type, attempt, runner, times, duration.
 func printJobDetail(w io.Writer, j *control.JobView, now time.Time) {
 	const at = "2006-01-02 15:04:05"
 	if j.Name != "" {
@@ -62,7 +62,9 @@ func printJobDetail(w io.Writer, j *control.JobView, now time.Time) {
 	}
 	fmt.Fprintf(w, "  type:     %s\n", j.Type)
 	fmt.Fprintf(w, "  attempt:  %s\n", attemptOf(j))
-	fmt.Fprintf(w, "  runner:   %s\n", orDash(j.Runner))
+	if j.Runner == "" { // else printJobBody names it
+		fmt.Fprintln(w, "  runner:   this agent")
+	}
 	fmt.Fprintf(w, "  created:  %s\n", time.Unix(j.CreatedAt, 0).Format(at))
 	label := "updated: "
 	if jobEnded(j) {
