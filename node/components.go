@@ -104,7 +104,7 @@ func (n *Node) startOverlay(ctx context.Context) error {
 		Listen: n.cfg.Overlay.Listen, Bootstrap: n.cfg.Overlay.Bootstrap,
 		MDNS: *n.cfg.Overlay.MDNS, DHT: *n.cfg.Overlay.DHT, RelayService: n.cfg.Overlay.RelayService,
 		Relays: n.cfg.Overlay.Relays, NATPortMap: *n.cfg.Overlay.NATPortMap, Reachability: n.cfg.Overlay.Reachability,
-		PresenceInterval: n.cfg.Overlay.PresenceInterval, NoDirect: !*n.cfg.Overlay.Direct || n.cfg.Bus.Off("direct"),
+		PresenceInterval: n.cfg.Overlay.PresenceInterval, ForgetAfter: n.cfg.Overlay.ForgetAfter, NoDirect: !*n.cfg.Overlay.Direct || n.cfg.Bus.Off("direct"),
 	}
 	if n.cfg.Overlay.SwarmKey != "" {
 		psk, err := identity.LoadSwarmKey(n.cfg.Overlay.SwarmKey)

@@ -89,6 +89,9 @@ type Overlay struct {
 	NATPortMap       *bool         `yaml:"nat_port_map"` // default true
 	Direct           *bool         `yaml:"direct"`       // default true: frames to a connected agent on a direct stream
 	PresenceInterval time.Duration `yaml:"presence_interval"`
+	// ForgetAfter: a peer down longer than this leaves the peer table
+	// (and `hyphae peers`). Default 24h.
+	ForgetAfter time.Duration `yaml:"forget_after"`
 }
 
 // Runner tunes job execution.
@@ -228,6 +231,9 @@ func (o *Overlay) defaults() {
 	if o.Direct == nil {
 		o.Direct = &t
 	}
+	if o.ForgetAfter == 0 {
+		o.ForgetAfter = 24 * time.Hour
+	}
 	if o.PresenceInterval == 0 {
 		o.PresenceInterval = 3 * time.Second
 	}
@@ -285,7 +291,8 @@ func (c *Config) validateMore() []error {
 		v    time.Duration
 	}{{"bus.timeout_ack", c.Bus.TimeoutAck}, {"supervisor.runner_grace", c.Supervisor.RunnerGrace},
 		{"supervisor.runner_lost_after", c.Supervisor.RunnerLostAfter}, {"bus.timeout", c.Bus.Timeout}, {"bus.skew", c.Bus.Skew},
-		{"runner.default_timeout", c.Runner.DefaultTimeout}, {"runner.drain_grace", c.Runner.DrainGrace}, {"overlay.presence_interval", c.Overlay.PresenceInterval}} {
+		{"runner.default_timeout", c.Runner.DefaultTimeout}, {"runner.drain_grace", c.Runner.DrainGrace}, {"overlay.presence_interval", c.Overlay.PresenceInterval},
+		{"overlay.forget_after", c.Overlay.ForgetAfter}} {
 		if d.v < 0 {
 			errs = append(errs, fmt.Errorf("%s: %v must not be negative", d.name, d.v))
 		}

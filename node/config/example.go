@@ -38,6 +38,7 @@ overlay:
   nat_port_map: true       # UPnP / NAT-PMP
   direct: true             # messages to a connected agent on a direct stream; false = gossipsub only
   presence_interval: 3s
+  forget_after: 24h        # a peer down longer than this leaves the peer table
 
 runner:
   concurrency: 0           # jobs at once; 0 = number of CPUs
