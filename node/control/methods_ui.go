@@ -84,6 +84,7 @@ func (h *Handlers) RegisterUI(tokens LoginTokens) {
 	})
 	api.Register(h.table, "deadletter.list", "A context's dead letters, newest first: entries that could not be processed, "+
 		"with the reason (limit: default 100).", h.deadLetters)
+	h.registerDeadLetterDelete()
 }
 
 // browsable turns a listen address into one a browser can open: an

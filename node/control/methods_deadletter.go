@@ -1,0 +1,39 @@
+package control
+
+import (
+	"context"
+
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// DeadLetterRef names a context's dead letters by the key they record.
+type DeadLetterRef struct {
+	Context uint64 `json:"context"`
+	Key     string `json:"key"`
+}
+
+// DeadLetterDeleted answers deadletter.delete.
+type DeadLetterDeleted struct {
+	Deleted int64 `json:"deleted"` // entries removed; 0 when the key had none
+}
+
+// registerDeadLetterDelete adds deadletter.delete: the dashboard's way to
+// clear an entry once it is dealt with (retried, or not worth keeping).
+func (h *Handlers) registerDeadLetterDelete() {
+	api.Register(h.table, "deadletter.delete", "Remove a context's dead letters for a key (every entry naming it); "+
+		"the job itself, if any, is untouched. Deleted is 0 when the key had none.", h.deleteDeadLetter)
+}
+
+func (h *Handlers) deleteDeadLetter(ctx context.Context, p DeadLetterRef) (*DeadLetterDeleted, error) {
+	if p.Key == "" {
+		return nil, api.InvalidParams("key", "required: the key of the dead letter (deadletter.list shows it)")
+	}
+	if err := h.checkFlowContext(ctx, p.Context); err != nil {
+		return nil, err
+	}
+	n, err := h.Store.DeleteDeadLetter(ctx, p.Context, p.Key)
+	if err != nil {
+		return nil, err
+	}
+	return &DeadLetterDeleted{Deleted: n}, nil
+}
