@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
@@ -347,8 +348,45 @@ func TestUIBrowserContextsAndDeadLetters(t *testing.T) {
 	b.click("revoke", `li[data-role="reader"] button`)
 	b.until("the reader gone", `!document.querySelector('li[data-role="reader"][data-actor]')`)
 
-	// Dead letters: the list (retry is job.retry, shown per entry; there
-	// is no delete method).
 	b.visit("#/dead", `document.querySelector('#dead')?.textContent.includes('no dead letters')`)
+	testDeadLettersRetryAndDelete(t, a, b)
+}
+
+// testDeadLettersRetryAndDelete has the runner dead-letter two queued
+// keys (a job hash with a bogus status, which it ends error, and a plain
+// string), then retries the job and deletes the string's entry through
+// the dead-letters view.
+func testDeadLettersRetryAndDelete(t *testing.T, a *uiAgent, b *browser) {
+	const job, junk = "job:1:900001", "job:1:900002"
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: filepath.Join(a.dir, "redis", "redis.sock"), DB: 1})
+	defer c.Close()
+	ctx := t.Context()
+	if err := c.HSet(ctx, job, "id", 900001, "script", "echo revived", "script_type", "sh", "status", "bogus", "attempt", 1).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.Set(ctx, junk, "plain", 0)
+	c.LPush(ctx, "queue:sh", job, junk)
+
+	// The view reloads itself on store changes; refresh() in the poll
+	// also covers a dead letter that changed no job.
+	rows := `document.querySelectorAll('#dead tr[data-key]')`
+	b.until("both dead letters listed", `(refresh(), `+rows+`.length === 2)`)
 	b.shot("dead-letters")
+	b.click("Delete on the string's entry", `#dead tr[data-key="`+junk+`"] button.delete`)
+	b.until("the deleted entry gone", `(refresh(), `+rows+`.length === 1 && !document.querySelector('#dead tr[data-key="`+junk+`"]'))`)
+	var left []struct {
+		Key string `json:"key"`
+	}
+	a.call(t, "deadletter.list", map[string]any{"context": 1}, &left)
+	if len(left) != 1 || left[0].Key != job {
+		t.Fatalf("dead letters after Delete in the browser: %+v; want only %s", left, job)
+	}
+
+	b.click("Retry on the job's entry", `#dead tr[data-key="`+job+`"] button.retry`)
+	b.visit("#/job/1/"+job, `document.querySelector('#job h2 [data-state]')?.dataset.state === 'finished'`)
+	var retried jobOut
+	a.call(t, "job.load", map[string]any{"context": 1, "key": job}, &retried)
+	if retried.Status != "finished" || retried.Attempt != 2 {
+		t.Fatalf("dead-lettered job %s after Retry in the browser: %s, attempt %d; want finished, attempt 2", job, retried.Status, retried.Attempt)
+	}
 }

@@ -221,12 +221,14 @@ Views.dead = () => {
       const ds = await rpc('deadletter.list', {context: H.ctx, limit: 200});
       fill(box, el('h2', {}, 'Dead letters · context ' + H.ctx),
         el('p', {class: 'note'}, 'Entries that could not be processed, newest first. Retry queues the job again (job.retry: ' +
-          'a local job that ended error); deleting an entry needs a method the agent does not have yet.'),
+          'a local job that ended error); Delete removes the entries for that key (deadletter.delete), not the job.'),
         ds.length ? table(['WHEN', 'KEY', 'QUEUE', 'REASON', 'RUNNER', ''], ds.map(d => el('tr', {'data-key': d.key},
           el('td', {}, when(d.at)), el('td', {}, d.key.startsWith('job:') ? el('a', {href: jobHref(H.ctx, d.key)}, d.key) : d.key),
           el('td', {}, d.queue || ''), el('td', {}, d.reason), el('td', {}, short(d.runner)),
           el('td', {}, d.key.startsWith('job:') ? el('button', {class: 'retry',
-            onclick: () => act('retry ' + d.key, 'job.retry', {context: H.ctx, key: d.key})}, 'Retry') : ''))))
+            onclick: () => act('retry ' + d.key, 'job.retry', {context: H.ctx, key: d.key})}, 'Retry') : '',
+          ' ', el('button', {class: 'delete danger', onclick: () => act('delete ' + d.key, 'deadletter.delete',
+            {context: H.ctx, key: d.key}).then(() => v.refresh())}, 'Delete')))))
           : el('p', {class: 'muted'}, 'no dead letters'));
     },
   };
