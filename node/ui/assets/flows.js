@@ -55,26 +55,49 @@ Views.flow = (r) => {
 
 function flowDetail(ctx, st, dag) {
   const keyOf = Object.fromEntries(st.jobs.map(j => [j.name, j.key]));
+  const compOf = Object.fromEntries(st.jobs.filter(j => j.compensation).map(j => [j.name, j.compensation.state]));
   const live = !flowEnded(st.status);
   return el('div', {},
     el('h2', {}, 'Flow ' + st.id + ' · ' + st.name + ' ', el('span', {id: 'flow-status'}, badge(st.status)), ' ',
       live ? el('button', {class: 'danger', id: 'flow-cancel',
-        onclick: () => act('cancel flow ' + st.id, 'flow.cancel', {context: ctx, id: st.id}).then(() => H.view.refresh())}, 'Cancel') : null),
+        onclick: () => act('cancel flow ' + st.id, 'flow.cancel', {context: ctx, id: st.id}).then(() => H.view.refresh())}, 'Cancel')
+        : el('button', {id: 'flow-rerun', title: 'run the jobs that did not complete again (flow.rerun)',
+          onclick: () => rerun(ctx, st.id, '')}, 'Rerun')),
     el('div', {class: 'grid'}, card('Flow', kv([['progress', progressBar(st.progress)], ['created', when(st.created_at)],
       ['started', when(st.started_at)], ['ended', when(st.ended_at)], ['on failure', st.on_failure || '—'],
-      st.error ? ['error', st.error] : null])),
+      st.error ? ['error', st.error] : null,
+      st.compensation ? ['compensation', el('span', {id: 'flow-compensation'}, badge(st.compensation))] : null,
+      st.compensation_error ? ['compensation error', st.compensation_error] : null])),
     card('Result', Object.keys(st.result || {}).length ? kv(Object.entries(st.result)) : el('p', {class: 'muted'}, 'none'))),
-    card('DAG', dagSVG(ctx, dag, keyOf),
-      el('p', {class: 'muted'}, 'Click a job to open it. Rerun from a job needs a method the agent does not have yet.')),
-    card('Jobs', table(['JOB', 'KEY', 'STATE', 'TYPE', 'ATTEMPT', 'TOOK', 'NEEDS', 'ERROR'], st.jobs.map(j =>
-      el('tr', {class: 'click', onclick: () => j.key && go(jobHref(ctx, j.key))}, el('td', {}, j.name), el('td', {}, el('code', {}, j.key || '—')),
+    card('DAG', dagSVG(ctx, dag, keyOf, compOf),
+      el('p', {class: 'muted'}, 'Click a job to open it. Once the flow ended, "Rerun from here" in the jobs below runs ' +
+        'that job and everything that depends on it again, reusing the other results (flow.rerun).')),
+    card('Jobs', table(['JOB', 'KEY', 'STATE', 'TYPE', 'ATTEMPT', 'TOOK', 'NEEDS', 'COMPENSATION', 'ERROR', ''], st.jobs.map(j =>
+      el('tr', {class: 'click', 'data-name': j.name, onclick: () => j.key && go(jobHref(ctx, j.key))},
+        el('td', {}, j.name), el('td', {}, el('code', {}, j.key || '—')),
         el('td', {}, badge(j.state)), el('td', {}, j.script_type), el('td', {}, String(j.attempt)), el('td', {}, dur(j.duration_seconds)),
-        el('td', {}, (j.needs || []).join(', ')), el('td', {class: 'muted'}, j.error || ''))))));
+        el('td', {}, (j.needs || []).join(', ')),
+        el('td', {'data-compensation': j.compensation ? j.compensation.state : ''}, j.compensation ? compensationLink(ctx, j.compensation) : ''),
+        el('td', {class: 'muted'}, j.error || ''),
+        el('td', {}, live ? '' : el('button', {class: 'rerun-from', onclick: e => { e.stopPropagation(); rerun(ctx, st.id, j.name); }},
+          'Rerun from here')))))));
+}
+
+function compensationLink(ctx, c) {
+  const b = badge(c.state);
+  return c.key ? el('a', {href: jobHref(ctx, c.key), onclick: e => e.stopPropagation()}, b) : b;
+}
+
+// rerun starts a new run of the ended flow id (from a job, or "" for the
+// jobs that did not complete) and opens it.
+async function rerun(ctx, id, from) {
+  const f = await act('rerun flow ' + id + (from ? ' from ' + from : ''), 'flow.rerun', from ? {context: ctx, id: id, from: from} : {context: ctx, id: id});
+  if (f) go('#/flow/' + ctx + '/' + f.id);
 }
 
 // dagSVG lays the levels out left to right, a column per level, and draws
 // each edge as a curve from the upstream job to the downstream one.
-function dagSVG(ctx, dag, keyOf) {
+function dagSVG(ctx, dag, keyOf, compOf) {
   const nw = 150, nh = 34, gx = 70, gy = 18, pad = 16;
   const pos = {};
   dag.levels.forEach((level, i) => level.forEach((id, k) => {
@@ -89,13 +112,13 @@ function dagSVG(ctx, dag, keyOf) {
   });
   const nodes = Object.values(dag.nodes).filter(n => pos[n.id]).map(n => {
     const p = pos[n.id], key = keyOf[n.name] || ('job:' + dag.caller_id + ':' + n.id);
-    const label = (n.name || String(n.id));
+    const label = (n.name || String(n.id)), comp = compOf[label];
     return svgEl('g', {class: 'node st-' + n.node_status, 'data-job': key, 'data-name': label, 'data-state': n.node_status,
-      transform: `translate(${p.x},${p.y})`, onclick: () => go(jobHref(ctx, key))},
-    svgEl('title', {}, label + ': ' + n.node_status + ' (' + key + ')'),
+      'data-compensation': comp || '', transform: `translate(${p.x},${p.y})`, onclick: () => go(jobHref(ctx, key))},
+    svgEl('title', {}, label + ': ' + n.node_status + (comp ? ', compensation ' + comp : '') + ' (' + key + ')'),
     svgEl('rect', {width: nw, height: nh}),
     svgEl('text', {x: 10, y: 15}, label.length > 18 ? label.slice(0, 17) + '…' : label),
-    svgEl('text', {x: 10, y: 28, 'font-size': 10, opacity: 0.85}, n.node_status + ' · ' + n.script_type));
+    svgEl('text', {x: 10, y: 28, 'font-size': 10, opacity: 0.85}, n.node_status + (comp ? ' · undo ' + comp : ' · ' + n.script_type)));
   });
   return svgEl('svg', {class: 'dag', id: 'dag', width: w, height: h, viewBox: `0 0 ${w} ${h}`},
     svgEl('defs', {}, svgEl('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 8, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto'},
