@@ -118,7 +118,7 @@ function dagSVG(ctx, dag, keyOf, compOf) {
     svgEl('title', {}, label + ': ' + n.node_status + (comp ? ', compensation ' + comp : '') + ' (' + key + ')'),
     svgEl('rect', {width: nw, height: nh}),
     svgEl('text', {x: 10, y: 15}, label.length > 18 ? label.slice(0, 17) + '…' : label),
-    svgEl('text', {x: 10, y: 28, 'font-size': 10, opacity: 0.85}, n.node_status + (comp ? ' · undo ' + comp : ' · ' + n.script_type)));
+    svgEl('text', {x: 10, y: 28, 'font-size': 10, opacity: 0.85}, n.node_status + (comp ? ' · ' + (comp === 'completed' ? 'undone' : 'undo ' + comp) : ' · ' + n.script_type)));
   });
   return svgEl('svg', {class: 'dag', id: 'dag', width: w, height: h, viewBox: `0 0 ${w} ${h}`},
     svgEl('defs', {}, svgEl('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 8, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto'},

@@ -225,7 +225,7 @@ Views.dead = () => {
         ds.length ? table(['WHEN', 'KEY', 'QUEUE', 'REASON', 'RUNNER', ''], ds.map(d => el('tr', {'data-key': d.key},
           el('td', {}, when(d.at)), el('td', {}, d.key.startsWith('job:') ? el('a', {href: jobHref(H.ctx, d.key)}, d.key) : d.key),
           el('td', {}, d.queue || ''), el('td', {}, d.reason), el('td', {}, short(d.runner)),
-          el('td', {}, d.key.startsWith('job:') ? el('button', {class: 'retry',
+          el('td', {class: 'actions'}, d.key.startsWith('job:') ? el('button', {class: 'retry',
             onclick: () => act('retry ' + d.key, 'job.retry', {context: H.ctx, key: d.key})}, 'Retry') : '',
           ' ', el('button', {class: 'delete danger', onclick: () => act('delete ' + d.key, 'deadletter.delete',
             {context: H.ctx, key: d.key}).then(() => v.refresh())}, 'Delete')))))
