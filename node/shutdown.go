@@ -33,7 +33,11 @@ func (n *Node) Shutdown(ctx context.Context) error {
 	n.shutdownOnce.Do(func() {
 		n.draining.Store(true)
 		n.ready.Store(false)
-		n.log.Info("draining", "grace", n.cfg.Runner.DrainGrace)
+		if n.runner != nil || n.bridge != nil {
+			n.log.Info("draining", "grace", n.cfg.Runner.DrainGrace)
+		} else {
+			n.log.Info("stopping") // nothing started that could drain (a refused start)
+		}
 		grace, cancel := context.WithTimeout(ctx, drainGrace(ctx, n.cfg.Runner.DrainGrace))
 		defer cancel()
 		n.stop(ctx, &n.parts.janitor)
