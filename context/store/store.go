@@ -31,6 +31,8 @@ type Store struct {
 
 	ids  *idBlocks  // reserved id ranges, for NextIDs
 	ends endWatches // jobs waited for in this process (WatchEnd)
+
+	poison poisonSettings // idempotency retention, quarantine threshold (idempotency.go)
 }
 
 // Open connects to the Redis at url (redis://, rediss://, unix://; user and
