@@ -126,12 +126,16 @@ const (
 	MsgTypeResult MessageType = "result"
 	MsgTypeAck    MessageType = "ack"
 	MsgTypeStop   MessageType = "stop"
+	// MsgTypeEvent is a named event with a JSON payload (model/event.go).
+	MsgTypeEvent MessageType = "event"
 )
 
 // Valid reports whether t is a known message type.
 func (t MessageType) Valid() bool {
 	switch t {
 	case MsgTypeJob, MsgTypeChat, MsgTypeMail, MsgTypeResult, MsgTypeAck, MsgTypeStop:
+		return true
+	case MsgTypeEvent:
 		return true
 	}
 	return false
