@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/hyphae-run/hyphae/internal/tracing"
 )
 
 // Config tunes a Runner. Zero values take the defaults documented per field.
@@ -56,6 +58,9 @@ type Config struct {
 	Poll            time.Duration // queue re-check without a wake-up; default 1s (200ms without keyspace events)
 	ContextRefresh  time.Duration // how often Contexts is called; default 3s
 	Sweep           time.Duration // scan for queues of types nobody serves; default 2s
+
+	// Tracer exports a run span per attempt; nil: off.
+	Tracer *tracing.Tracer
 }
 
 // withDefaults returns c with every zero field set.

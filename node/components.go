@@ -22,6 +22,9 @@ func (n *Node) startComponents(ctx context.Context) error {
 	if n.cfg.Bus.Off("idblocks") {
 		n.store.SetIDBlock(1) // before anything takes ids from a block
 	}
+	if err := n.startTracing(ctx); err != nil {
+		return fmt.Errorf("tracing: %w", err)
+	}
 	if n.cfg.HasRole("runner") {
 		if err := n.startRunner(ctx); err != nil {
 			return fmt.Errorf("runner: %w", err)
@@ -84,6 +87,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 		OutputBytes:    int64(n.cfg.Retention.OutputBytes),
 		RunnerID:       n.id.PeerID().String(),
 		Contexts:       n.contextIDs,
+		Tracer:         n.tracer,
 	}, n.store, n.log.With("part", "runner"))
 	if err != nil {
 		return err
@@ -131,7 +135,7 @@ func (n *Node) startBridge(ctx context.Context) error {
 		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, StopLocal: n.stopLocal, Offer: n.offer(),
 		TimeoutAck: n.cfg.Bus.TimeoutAck, Timeout: n.cfg.Bus.Timeout, Skew: n.cfg.Bus.Skew,
 		RunnerGrace: n.cfg.Supervisor.RunnerGrace, RunnerLostAfter: n.cfg.Supervisor.RunnerLostAfter,
-		Plain: n.bridgePlain(),
+		Plain: n.bridgePlain(), Tracer: n.tracer,
 	}, n.store, n.overlay, n.log.With("part", "bridge"))
 	if err != nil {
 		return err

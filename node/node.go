@@ -21,6 +21,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/timers"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/control"
@@ -54,6 +55,7 @@ type Node struct {
 	stopper  *control.Stopper     // job.stop's, shared with the scheduler
 	metrics  *control.Metrics     // before Start: the runner counts ended jobs
 	handlers *control.Handlers    // the control API's methods and endpoints
+	tracer   *tracing.Tracer      // span export; nil: off (tracing.go)
 	ctxCache contextCache
 	api      *api.Server
 	parts    parts // one handle per started component

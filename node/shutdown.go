@@ -18,7 +18,7 @@ type part struct {
 // parts holds the handle of each component, in start order. A part whose
 // role is off, or whose start was not reached, stays zero.
 type parts struct {
-	redis, store, runner, overlay, bridge, sched, timers, janitor, api part
+	redis, store, runner, overlay, bridge, sched, timers, janitor, api, tracer part
 }
 
 // Shutdown drains and stops the agent; it is safe to call more than once
@@ -47,7 +47,7 @@ func (n *Node) Shutdown(ctx context.Context) error {
 		if n.bridge != nil {
 			n.bridge.Flush(grace)
 		}
-		for _, p := range []*part{&n.parts.api, &n.parts.bridge, &n.parts.overlay, &n.parts.store, &n.parts.redis} {
+		for _, p := range []*part{&n.parts.api, &n.parts.bridge, &n.parts.overlay, &n.parts.tracer, &n.parts.store, &n.parts.redis} {
 			n.stop(ctx, p)
 		}
 		n.log.Info("agent stopped")

@@ -35,6 +35,8 @@ type Config struct {
 	Supervisor Supervisor `yaml:"supervisor"`
 	// Retention says how long what has ended is kept (retention.go).
 	Retention Retention `yaml:"retention"`
+	// Trace configures span export over OTLP (trace.go).
+	Trace Trace `yaml:"trace"`
 }
 
 // Supervisor tunes the flow scheduler and what happens to jobs sent to an

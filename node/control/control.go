@@ -19,6 +19,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/overlay"
@@ -40,6 +41,7 @@ type Deps struct {
 	Stopper *Stopper             // stops jobs; the scheduler shares it
 	Metrics *Metrics             // the node hooks its job counters to the runner
 	Janitor *retention.Janitor   // retention: node.prune
+	Tracer  *tracing.Tracer      // submit spans; nil: export off
 
 	Version    string
 	Socket     string    // path of the local API socket

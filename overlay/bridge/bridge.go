@@ -17,6 +17,7 @@ import (
 	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/internal/lifecycle"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/overlay"
 )
 
@@ -65,6 +66,8 @@ type Config struct {
 	// Plain turns the bridge's shortcuts off, each on its own (bus.plain;
 	// ARCHITECTURE.md, "The shortcuts").
 	Plain Plain
+	// Tracer exports the send, receive and result spans; nil: off.
+	Tracer *tracing.Tracer
 }
 
 // Plain says which of the bridge's shortcuts are off: each true field
