@@ -48,7 +48,7 @@ func UnknownTypes(f *File, known []string) error {
 func outside(f *File, known []string) ([]*JobSpec, []string) {
 	var jobs []*JobSpec
 	for _, j := range f.Jobs {
-		if !slices.Contains(known, j.Type) {
+		if !slices.Contains(known, j.Type) && j.WaitFor == nil { // wait_for: the scheduler's own step
 			jobs = append(jobs, j)
 		}
 	}

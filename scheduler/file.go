@@ -30,6 +30,7 @@ type File struct {
 	Jobs      []*JobSpec    // in file order
 	Source    string        // the file name messages use
 	Schedule  *ScheduleSpec // + when to start runs (flow schedule add); nil = none
+	On        *OnSpec       // + the events that start runs (flow trigger add); nil = none
 }
 
 // JobSpec is one job of a flow file.
@@ -50,6 +51,7 @@ type JobSpec struct {
 	Delay           time.Duration // + start this long after the job is ready
 	Sleep           time.Duration // + a step that only waits this long (a noop job with Delay)
 	Compensate      *JobSpec      // + what undoes this job when the flow fails after it finished; nil = none
+	WaitFor         *WaitForSpec  // + a step that waits for an event (parse_on.go); nil = none
 	Line            int
 }
 

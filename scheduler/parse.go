@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var flowKeys = []string{"name", "context", "env", "timeout", "on_failure", "jobs", "schedule"}
+var flowKeys = []string{"name", "context", "env", "timeout", "on_failure", "jobs", "schedule", "on"}
 
 // ParseFile reads and validates the flow file at path; script_file paths
 // are relative to its directory and messages name it as given.
@@ -120,6 +120,8 @@ func (p *parser) flow(n *yaml.Node) *File {
 			jobs = e.v
 		case "schedule":
 			f.Schedule = p.schedule(e)
+		case "on":
+			f.On = p.on(e)
 		default:
 			p.unknownKey(e, "", flowKeys)
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate"}
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate", "wait_for"}
 
 // jobs decodes the jobs mapping, in file order.
 func (p *parser) jobs(n *yaml.Node) []*JobSpec {
@@ -38,7 +38,7 @@ func (p *parser) job(e entry) *JobSpec {
 		p.fail(e.k, j.Name, "want a mapping with type and script, got %s", kindName(e.v))
 		return j
 	}
-	var scriptKey, fileKey, sleepKey *yaml.Node
+	var scriptKey, fileKey, sleepKey, waitKey *yaml.Node
 	for _, f := range p.entries(e.v, j.Name, "key") {
 		switch f.key {
 		case "type":
@@ -71,6 +71,8 @@ func (p *parser) job(e entry) *JobSpec {
 			j.Sleep, sleepKey = p.duration(f, j.Name), f.k
 		case "compensate":
 			j.Compensate = p.compensate(f, j.Name)
+		case "wait_for":
+			j.WaitFor, waitKey = p.waitFor(f, j.Name), f.k
 		default:
 			p.unknownKey(f, j.Name, jobKeys)
 		}
@@ -78,6 +80,10 @@ func (p *parser) job(e entry) *JobSpec {
 	if sleepKey != nil {
 		p.sleep(j, sleepKey, scriptKey != nil || fileKey != nil)
 		scriptKey = sleepKey
+	}
+	if waitKey != nil {
+		p.waitStep(j, waitKey, scriptKey != nil || fileKey != nil)
+		scriptKey = waitKey
 	}
 	p.when(j, e.k)
 	p.jobType(j, e.k)

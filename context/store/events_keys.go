@@ -27,7 +27,7 @@ const (
 func EventsProcessingKey(self string) string { return EventsKey + ":processing:" + self }
 
 // WaitForProcessingKey holds the wait_for jobs one agent is parking.
-func WaitForProcessingKey(self string) string { return WaitForQueueKey + ":processing:" + self }
+func WaitForProcessingKey(self string) string { return WaitForType + ":processing:" + self }
 
 // EventRunsKey is the hash trigger (flow name) → flow id ("starting" while
 // being created) of the runs event id started: one run per event and
@@ -37,6 +37,11 @@ func EventRunsKey(eventID string) string { return "event_runs:" + eventID }
 // WaitSetKey is the set of parked wait_for jobs (WaitMember) waiting for
 // event name with correlation id corr.
 func WaitSetKey(name, corr string) string { return "wait_for:" + name + ":" + corr }
+
+// WaitFieldsKey is the set of payload fields wait_for steps ever parked
+// for events named name correlate on ("" = the event's correlation_id):
+// an event is looked up under each.
+func WaitFieldsKey(name string) string { return "wait_fields:" + name }
 
 // EventSeenKey remembers the last event named name with correlation id
 // corr (its message key), so a wait_for parked after it still sees it.

@@ -113,14 +113,33 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
 return redis.call('SMEMBERS', KEYS[2])
 `)
 
-// Wait is a wait_for attempt to park: job key's attempt waits for an
-// event named Name with correlation id Corr until Deadline.
+// Wait is a wait_for attempt to park: job key's attempt waits until
+// Deadline for an event named Name whose payload field Field (its
+// correlation_id when Field is "" or the payload lacks it) is Value.
 type Wait struct {
 	Job      string
 	Attempt  int64
 	Name     string
-	Corr     string
+	Field    string
+	Value    string
 	Deadline time.Time
+}
+
+// Corr is how w's wait set and seen keys name what it waits for.
+func (w Wait) Corr() string { return WaitCorr(w.Field, w.Value) }
+
+// WaitCorr names payload field = value in wait set and seen keys.
+func WaitCorr(field, value string) string { return field + "=" + value }
+
+// WaitFields returns the payload fields the wait_for steps parked for
+// events named name correlate on ("" = correlation_id).
+func (s *Store) WaitFields(ctx context.Context, ctxID uint64, name string) ([]string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.WaitFields: %w", err)
+	}
+	fs, err := db.SMembers(ctx, WaitFieldsKey(name)).Result()
+	return fs, wrap("store.WaitFields", err)
 }
 
 // ParkWait parks w, taken from processing (WaitForProcessingKey): its
@@ -135,9 +154,10 @@ func (s *Store) ParkWait(ctx context.Context, ctxID uint64, processing string, w
 		return "", fmt.Errorf("store.ParkWait: %w", err)
 	}
 	member := WaitMember(w.Job, w.Attempt)
-	keys := []string{WaitSetKey(w.Name, w.Corr), EventSeenKey(w.Name, w.Corr), w.Job, processing, TimersKey}
+	keys := []string{WaitSetKey(w.Name, w.Corr()), EventSeenKey(w.Name, w.Corr()), w.Job, processing, TimersKey,
+		WaitFieldsKey(w.Name)}
 	args := []any{member, TimerPush(EventsKey, WaitTimeoutEntry(member)), w.Deadline.UnixMilli(), ctxID,
-		w.Name, w.Corr, FormatRunAt(w.Deadline)}
+		w.Name, w.Corr(), FormatRunAt(w.Deadline), w.Field}
 	seen, err := parkWait.Run(ctx, db, keys, args...).Text()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
@@ -146,11 +166,13 @@ func (s *Store) ParkWait(ctx context.Context, ctxID uint64, processing string, w
 }
 
 // parkWait: see ParkWait. KEYS[1] the wait set, KEYS[2] event_seen:…,
-// KEYS[3] the job, KEYS[4] processing, KEYS[5] timers. ARGV[1] member,
-// ARGV[2] timer member, ARGV[3] deadline (unix ms), ARGV[4] context id,
-// ARGV[5] event name, ARGV[6] correlation id, ARGV[7] deadline (unix s).
+// KEYS[3] the job, KEYS[4] processing, KEYS[5] timers, KEYS[6]
+// wait_fields:<name>. ARGV[1] member, ARGV[2] timer member, ARGV[3]
+// deadline (unix ms), ARGV[4] context id, ARGV[5] event name, ARGV[6]
+// field=value, ARGV[7] deadline (unix s), ARGV[8] the payload field.
 var parkWait = newScript("parkWait", luaTimers, `
 redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[6], ARGV[8])
 addTimer(ARGV[2], ARGV[3], ARGV[4])
 if redis.call('EXISTS', KEYS[3]) == 1 then
   redis.call('HSET', KEYS[3], 'wait_event', ARGV[5], 'wait_correlation', ARGV[6], 'wait_deadline', ARGV[7])
