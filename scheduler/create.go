@@ -60,19 +60,13 @@ func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow
 	for i, j := range f.Jobs {
 		ids[j.Name] = firstJob + uint64(i)
 	}
-	deps := map[string][]uint64{}
-	for _, j := range f.Jobs {
-		for _, n := range j.Needs {
-			deps[n] = append(deps[n], ids[j.Name])
-		}
-	}
 	fl := &model.Flow{ID: flowID, CallerID: caller, ContextID: f.Context, Name: f.Name,
 		EnvVars: maps.Clone(f.Env), Result: map[string]string{}, Status: model.FlowDispatched,
 		Extra: model.Hash{fOnFailure: string(f.OnFailure), fTimeout: seconds(f.Timeout)}}
 	jobs := make([]*model.RunnerJob, len(f.Jobs))
 	nodes := make(map[string]string, len(f.Jobs))
 	for i, spec := range f.Jobs {
-		jobs[i] = jobOf(spec, fl, ids, deps[spec.Name])
+		jobs[i] = jobOf(spec, fl, ids)
 		fl.Jobs = append(fl.Jobs, jobs[i].ID)
 		nodes[spec.Name] = string(model.NodePending)
 	}
@@ -80,11 +74,13 @@ func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow
 	return fl, jobs, nodes
 }
 
-// jobOf is the RunnerJob of one job spec.
-func jobOf(spec *JobSpec, fl *model.Flow, ids map[string]uint64, deps []uint64) *model.RunnerJob {
-	prereq := make([]uint64, 0, len(spec.Needs))
+// jobOf is the RunnerJob of one job spec: the ids of the jobs it needs
+// are in dependends (upstream, as the seed means it; see
+// model.ExtraUpstreamIn), its prerequisites (external names) empty.
+func jobOf(spec *JobSpec, fl *model.Flow, ids map[string]uint64) *model.RunnerJob {
+	upstream := make([]uint64, 0, len(spec.Needs))
 	for _, n := range spec.Needs {
-		prereq = append(prereq, ids[n])
+		upstream = append(upstream, ids[n])
 	}
 	env := maps.Clone(spec.Env)
 	if env == nil {
@@ -94,9 +90,10 @@ func jobOf(spec *JobSpec, fl *model.Flow, ids map[string]uint64, deps []uint64) 
 		Name: spec.Name, FlowID: fl.ID, Script: spec.Script, ScriptType: spec.Type,
 		Timeout: atoi(seconds(spec.Timeout)), Retries: spec.Retries, EnvVars: env,
 		MemoryMB: spec.MemoryMB, CPU: spec.CPU,
-		Result: map[string]string{}, Prerequisites: prereq, Dependends: append([]uint64{}, deps...),
+		Result: map[string]string{}, Prerequisites: []string{}, Dependends: upstream,
 		Status: model.JobWaiting, Runner: spec.Runner,
-		Extra: delayFields(spec, model.Hash{fContinue: strconv.FormatBool(spec.ContinueOnError), fPin: spec.Runner})}
+		Extra: delayFields(spec, model.Hash{fContinue: strconv.FormatBool(spec.ContinueOnError), fPin: spec.Runner,
+			model.ExtraUpstreamIn: model.UpstreamInDependends})}
 }
 
 // seconds renders d as whole seconds, rounded up.

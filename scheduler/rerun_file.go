@@ -44,7 +44,7 @@ func specOf(j *model.RunnerJob, byID map[uint64]string, flowEnv map[string]strin
 	if pin, ok := j.Extra[fPin]; ok {
 		spec.Runner = pin
 	}
-	for _, id := range j.Prerequisites {
+	for _, id := range j.Upstream() {
 		spec.Needs = append(spec.Needs, byID[id])
 	}
 	for k, v := range j.EnvVars {

@@ -113,7 +113,7 @@ func (r *flowRun) addNodes(f *model.Flow, jobs []*model.RunnerJob) error {
 	}
 	for _, j := range jobs {
 		n := r.nodes[j.Name]
-		for _, id := range j.Prerequisites {
+		for _, id := range j.Upstream() {
 			need, ok := byID[id]
 			if !ok {
 				return fmt.Errorf("flow %d: job %q needs job id %d, not in the flow", f.ID, j.Name, id)

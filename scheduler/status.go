@@ -140,7 +140,7 @@ func (s *Scheduler) jobState(j *model.RunnerJob, st model.NodeState, byID map[ui
 	if js.Result == nil {
 		js.Result = map[string]string{}
 	}
-	for _, id := range j.Prerequisites {
+	for _, id := range j.Upstream() {
 		js.Needs = append(js.Needs, byID[id])
 	}
 	if start := atoi(j.Extra[fDispatchedAt]); start > 0 && st != model.NodePending && st != model.NodeReady {

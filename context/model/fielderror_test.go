@@ -39,6 +39,7 @@ var (
 	badUint  = []string{"x", "-1", "1.5", "0x10", " 1", "18446744073709551616", "1e3", "+1", "١"}
 	badInt   = []string{"x", "1.5", "9223372036854775808", "--1", "1 ", "NaN", "0x1"}
 	badIDs   = []string{"x", "[", `{"a":1}`, `[-1]`, `["x"]`, `[1.5]`, `"1"`, `[null]`}
+	badNames = []string{"x", "[", `{"a":1}`, `[-1]`, `[1.5]`, `"1"`, `[null]`} // badIDs but ["x"]: names
 	badMap   = []string{"x", "[", `[1,2]`, `"s"`, `1`, `{"a":}`, `{'a':'b'}`}
 	badList  = []string{"x", "[", `{"a":"b"}`, `[1]`, `"s"`, `[["a"]]`, `[null, 1]`}
 	badBool  = []string{"yes", "no", "TRUE", "True", "2", "t", "on"}
@@ -74,7 +75,7 @@ var garbageCases = map[string][]fieldCase{
 		{"id", badUint}, {"caller_id", badUint}, {"context_id", badUint}, {"flow_id", badUint},
 		{"timeout", append(badInt, badNonNe...)}, {"retries", append(badInt, badNonNe...)},
 		{"memory_mb", append(badInt, badNonNe...)}, {"cpu", badCores},
-		{"env_vars", badMap}, {"result", badMap}, {"prerequisites", badIDs}, {"dependends", badIDs},
+		{"env_vars", badMap}, {"result", badMap}, {"prerequisites", badNames}, {"dependends", badIDs},
 		{"status", append(badEnum, "acknowledged")}, {"attempt", badInt},
 		{"created_at", badInt}, {"updated_at", badInt},
 	},

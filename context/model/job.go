@@ -31,7 +31,7 @@ type RunnerJob struct {
 	CPU           float64 // + CPU limit in cores, e.g. 0.5; 0 = none (enforced likewise)
 	EnvVars       map[string]string
 	Result        map[string]string
-	Prerequisites []uint64
+	Prerequisites []string // names of external prerequisites (see job_prereq.go)
 	Dependends    []uint64 // (sic: seed spelling)
 	Status        JobStatus
 	Runner        string // + runner id or peer ID that should run it
@@ -66,7 +66,7 @@ func (j *RunnerJob) ToHash() Hash {
 	}
 	w.strMap("env_vars", j.EnvVars)
 	w.strMap("result", j.Result)
-	w.ids("prerequisites", j.Prerequisites)
+	w.names("prerequisites", j.Prerequisites)
 	w.ids("dependends", j.Dependends)
 	w.str("status", string(j.Status))
 	w.str("runner", j.Runner)
@@ -94,7 +94,7 @@ func JobFromHash(key string, h Hash) (*RunnerJob, error) {
 		CPU:           cores(r, "cpu"),
 		EnvVars:       r.strMap("env_vars"),
 		Result:        r.strMap("result"),
-		Prerequisites: r.ids("prerequisites"),
+		Prerequisites: r.names("prerequisites"),
 		Dependends:    r.ids("dependends"),
 		Status:        JobStatus(r.str("status")),
 		Runner:        r.str("runner"),

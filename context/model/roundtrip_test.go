@@ -93,7 +93,7 @@ func fullJob() *model.RunnerJob {
 		CPU:           1.5,
 		EnvVars:       map[string]string{"PATH": "/bin", "UNI": uni, "E": ""},
 		Result:        map[string]string{"stdout": "done\n", "code": "0"},
-		Prerequisites: []uint64{40, 41},
+		Prerequisites: []string{"40", "41"},
 		Dependends:    []uint64{43},
 		Status:        model.JobStarted,
 		Runner:        "12D3KooWPeer",
@@ -118,7 +118,7 @@ func smallJob(id uint64) *model.RunnerJob {
 		Retries:       1,
 		EnvVars:       map[string]string{"K": "v"},
 		Result:        map[string]string{"r": "1"},
-		Prerequisites: []uint64{1},
+		Prerequisites: []string{"1"},
 		Dependends:    []uint64{2},
 		Status:        model.JobFinished,
 		Runner:        "r",
@@ -308,7 +308,7 @@ func TestNilAndEmptyCollections(t *testing.T) {
 	// an empty collection; an absent field decodes to nil.
 	for _, j := range []*model.RunnerJob{
 		{EnvVars: nil, Result: nil, Prerequisites: nil, Dependends: nil},
-		{EnvVars: map[string]string{}, Result: map[string]string{}, Prerequisites: []uint64{}, Dependends: []uint64{}},
+		{EnvVars: map[string]string{}, Result: map[string]string{}, Prerequisites: []string{}, Dependends: []uint64{}},
 	} {
 		h := j.ToHash()
 		for f, want := range map[string]string{"env_vars": "{}", "result": "{}", "prerequisites": "[]", "dependends": "[]"} {
@@ -445,7 +445,7 @@ func TestMessageEmbeddedJobs(t *testing.T) {
 	}
 	j := got.Job[0]
 	if j.ID != 5 || j.CallerID != 7 || j.Timeout != 30 || j.EnvVars["A"] != "b" || j.EnvVars["N"] != "1" ||
-		!reflect.DeepEqual(j.Prerequisites, []uint64{1, 2}) || j.Status != model.JobDispatched ||
+		!reflect.DeepEqual(j.Prerequisites, []string{"1", "2"}) || j.Status != model.JobDispatched ||
 		j.Extra["local_note"] != "true" {
 		t.Fatalf("plain-JSON job decoded as %+v", j)
 	}

@@ -25,7 +25,7 @@ func ctBenchJob(id uint64) *model.RunnerJob {
 		ScriptType: "sh", Timeout: 60, Retries: 1,
 		EnvVars:       map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/tmp"},
 		Result:        map[string]string{},
-		Prerequisites: []uint64{1, 2}, Dependends: []uint64{},
+		Prerequisites: []string{"1", "2"}, Dependends: []uint64{},
 		Status: model.JobDispatched, Attempt: 1, CreatedAt: 1700000000, UpdatedAt: 1700000000,
 	}
 }

@@ -15,7 +15,7 @@ func flowFixture(t *testing.T, s *store.Store) (*model.Flow, []*model.RunnerJob)
 	f := &model.Flow{ID: 1, CallerID: 9, ContextID: 2, Name: "f", Jobs: []uint64{1, 2}, Status: model.FlowDispatched}
 	jobs := []*model.RunnerJob{
 		{ID: 1, CallerID: 9, ContextID: 2, Name: "a", FlowID: 1, ScriptType: "sh", Script: "true", Status: model.JobWaiting},
-		{ID: 2, CallerID: 9, ContextID: 2, Name: "b", FlowID: 1, ScriptType: "sh", Script: "true", Status: model.JobWaiting, Prerequisites: []uint64{1}},
+		{ID: 2, CallerID: 9, ContextID: 2, Name: "b", FlowID: 1, ScriptType: "sh", Script: "true", Status: model.JobWaiting, Prerequisites: []string{"1"}},
 	}
 	if err := s.SaveFlowGraph(ctCtx(t), f, jobs, map[string]string{"a": "ready", "b": "pending"}); err != nil {
 		t.Fatalf("SaveFlowGraph: %v", err)
@@ -34,7 +34,7 @@ func TestFlowGraphRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Flow.Name != "f" || len(g.Jobs) != 2 || g.Jobs[1].Prerequisites[0] != 1 || g.Nodes["b"] != "pending" {
+	if g.Flow.Name != "f" || len(g.Jobs) != 2 || g.Jobs[1].Prerequisites[0] != "1" || g.Nodes["b"] != "pending" {
 		t.Fatalf("graph: %+v %+v %v", g.Flow, g.Jobs, g.Nodes)
 	}
 	first, err := s.ReserveIDs(ctx, 2, "job", 10)

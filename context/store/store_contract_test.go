@@ -106,7 +106,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 
 	j := &model.RunnerJob{ID: 42, CallerID: 7, ContextID: 3, Script: "echo hi", ScriptType: "sh",
 		Timeout: 30, Retries: 1, EnvVars: map[string]string{"A": "1"}, Result: map[string]string{},
-		Prerequisites: []uint64{1, 2}, Dependends: []uint64{3}, Status: model.JobWaiting,
+		Prerequisites: []string{"1", "2"}, Dependends: []uint64{3}, Status: model.JobWaiting,
 		Runner: "12D3KooWR", Attempt: 1, CreatedAt: 1700000000}
 	if err := s.SaveJob(ctx, j); err != nil {
 		t.Fatal(err)

@@ -95,7 +95,7 @@ func ctJob(ctxID, caller, id uint64) *model.RunnerJob {
 		Retries:       2,
 		EnvVars:       map[string]string{"PATH": "/bin", "UNI": ctUni, "E": ""},
 		Result:        map[string]string{"stdout": "done\n"},
-		Prerequisites: []uint64{40, 41},
+		Prerequisites: []string{"40", "41"},
 		Dependends:    []uint64{43},
 		Status:        model.JobStarted,
 		Runner:        "12D3KooWPeer",

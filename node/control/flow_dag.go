@@ -3,7 +3,6 @@ package control
 import (
 	"context"
 	"slices"
-	"strconv"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/api"
@@ -50,10 +49,9 @@ type DAGEdge struct {
 	To   uint64 `json:"to"`
 }
 
-// flowDAG builds flow p's DAG from its records. A flow the scheduler runs
-// (made from a file, or a seed flow once started) keeps each job's
-// upstream ids where the scheduler reads them; a seed flow not started
-// yet keeps them in dependends.
+// flowDAG builds flow p's DAG from its records: each job's upstream ids
+// are its dependends (model.RunnerJob.Upstream also reads flows stored
+// before, which kept them in prerequisites).
 func (h *Handlers) flowDAG(ctx context.Context, p SeedRef) (*FlowDAG, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
@@ -71,11 +69,7 @@ func (h *Handlers) flowDAG(ctx context.Context, p SeedRef) (*FlowDAG, error) {
 		if j == nil {
 			return nil, api.Errorf(api.CodeNotFound, "flow %d lists job %d, which does not exist", f.ID, f.Jobs[i])
 		}
-		prereq := names(j.ToHash()["prerequisites"])
-		up := j.Dependends
-		if len(g.Nodes) > 0 { // the scheduler's records: prerequisites hold the edges
-			up, prereq = idList(prereq), []string{}
-		}
+		up, prereq := j.Upstream(), nzs(j.ExternalPrerequisites())
 		upstream[j.ID] = up
 		st := nodeStatus(g.Nodes[j.Name], j.Status)
 		d.Nodes[u64(j.ID)] = DAGNode{ID: j.ID, Name: j.Name, Depends: nz(up), Prerequisites: prereq,
@@ -158,15 +152,4 @@ func (d *FlowDAG) link(ids []uint64, upstream map[uint64][]uint64) {
 	for _, lv := range d.Levels {
 		slices.Sort(lv)
 	}
-}
-
-// idList reads decimal ids, skipping what is not one.
-func idList(ss []string) []uint64 {
-	out := []uint64{}
-	for _, s := range ss {
-		if n, err := strconv.ParseUint(s, 10, 64); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }

@@ -161,9 +161,9 @@ func (h *Handlers) adoptSeedFlow(ctx context.Context, ctxID, id uint64) error {
 }
 
 // adoption is what AdoptFlow writes: per job its node name (its own, or
-// job<id>), the flow id, its upstream ids where the scheduler reads them
-// (prerequisites) and status waiting_for_prerequisites; every node
-// pending.
+// job<id>), the flow id, the mark that its dependends hold its upstream
+// ids (where the scheduler reads them, model.ExtraUpstreamIn) and status
+// waiting_for_prerequisites; every node pending.
 func adoption(f *model.Flow, g *seedGraph) (map[string]model.Hash, map[string]string) {
 	fields := map[string]model.Hash{}
 	states := map[string]string{}
@@ -176,7 +176,7 @@ func adoption(f *model.Flow, g *seedGraph) (map[string]model.Hash, map[string]st
 		taken[name] = true
 		states[name] = string(model.NodePending)
 		fields[store.JobKey(j.CallerID, j.ID)] = model.Hash{"name": name, "flow_id": u64(f.ID),
-			"prerequisites": jsonOf(nz(g.upstream[j.ID])), "status": string(model.JobWaiting)}
+			model.ExtraUpstreamIn: model.UpstreamInDependends, "status": string(model.JobWaiting)}
 	}
 	return fields, states
 }

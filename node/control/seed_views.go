@@ -1,7 +1,6 @@
 package control
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -36,40 +35,17 @@ type SeedJob struct {
 	Attempt       int64             `json:"attempt,omitempty"`
 }
 
-// seedJob shows j the seed's way. A job of a flow the scheduler runs
-// holds its upstream ids in prerequisites (where the scheduler reads its
-// edges) and, for a flow file's job, its downstream ids in dependends:
-// shown, as the seed means them, as dependends (upstream) and no
-// external prerequisites.
+// seedJob shows j the seed's way: dependends are its upstream ids and
+// prerequisites the names of external prerequisites. A job of a flow
+// stored before kept its upstream ids in prerequisites (and a flow file's
+// job its downstream ids in dependends): Upstream reads them from there.
 func seedJob(j *model.RunnerJob) *SeedJob {
-	prereq, deps := names(j.ToHash()["prerequisites"]), nz(j.Dependends)
-	if j.FlowID != 0 {
-		prereq, deps = []string{}, idList(prereq)
-	}
+	prereq, deps := nzs(j.ExternalPrerequisites()), nz(j.Upstream())
 	return &SeedJob{ID: j.ID, CallerID: j.CallerID, ContextID: j.ContextID, Script: j.Script,
 		ScriptType: j.ScriptType, Timeout: j.Timeout, Retries: j.Retries, EnvVars: nzm(j.EnvVars),
 		Result: nzm(j.Result), Prerequisites: prereq, Dependends: deps,
 		Status: string(j.Status), CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
 		Name: j.Name, Runner: j.Runner, Error: j.Error, Attempt: j.Attempt}
-}
-
-// names reads a hash's JSON list as strings (numbers as their digits):
-// prerequisites are names in the seed, whatever the hash holds.
-func names(v string) []string {
-	var raw []any
-	out := []string{}
-	if json.Unmarshal([]byte(v), &raw) != nil {
-		return out
-	}
-	for _, x := range raw {
-		switch t := x.(type) {
-		case string:
-			out = append(out, t)
-		case float64:
-			out = append(out, strconv.FormatFloat(t, 'f', -1, 64))
-		}
-	}
-	return out
 }
 
 // SeedFlow is a Flow (seed 001): jobs is the list of job ids.
