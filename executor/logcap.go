@@ -26,7 +26,8 @@ func truncatedMarker(lines, bytes int64) string {
 type lineRing struct {
 	maxLines, maxBytes int
 	lines              []string
-	start              int // lines[start:] are held
+	metas              []string // each line's store.LogLine meta, at the same index
+	start              int      // lines[start:] are held
 	bytes              int
 	droppedLines       int64
 	droppedBytes       int64
@@ -34,17 +35,21 @@ type lineRing struct {
 
 // push adds s, cut to the byte budget, dropping the oldest lines to stay
 // within both budgets.
-func (r *lineRing) push(s string) {
+func (r *lineRing) push(s string) { r.pushMeta(s, "") }
+
+// pushMeta is push for a line with its meta (store.LogLine.Meta).
+func (r *lineRing) pushMeta(s, meta string) {
 	if lineBytes(s) > r.maxBytes {
 		cut := cutUTF8(s, max(r.maxBytes-1, 0))
 		r.droppedBytes += int64(len(s) - len(cut))
 		s = cut
 	}
 	r.lines = append(r.lines, s)
+	r.metas = append(r.metas, meta)
 	r.bytes += lineBytes(s)
 	for r.held() > r.maxLines || r.bytes > r.maxBytes {
 		old := r.lines[r.start]
-		r.lines[r.start] = ""
+		r.lines[r.start], r.metas[r.start] = "", ""
 		r.start++
 		r.bytes -= lineBytes(old)
 		r.droppedLines++
@@ -52,6 +57,7 @@ func (r *lineRing) push(s string) {
 	}
 	if r.start > len(r.lines)/2 && r.start > 64 { // reuse the array's front
 		r.lines = append(r.lines[:0], r.lines[r.start:]...)
+		r.metas = append(r.metas[:0], r.metas[r.start:]...)
 		r.start = 0
 	}
 }
@@ -61,13 +67,22 @@ func (r *lineRing) held() int { return len(r.lines) - r.start }
 // drain returns what is to be written after the kept head: the marker when
 // lines were left out, then the held lines; and empties the ring.
 func (r *lineRing) drain() []string {
-	var out []string
+	out, _ := r.drainMeta("")
+	return out
+}
+
+// drainMeta is drain that also returns each line's meta, markerMeta for
+// the marker.
+func (r *lineRing) drainMeta(markerMeta string) ([]string, []string) {
+	var out, metas []string
 	if r.droppedLines > 0 || r.droppedBytes > 0 {
 		out = append(out, truncatedMarker(r.droppedLines, r.droppedBytes))
+		metas = append(metas, markerMeta)
 	}
 	out = append(out, r.lines[r.start:]...)
-	r.lines, r.start, r.bytes = nil, 0, 0
-	return out
+	metas = append(metas, r.metas[r.start:]...)
+	r.lines, r.metas, r.start, r.bytes = nil, nil, 0, 0
+	return out, metas
 }
 
 // peek is what drain would return, leaving the ring as it is.

@@ -36,14 +36,14 @@ type logSink struct {
 	fileCap int64 // bytes of output.log
 
 	mu      sync.Mutex
-	file    *capFile  // guarded by mu
-	fileErr bool      // output.log could not be opened; guarded by mu
-	pending []string  // guarded by mu
-	sent    int       // lines handed to Redis as the head; guarded by mu
-	sentB   int       // their bytes; guarded by mu
-	held    *lineRing // past the head: the newest lines, sent at Close; guarded by mu
-	tail    []string  // the last EndingLogLines of the head; guarded by mu
-	running bool      // a flusher goroutine exists; guarded by mu
+	file    *capFile        // guarded by mu
+	fileErr bool            // output.log could not be opened; guarded by mu
+	pending []store.LogLine // guarded by mu
+	sent    int             // lines handed to Redis as the head; guarded by mu
+	sentB   int             // their bytes; guarded by mu
+	held    *lineRing       // past the head: the newest lines, sent at Close; guarded by mu
+	tail    []string        // the last EndingLogLines of the head; guarded by mu
+	running bool            // a flusher goroutine exists; guarded by mu
 
 	kick chan struct{}
 	quit chan struct{}
@@ -56,8 +56,19 @@ func (r *Runner) newLogSink(ctxID uint64, key, dir string) *logSink {
 		kick: make(chan struct{}, 1), quit: make(chan struct{})}
 }
 
-// Line records one output line. Safe for concurrent use.
-func (l *logSink) Line(s string) {
+// Line records one line of the agent's own (a "[hyphae] …" note). Safe
+// for concurrent use.
+func (l *logSink) Line(s string) { l.lineOn(s, store.LogAgent) }
+
+// Stdout records one line the job wrote on stdout.
+func (l *logSink) Stdout(s string) { l.lineOn(s, store.LogStdout) }
+
+// Stderr records one line the job wrote on stderr.
+func (l *logSink) Stderr(s string) { l.lineOn(s, store.LogStderr) }
+
+// lineOn records one output line of stream (store.LogStdout, …), with the
+// time it came: both go to Redis beside the line (store.AppendLogLines).
+func (l *logSink) lineOn(s, stream string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.file == nil && !l.fileErr {
@@ -70,7 +81,7 @@ func (l *logSink) Line(s string) {
 		return // hero job: the file only
 	}
 	if l.held == nil && l.sent < l.cap/2 && l.sentB+lineBytes(s) <= l.capB/2 {
-		l.pending = append(l.pending, s)
+		l.pending = append(l.pending, store.NewLogLine(s, stream))
 		l.sent++
 		l.sentB += lineBytes(s)
 		l.keepTail(s)
@@ -85,7 +96,7 @@ func (l *logSink) Line(s string) {
 	if l.held == nil { // past the head: what is left of the cap holds the newest lines
 		l.held = &lineRing{maxLines: l.cap - l.sent, maxBytes: l.capB - l.sentB}
 	}
-	l.held.push(s)
+	l.held.pushMeta(s, store.NewLogLine(s, stream).Meta())
 }
 
 // keepTail remembers s among the last EndingLogLines lines; mu is held.
@@ -155,12 +166,12 @@ func (l *logSink) flush() {
 // send appends lines to the Redis log in batches. Its cap there is one
 // line over LogLines, room for the marker, so the store never adds a
 // marker of its own.
-func (l *logSink) send(lines []string) {
+func (l *logSink) send(lines []store.LogLine) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	for len(lines) > 0 {
 		n := min(len(lines), logBatch)
-		if err := l.st.AppendLogs(ctx, l.ctxID, l.key, lines[:n], l.cap+1); err != nil {
+		if err := l.st.AppendLogLines(ctx, l.ctxID, l.key, lines[:n], l.cap+1); err != nil {
 			l.log.Warn("executor: job log", "job", l.key, "err", err)
 			return
 		}
@@ -176,9 +187,10 @@ func (l *logSink) Close() {
 	l.wg.Wait()
 	l.flush()
 	l.mu.Lock()
-	var held []string
+	var held []store.LogLine
 	if l.held != nil {
-		held = l.held.drain()
+		texts, metas := l.held.drainMeta(store.NewLogLine("", store.LogAgent).Meta())
+		held = store.JoinLogMeta(texts, metas)
 	}
 	if l.file != nil {
 		if err := l.file.close(); err != nil {

@@ -20,6 +20,7 @@ const maxLine = 64 << 10
 // for the result, and the last non-empty stderr line explains failures.
 type capture struct {
 	line      func(string) // called from both reader goroutines
+	errLine   func(string) // for stderr lines when set (else line)
 	stdoutCap int
 
 	mu      sync.Mutex
@@ -110,6 +111,10 @@ func (c *capture) take(chunk []byte, isErr bool) {
 		}
 	}
 	c.mu.Unlock()
+	if isErr && c.errLine != nil {
+		c.errLine(text)
+		return
+	}
 	c.line(text)
 }
 

@@ -72,7 +72,8 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 		logs.Line("[hyphae] " + reason)
 		return outcome{result: map[string]string{}, reason: reason, logs: logs.Tail()}
 	}
-	capt := newCapture(r.cfg.StdoutCap, logs.Line)
+	capt := newCapture(r.cfg.StdoutCap, logs.Stdout)
+	capt.errLine = logs.Stderr
 	out := r.judge(runProcess(ctx, spec, capt), spec, capt, logs)
 	if len(warnings) > 0 {
 		out.result[keyLimitWarnings] = strings.Join(warnings, "; ")

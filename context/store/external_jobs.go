@@ -120,7 +120,7 @@ func (s *Store) EndExternal(ctx context.Context, ctxID uint64, jobKey string, st
 // sent-home marker field, ARGV[6..] field, value pairs to write with the
 // status. Returns 0 (running), 1 (sent), 2 (already sent), or an error
 // "notfound: …", "notremote: …", "transition: …".
-var endExternal = newScript("endExternal", luaMoves, luaAnnounceEnd, `
+var endExternal = newScript("endExternal", luaMoves, luaAnnounceEnd, luaTimeline, `
 local cur = redis.call('HMGET', KEYS[1], 'status', 'origin_peer', ARGV[5])
 if not cur[1] and redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('ZREM', KEYS[5], KEYS[1])
@@ -136,6 +136,7 @@ if st ~= 'finished' and st ~= 'error' then
     return redis.error_reply('transition: ' .. KEYS[1] .. ' cannot go from "' .. st .. '" to "' .. ARGV[2] .. '"')
   end
   redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 6))
+  timeline(KEYS[1], ARGV[2], '')
   st = ARGV[2]
 elseif cur[3] then
   redis.call('ZREM', KEYS[5], KEYS[1])

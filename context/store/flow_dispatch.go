@@ -80,7 +80,7 @@ func (s *Store) StepAndDispatch(ctx context.Context, ctxID, flowID uint64, step 
 // ARGV[3] expected job attempt ("" = any), ARGV[4] N, ARGV[5..4+2N] job
 // field/value pairs, then message field/value pairs (remote only).
 // Returns 1 when dispatched, 0 when a guard failed or the job has ended.
-var dispatchFlowJob = newScript("dispatchFlowJob", luaTerminal, `
+var dispatchFlowJob = newScript("dispatchFlowJob", luaTerminal, luaTimeline, `
 local st = redis.call('HGET', KEYS[1], ARGV[1]) or ''
 local ok = false
 for w in string.gmatch(ARGV[2], '%S+') do if w == st then ok = true end end
@@ -98,6 +98,9 @@ else
 end
 redis.call('DEL', KEYS[5])
 redis.call('HSET', KEYS[1], ARGV[1], 'dispatched')
+local sent = ''
+if #ARGV > 4 + 2 * n then sent = 'to another agent' end
+timeline(KEYS[2], redis.call('HGET', KEYS[2], 'status') or 'dispatched', sent)
 return 1
 `)
 

@@ -62,7 +62,7 @@ func (s *Store) SaveFlowGraph(ctx context.Context, f *model.Flow, jobs []*model.
 // ARGV[1] flow hash, ARGV[2] node states, ARGV[3..] job hashes in KEYS
 // order — each a JSON object of strings.
 // Returns 1, or an error "exists: <key>".
-var createFlow = newScript("createFlow", luaHsetJSON, `
+var createFlow = newScript("createFlow", luaHsetJSON, luaTimeline, luaJobIndex, `
 for i = 1, #KEYS do
   if i ~= 2 and redis.call('EXISTS', KEYS[i]) == 1 then
     return redis.error_reply('exists: ' .. KEYS[i])
@@ -71,6 +71,7 @@ end
 hsetjson(KEYS[1], ARGV[1])
 hsetjson(KEYS[2], ARGV[2])
 for i = 3, #KEYS do hsetjson(KEYS[i], ARGV[i]) end
+for i = 3, #KEYS do indexJob(KEYS[i]) end
 return 1
 `)
 

@@ -108,7 +108,7 @@ func (s *Store) createObject(ctx context.Context, op string, ctxID uint64, kind 
 // the key on ("" key: none). ARGV[1] the id, ARGV[2] "1" when the caller
 // chose it (raise the counter), ARGV[3..] field, value pairs.
 // Returns 1, or an error "exists: <key>" (nothing written).
-var createWithID = newScript("createWithID", `
+var createWithID = newScript("createWithID", luaTimeline, luaJobIndex, `
 if redis.call('EXISTS', KEYS[2]) == 1 then
   return redis.error_reply('exists: ' .. KEYS[2])
 end
@@ -118,6 +118,7 @@ if ARGV[2] == '1' then
 end
 redis.call('HSET', KEYS[2], unpack(ARGV, 3))
 if KEYS[3] ~= '' then redis.call('LPUSH', KEYS[3], KEYS[2]) end
+if KEYS[1] == 'seq:job' then indexJob(KEYS[2]) end -- jobs_index.go
 return 1
 `)
 

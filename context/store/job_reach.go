@@ -35,12 +35,13 @@ func (s *Store) MarkUnreachable(ctx context.Context, ctxID uint64, key string, a
 // KEYS[1] job key. ARGV[1] expected attempt or "", ARGV[2] since (unix s).
 // Returns the unreachable_since in effect, or 0 when the job was not
 // marked.
-var markUnreachable = newScript("markUnreachable", luaTerminal, `
+var markUnreachable = newScript("markUnreachable", luaTerminal, luaTimeline, `
 local f = redis.call('HMGET', KEYS[1], 'status', 'attempt', '`+model.ExtraRunnerState+`', '`+model.ExtraUnreachableSince+`')
 if not f[1] or terminal(f[1]) then return 0 end
 if ARGV[1] ~= '' and (f[2] or '0') ~= ARGV[1] then return 0 end
 if f[3] == '`+model.RunnerUnreachable+`' and tonumber(f[4] or '') then return tonumber(f[4]) end
 redis.call('HSET', KEYS[1], '`+model.ExtraRunnerState+`', '`+model.RunnerUnreachable+`', '`+model.ExtraUnreachableSince+`', ARGV[2])
+timeline(KEYS[1], 'unreachable', '')
 return tonumber(ARGV[2])
 `)
 
@@ -61,11 +62,12 @@ func (s *Store) ClearUnreachable(ctx context.Context, ctxID uint64, key string, 
 
 // clearUnreachable: see ClearUnreachable. KEYS[1] job key. ARGV[1]
 // expected attempt or "". Returns 1 when a mark was removed, else 0.
-var clearUnreachable = newScript("clearUnreachable", `
+var clearUnreachable = newScript("clearUnreachable", luaTimeline, `
 local f = redis.call('HMGET', KEYS[1], '`+model.ExtraRunnerState+`', 'attempt')
 if f[1] ~= '`+model.RunnerUnreachable+`' then return 0 end
 if ARGV[1] ~= '' and (f[2] or '0') ~= ARGV[1] then return 0 end
 redis.call('HDEL', KEYS[1], '`+model.ExtraRunnerState+`', '`+model.ExtraUnreachableSince+`')
+timeline(KEYS[1], 'reachable', '')
 return 1
 `)
 

@@ -54,8 +54,9 @@ func (s *Store) EnqueueJob(ctx context.Context, j *model.RunnerJob) error {
 
 // enqueueJob: see EnqueueJob.
 // KEYS[1] job key, KEYS[2] queue:<type>. ARGV field, value pairs.
-var enqueueJob = newScript("enqueueJob", `
+var enqueueJob = newScript("enqueueJob", luaTimeline, luaJobIndex, `
 redis.call('HSET', KEYS[1], unpack(ARGV))
+indexJob(KEYS[1])
 return redis.call('LPUSH', KEYS[2], KEYS[1])
 `)
 
@@ -146,10 +147,11 @@ func (s *Store) SetJobStatus(ctx context.Context, ctxID uint64, key string, atte
 // KEYS[1] job key. ARGV[1] expected attempt or "", ARGV[2] new status,
 // ARGV[3] now (unix s), ARGV[4..] field, value pairs.
 // Returns 1, or an error "notfound: …", "fenced: …", "transition: …".
-var setJobStatus = newScript("setJobStatus", luaFence, `
+var setJobStatus = newScript("setJobStatus", luaFence, luaTimeline, `
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
 if err then return err end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 4))
+timeline(KEYS[1], ARGV[2], '')
 return 1
 `)
 
@@ -171,11 +173,12 @@ func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType st
 // waiters do not see the old attempt's end). ARGV[1] expected attempt or "",
 // ARGV[2] "dispatched", ARGV[3] now, ARGV[4..] field, value pairs.
 // Returns the new attempt, or an error as setJobStatus's.
-var requeueJob = newScript("requeueJob", luaFence, `
+var requeueJob = newScript("requeueJob", luaFence, luaTimeline, `
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
 if err then return err end
 local next = tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') or 0
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], 'attempt', tostring(next + 1), unpack(ARGV, 4))
+timeline(KEYS[1], 'retry', '')
 redis.call('DEL', KEYS[3])
 redis.call('LPUSH', KEYS[2], KEYS[1])
 return next + 1

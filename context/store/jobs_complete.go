@@ -40,7 +40,7 @@ func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key strin
 // channel, ARGV[9] the cap's marker line, ARGV[10..] field, value pairs.
 // Returns 1 or the ended job, or an error "notfound: …", "fenced: …",
 // "transition: …" (then nothing is written).
-var completeJob = newScript("completeJob", luaFence, luaAppendLines, luaAnnounceEnd, `
+var completeJob = newScript("completeJob", luaFence, luaAppendLines, luaAnnounceEnd, luaTimeline, `
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
 if err then return err end
 if ARGV[6] ~= '' then
@@ -48,6 +48,7 @@ if ARGV[6] ~= '' then
 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 10))
 announceEnd(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[4])
+timeline(KEYS[1], ARGV[2], '')
 if ARGV[5] == 'read' then return redis.call('HGETALL', KEYS[1]) end
 return 1
 `)
@@ -67,7 +68,7 @@ func (s *Store) CompleteSentJob(ctx context.Context, ctxID uint64, key string, a
 // KEYS[1..5] as completeJob's, KEYS[6] the job's message key, KEYS[7]
 // outbox, KEYS[8] awaiting_result. ARGV as completeJob's.
 // Returns as completeJob.
-var completeSentJob = newScript("completeSentJob", luaFence, luaAppendLines, luaAnnounceEnd, luaMessageMoves, `
+var completeSentJob = newScript("completeSentJob", luaFence, luaAppendLines, luaAnnounceEnd, luaMessageMoves, luaTimeline, `
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
 if err then return err end
 if ARGV[6] ~= '' then
@@ -81,6 +82,7 @@ redis.call('ZREM', KEYS[7], KEYS[6])
 redis.call('ZREM', KEYS[8], KEYS[6])
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 10))
 announceEnd(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[4])
+timeline(KEYS[1], ARGV[2], '')
 if ARGV[5] == 'read' then return redis.call('HGETALL', KEYS[1]) end
 return 1
 `)

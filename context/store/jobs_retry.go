@@ -26,7 +26,7 @@ func (s *Store) RetryJob(ctx context.Context, ctxID uint64, key, scriptType stri
 // reply:<job key>, KEYS[4] stop:<job key>. ARGV[1] the attempt that
 // ended, ARGV[2] now (unix s). Returns the new attempt; an error reply as
 // fence's ("transition: …" unless the job is at status error).
-var retryJob = newScript("retryJob", luaFence, fmt.Sprintf(`
+var retryJob = newScript("retryJob", luaFence, luaTimeline, fmt.Sprintf(`
 local st = redis.call('HGET', KEYS[1], 'status')
 if st and st ~= %q then
   return redis.error_reply('transition: ' .. KEYS[1] .. ' is ' .. st .. ', not error')
@@ -36,6 +36,7 @@ if err then return err end
 local next = (tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') or 0) + 1
 redis.call('HSET', KEYS[1], 'status', %q, 'attempt', tostring(next), 'error', '', 'result', '{}',
   'updated_at', ARGV[2])
+timeline(KEYS[1], 'retry', '')
 redis.call('DEL', KEYS[3], KEYS[4])
 redis.call('LPUSH', KEYS[2], KEYS[1])
 return next

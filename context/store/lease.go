@@ -241,12 +241,13 @@ func (s *Store) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listO
 // now, reply TTL), ARGV[5] lease owner value "<attempt> <runner>",
 // ARGV[6..] field, value pairs.
 // Returns 1, or an error as completeJob's.
-var completeLeased = newScript("completeLeased", luaLease, luaFence, luaAnnounceEnd, `
+var completeLeased = newScript("completeLeased", luaLease, luaFence, luaAnnounceEnd, luaTimeline, `
 release(KEYS[5], KEYS[6], KEYS[7], KEYS[1], ARGV[5])
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
 if err then return err end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 6))
 announceEnd(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[4])
+timeline(KEYS[1], ARGV[2], '')
 return 1
 `)
 

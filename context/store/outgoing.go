@@ -38,6 +38,7 @@ func (s *Store) Dispatch(ctx context.Context, ctxID uint64, o Outgoing) error {
 		if len(o.JobFields) > 0 && o.Job != "" {
 			p.HSet(ctx, o.Job, pairs(o.JobFields)...)
 		}
+		timelineSent(ctx, p, o) // jobs_timeline.go
 		if len(o.Fields) > 0 {
 			p.HSet(ctx, o.Message, pairs(o.Fields)...)
 		}

@@ -80,7 +80,7 @@ func resultHomeFields(ctxID, caller uint64, jobKey string, home ResultHome) stri
 // field, value pairs.
 // Returns as completeJob.
 var completeSentJobHome = newScript("completeSentJobHome", luaFence, luaAppendLines, luaAnnounceEnd,
-	luaMessageMoves, `
+	luaMessageMoves, luaTimeline, `
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
 if err then return err end
 if ARGV[6] ~= '' then
@@ -95,6 +95,7 @@ if KEYS[6] ~= '' then
   redis.call('ZREM', KEYS[8], KEYS[6])
 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 11))
+timeline(KEYS[1], ARGV[2], 'result from its runner')
 local h = redis.call('HGETALL', KEYS[1])
 local job = {}
 for i = 1, #h, 2 do job[h[i]] = h[i + 1] end

@@ -50,8 +50,13 @@ local function usage(key)
   return redis.call('MEMORY', 'USAGE', key) or 0
 end
 local function dropJob(dry, job, logs, reply, stop)
-  local b = usage(job) + usage(logs)
-  if dry ~= 'dry' then redis.call('DEL', job, logs, reply, stop) end
+  -- its log's meta, its timeline and its index entry go too (logs_meta.go, jobs_timeline.go, jobs_index.go)
+  local meta, tl = 'logmeta:' .. job, 'timeline:' .. job
+  local b = usage(job) + usage(logs) + usage(meta) + usage(tl)
+  if dry ~= 'dry' then
+    redis.call('DEL', job, logs, reply, stop, meta, tl)
+    redis.call('ZREM', 'job_index', job)
+  end
   return b
 end
 local function retentionKeys()

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A context's job index is the sorted set job_index of its DB: every job
+// key, scored by its created_at (unix s). The scripts that create jobs add
+// to it (indexJob, luaJobIndex) and retention removes from it, so a reader
+// finds the jobs created since it last looked without a SCAN of the whole
+// DB. Seed clients that HSET jobs straight into Redis do not index them:
+// a full read (JobBriefs) indexes every job it finds (IndexJobs), so such
+// jobs are there after the next one (the dashboard's cache makes one at
+// least every FullReadEvery).
+
+// JobIndexKey is job_index, the context's job keys by creation time.
+const JobIndexKey = "job_index"
+
+// luaJobIndex defines indexJob(job): it adds job to the index with its
+// created_at as score, and starts its timeline with "created" (detail:
+// the status it was created in). Needs luaTimeline.
+const luaJobIndex = `
+local function indexJob(job)
+  local f = redis.call('HMGET', job, 'created_at', 'status')
+  redis.call('ZADD', 'job_index', tonumber(f[1] or '0') or 0, job)
+  timeline(job, 'created', f[2] or '')
+end
+`
+
+// IndexJobs adds briefs' jobs to the index (those there already keep their
+// score), in pipelines of briefPageSize.
+func (s *Store) IndexJobs(ctx context.Context, ctxID uint64, briefs []JobBrief) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.IndexJobs: %w", err)
+	}
+	for lo := 0; lo < len(briefs); lo += briefPageSize {
+		part := briefs[lo:min(len(briefs), lo+briefPageSize)]
+		zs := make([]redis.Z, len(part))
+		for i, b := range part {
+			zs[i] = redis.Z{Score: float64(b.CreatedAt), Member: b.Key}
+		}
+		if err := db.ZAddNX(ctx, JobIndexKey, zs...).Err(); err != nil {
+			return fmt.Errorf("store.IndexJobs: %w", err)
+		}
+	}
+	return nil
+}
+
+// IndexedSince returns the keys of the index with a score (created_at) of
+// at least since, and how many keys the index holds.
+func (s *Store) IndexedSince(ctx context.Context, ctxID uint64, since int64) ([]string, int64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store.IndexedSince: %w", err)
+	}
+	var keys *redis.StringSliceCmd
+	var n *redis.IntCmd
+	_, err = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		keys = p.ZRangeByScore(ctx, JobIndexKey, &redis.ZRangeBy{Min: strconv.FormatInt(since, 10), Max: "+inf"})
+		n = p.ZCard(ctx, JobIndexKey)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("store.IndexedSince: %w", err)
+	}
+	return keys.Val(), n.Val(), nil
+}
+
+// JobBriefsOf reads the briefs of keys (in pipelines of briefPageSize),
+// leaving out keys that are no job or are gone.
+func (s *Store) JobBriefsOf(ctx context.Context, ctxID uint64, keys []string) ([]JobBrief, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.JobBriefsOf: %w", err)
+	}
+	var out []JobBrief
+	for lo := 0; lo < len(keys); lo += briefPageSize {
+		page, err := briefPage(ctx, db, keys[lo:min(len(keys), lo+briefPageSize)])
+		if err != nil {
+			return nil, fmt.Errorf("store.JobBriefsOf: %w", err)
+		}
+		out = append(out, page...)
+	}
+	return out, nil
+}
+
+// indexJobs: see IndexJob. KEYS[1] the job key.
+var indexJobScript = newScript("indexJob", luaTimeline, luaJobIndex, `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+indexJob(KEYS[1])
+return 1
+`)
+
+// IndexJob indexes one job written outside the store's creating scripts
+// (SaveJob) and starts its timeline.
+func (s *Store) IndexJob(ctx context.Context, ctxID uint64, key string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.IndexJob: %w", err)
+	}
+	return scriptErr("store.IndexJob", indexJobScript.Run(ctx, db, []string{key}).Err())
+}

@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A job's timeline is the capped list timeline:<job key>: one JSON entry
+// per status transition, oldest first, {"t": unix ms, "e": event, "a":
+// attempt, "d": detail}. The Lua scripts that move a job write it in the
+// same step as the move (timeline(), luaTimeline), so an entry is there
+// exactly when its move happened; retention deletes it with the job. Jobs
+// written by seed clients straight into Redis have none until a script
+// moves them.
+
+// TimelineCap is how many entries a job's timeline keeps (the newest).
+const TimelineCap = 100
+
+// Timeline events beside the statuses a job enters (dispatched, started,
+// finished, error, waiting_for_prerequisites), which are events too.
+const (
+	EventCreated     = "created"     // the job was written
+	EventRetry       = "retry"       // queued again as a new attempt
+	EventSent        = "sent"        // handed to another agent (detail: its peer)
+	EventUnreachable = "unreachable" // the agent running it stopped answering
+	EventReachable   = "reachable"   // … and answered again
+)
+
+// TimelineKey is timeline:<job key>.
+func TimelineKey(jobKey string) string { return "timeline:" + jobKey }
+
+// TimelineEntry is one transition of a job.
+type TimelineEntry struct {
+	TimeMS  int64  `json:"t"`
+	Event   string `json:"e"`
+	Attempt int64  `json:"a,omitempty"`
+	Detail  string `json:"d,omitempty"`
+}
+
+// luaTimeline defines timeline(job, event, detail): it appends an entry
+// for event to the job's timeline (the job's attempt read now, the time
+// from the server's clock, detail cut to 300 bytes), keeping the newest
+// TimelineCap. Scripts call it after they wrote the move.
+var luaTimeline = fmt.Sprintf(`
+local function timeline(job, event, detail)
+  local tm = redis.call('TIME')
+  local ms = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+  local att = tonumber(redis.call('HGET', job, 'attempt') or '0') or 0
+  local e = {t = ms, e = event, a = att}
+  if (not detail or detail == '') and event == 'error' then detail = redis.call('HGET', job, 'error') or '' end
+  if detail and detail ~= '' then e.d = string.sub(detail, 1, 300) end
+  local key = 'timeline:' .. job
+  redis.call('RPUSH', key, cjson.encode(e))
+  redis.call('LTRIM', key, -%d, -1)
+end
+`, TimelineCap)
+
+// AddTimeline appends an event to a job's timeline from Go, for moves
+// that are not made by a script (a job sent to another agent, say).
+func (s *Store) AddTimeline(ctx context.Context, ctxID uint64, jobKey, event, detail string) error {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return fmt.Errorf("store.AddTimeline: %w", err)
+	}
+	err = addTimeline.Run(ctx, db, []string{jobKey}, event, detail).Err()
+	return scriptErr("store.AddTimeline", err)
+}
+
+// addTimeline: see AddTimeline. KEYS[1] job key, ARGV[1] event, ARGV[2]
+// detail. Only for a job that exists.
+var addTimeline = newScript("addTimeline", luaTimeline, `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+timeline(KEYS[1], ARGV[1], ARGV[2])
+return 1
+`)
+
+// timelineSent queues on p, for a job handed to another agent (o.Job with
+// a new runner, store.Dispatch), its "sent" entry.
+func timelineSent(ctx context.Context, p redis.Pipeliner, o Outgoing) {
+	to := o.JobFields["runner"]
+	if o.Job == "" || to == "" {
+		return
+	}
+	att, _ := strconv.ParseInt(o.JobFields["attempt"], 10, 64)
+	e, _ := json.Marshal(TimelineEntry{TimeMS: time.Now().UnixMilli(), Event: EventSent, Attempt: att, Detail: to})
+	p.RPush(ctx, TimelineKey(o.Job), e)
+	p.LTrim(ctx, TimelineKey(o.Job), -TimelineCap, -1)
+}
+
+// Timeline returns a job's timeline, oldest first (empty when none).
+func (s *Store) Timeline(ctx context.Context, ctxID uint64, jobKey string) ([]TimelineEntry, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.Timeline: %w", err)
+	}
+	raw, err := db.LRange(ctx, TimelineKey(jobKey), 0, -1).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store.Timeline %s: %w", jobKey, err)
+	}
+	out := make([]TimelineEntry, 0, len(raw))
+	for _, r := range raw {
+		var e TimelineEntry
+		if json.Unmarshal([]byte(r), &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
