@@ -198,7 +198,7 @@ func (s *Scheduler) startCompensation(ctx context.Context, r *flowRun) (bool, er
 	if r.timer != nil {
 		r.timer.Stop() // the flow timeout does not cut its own undoing short
 	}
-	s.log.Info("flow compensating", "context", r.key.ctx, "flow", r.key.id, "compensations", len(moves))
+	s.log.Info("flow compensating", "context", r.key.ctx, "flow", r.key.id, "compensations", len(moves), "trace_id", r.trace)
 	return true, nil
 }
 

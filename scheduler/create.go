@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 )
 
 // Create stores flow file f in its context as a Flow hash (status
@@ -44,14 +45,25 @@ func (s *Scheduler) create(ctx context.Context, f *File, caller uint64,
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
 	fl, jobs, nodes := s.graph(f, caller, flowID, firstJob)
+	shareTrace(fl, jobs, tracing.ForSubmission(ctx))
 	if patch != nil {
 		patch(fl, jobs, nodes)
 	}
 	if err := s.st.SaveFlowGraph(ctx, fl, jobs, nodes); err != nil {
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
-	s.log.Info("flow created", "context", fl.ContextID, "flow", fl.ID, "name", fl.Name, "jobs", len(jobs))
+	s.log.Info("flow created", "context", fl.ContextID, "flow", fl.ID, "name", fl.Name, "jobs", len(jobs),
+		"trace_id", fl.TraceID())
 	return fl, nil
+}
+
+// shareTrace gives flow fl and its jobs traceparent tp: the caller's
+// trace id when ctx has one (tracing.WithParent), else a new one.
+func shareTrace(fl *model.Flow, jobs []*model.RunnerJob, tp string) {
+	fl.SetTraceID(tp)
+	for _, j := range jobs {
+		j.SetTraceID(tp)
+	}
 }
 
 // graph builds the hashes of a new flow.

@@ -128,12 +128,13 @@ func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer
 	why := model.LostRunnerError(peer, d)
 	lost := model.LostRunnerFields(peer, j.Attempt, why)
 	if j.Attempt > j.Retries {
-		s.log.Warn("remote job lost, no retries left", "flow", r.key.id, "job", n.key, "peer", peer, "reason", why)
+		s.log.Warn("remote job lost, no retries left", "flow", r.key.id, "job", n.key, "peer", peer, "reason", why,
+			"trace_id", r.trace)
 		delete(r.remote, n.name)
 		return s.st.CompleteJob(ctx, r.key.ctx, n.key, j.Attempt, model.JobError, lost)
 	}
 	s.log.Warn("remote job lost; new attempt", "flow", r.key.id, "job", n.key, "peer", peer,
-		"attempt", j.Attempt+1, "reason", why)
+		"attempt", j.Attempt+1, "reason", why, "trace_id", r.trace)
 	// The new attempt shows why it runs (its error until it ends) and is
 	// not unknown: its runner is another one.
 	lost["error"] = fmt.Sprintf("attempt %d: %s", j.Attempt, why)

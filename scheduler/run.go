@@ -44,6 +44,7 @@ type flowRun struct {
 	order     []string // file order
 	onFailure OnFailure
 	timeout   time.Duration
+	trace     string      // the flow's traceparent, for its log lines
 	dead      atomic.Bool // evicted: reload before use
 
 	mu       sync.Mutex
@@ -70,7 +71,7 @@ func newRun(g *store.FlowGraph) (*flowRun, error) {
 		nodes: map[string]*node{}, status: f.Status, state: map[string]model.NodeState{},
 		results: map[string]map[string]string{}, fatal: f.Extra[fError], remote: map[string]*remoteTrack{},
 		onFailure: OnFailure(f.Extra[fOnFailure]), compErrs: map[string]string{},
-		compensating: f.Extra[fCompensation] == Compensating}
+		compensating: f.Extra[fCompensation] == Compensating, trace: f.TraceID()}
 	if r.onFailure != OnFailureStop {
 		r.onFailure = OnFailureWait
 	}

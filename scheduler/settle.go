@@ -151,7 +151,7 @@ func (s *Scheduler) finish(ctx context.Context, r *flowRun) error {
 		r.timer.Stop()
 	}
 	s.log.Info("flow ended", "context", r.key.ctx, "flow", r.key.id, "status", status, "error", r.fatal,
-		"compensation", r.compEnd[fCompensation])
+		"compensation", r.compEnd[fCompensation], "trace_id", r.trace)
 	return nil
 }
 

@@ -53,7 +53,7 @@ func (s *Scheduler) start(ctx context.Context, r *flowRun) error {
 	}
 	r.status = model.FlowStarted
 	s.armTimer(r)
-	s.log.Info("flow started", "context", r.key.ctx, "flow", r.key.id, "roots", len(roots))
+	s.log.Info("flow started", "context", r.key.ctx, "flow", r.key.id, "roots", len(roots), "trace_id", r.trace)
 	return s.dispatch(ctx, r, roots)
 }
 

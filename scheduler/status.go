@@ -32,6 +32,8 @@ type Status struct {
 	Compensation      string      `json:"compensation,omitempty"`
 	CompensationError string      `json:"compensation_error,omitempty"`
 	Flow              *model.Flow `json:"-"`
+	// TraceID is the flow's W3C traceparent, shared by its jobs.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 // JobState is one job of a flow.
@@ -90,7 +92,8 @@ func (s *Scheduler) statusOf(g *store.FlowGraph) *Status {
 	f := g.Flow
 	st := &Status{ID: f.ID, ContextID: f.ContextID, CallerID: f.CallerID, Name: f.Name, Status: f.Status,
 		Error: f.Extra[fError], Result: f.Result, OnFailure: f.Extra[fOnFailure], Timeout: atoi(f.Extra[fTimeout]),
-		CreatedAt: f.CreatedAt, StartedAt: atoi(f.Extra[fStartedAt]), EndedAt: atoi(f.Extra[fEndedAt]), Flow: f}
+		CreatedAt: f.CreatedAt, StartedAt: atoi(f.Extra[fStartedAt]), EndedAt: atoi(f.Extra[fEndedAt]), Flow: f,
+		TraceID: f.TraceID()}
 	if !f.Status.Terminal() || st.Result == nil {
 		st.Result = g.Results
 	}
