@@ -78,6 +78,9 @@ func (r *Runner) sweepContext(ctx context.Context, id uint64, types map[string]b
 		delete(types, "")
 	}
 	for t := range types {
+		if t == store.WaitForType { // the scheduler's own queue: it parks wait_for steps
+			continue
+		}
 		if _, ok := r.types[t]; !ok && !r.external(ctx, id, t) {
 			r.rejectQueue(ctx, id, t)
 		}

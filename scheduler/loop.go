@@ -28,6 +28,7 @@ func (s *Scheduler) ensureLoop(ctxID uint64) {
 		return
 	}
 	s.spawn(func(ctx context.Context) { s.loop(ctx, ctxID) })
+	s.startEventLoops(ctxID) // events, triggers and wait_for (trigger_loop.go)
 }
 
 // refresher starts loops for contexts that appear. Loops of contexts that
