@@ -283,6 +283,9 @@ func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *pay
 // onMail stores a chat or mail message on the target context's msg_in,
 // once per (sender, ref).
 func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ envelope.Type, p *payload) error {
+	if p.Message["message_type"] == string(model.MsgTypeEvent) {
+		return b.onEvent(ctx, from, target, p) // event.go
+	}
 	actor, err := b.st.Authorize(ctx, target, b.names.name(from), model.RoleReader)
 	if err != nil {
 		b.refused(from, "unauthorized", nil)
@@ -294,7 +297,7 @@ func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ en
 	if p.Message != nil {
 		m.Message, m.MessageFormatType = p.Message["message"], p.Message["message_format_type"]
 	}
-	if _, err := b.st.ReceiveMessage(ctx, target, b.names.name(from), p.Ref, m); err != nil {
+	if _, err := b.st.ReceiveEvent(ctx, target, b.names.name(from), p.Ref, m); err != nil { // also an event (message.<type>)
 		return err // no ack: the sender resends
 	}
 	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "") // a resend is acked again, stored once

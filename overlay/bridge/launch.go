@@ -172,10 +172,10 @@ func fresh(ctxID uint64, key string, m *model.Message, job *model.RunnerJob) *bu
 	case model.MsgTypeStop:
 		p.OriginCtx, p.OriginJob = ctxID, m.Extra[model.ExtraOriginJob]
 		return &built{p, envelope.TypeStop, m.ContextID, 0}
-	case model.MsgTypeChat, model.MsgTypeMail:
+	case model.MsgTypeChat, model.MsgTypeMail, model.MsgTypeEvent: // an event travels as mail (event.go)
 		p.Message = m.ToHash()
 		t := envelope.TypeChat
-		if m.MessageType == model.MsgTypeMail {
+		if m.MessageType != model.MsgTypeChat {
 			t = envelope.TypeMail
 		}
 		return &built{p, t, m.ContextID, 0}
@@ -270,6 +270,9 @@ func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) erro
 		Processing: store.MsgOutProcessingKey, Done: key}
 	if m.MessageType == model.MsgTypeResult { // an external worker's report (external.go)
 		return b.takeResult(ctx, ctxID, key, m)
+	}
+	if done, err := b.takeEvent(ctx, ctxID, key, m); done { // event.go
+		return err
 	}
 	if m.CreatedAt <= 0 {
 		// A plain client's message may lack created_at; its timeout then
