@@ -59,6 +59,13 @@ type Config struct {
 	ContextRefresh  time.Duration // how often Contexts is called; default 3s
 	Sweep           time.Duration // scan for queues of types nobody serves; default 2s
 
+	// MaxInFlightPerContext caps the jobs of one context this runner holds
+	// at once; 0 = only Concurrency. TypeLimits caps them per script type
+	// (type → at most that many); a type not named has no cap of its own.
+	// Either turns chaining and offers off (keyed_limits.go).
+	MaxInFlightPerContext int
+	TypeLimits            map[string]int
+
 	// Tracer exports a run span per attempt; nil: off.
 	Tracer *tracing.Tracer
 }
@@ -92,6 +99,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.OutputBytes == 0 {
 		c.OutputBytes = DefaultOutputBytes
+	}
+	if c.limited() { // chains and offers claim outside the limits' check
+		c.NoChain = true
 	}
 	if c.RunnerID == "" && c.DataDir != "" {
 		c.RunnerID = defaultRunnerID(c.DataDir)
@@ -141,6 +151,7 @@ func (c Config) Validate() error {
 		check(validName(t) && !strings.Contains(t, ":"), "executor type %q: want a word without spaces or ':'", t)
 		check(len(argv) > 0 && argv[0] != "", "executor %q: empty command line", t)
 	}
+	errs = append(errs, d.validLimits()...)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("executor config: %w", err)
 	}

@@ -17,7 +17,9 @@ import (
 func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext) {
 	r.reclaimOwn(ctx, id)
 	r.requestSweep(id, "")
+	var repaired time.Time // last look at parked jobs of concurrency keys (keyed.go)
 	for {
+		r.repairKeys(ctx, id, &repaired)
 		if !r.acquireFor(ctx, sc) {
 			return
 		}
@@ -44,6 +46,9 @@ func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext)
 // to complete, so a job it took is run rather than left in the processing
 // list as if this runner had crashed.
 func (r *Runner) claim(ctx context.Context, id uint64, types []string) (*store.Claim, error) {
+	if types = r.openTypes(id, types); len(types) == 0 { // limits reached (keyed_limits.go)
+		return nil, nil
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 	defer cancel()
 	return r.st.ClaimJob(cctx, id, r.cfg.RunnerID, types, r.cfg.Lease, false)
@@ -54,9 +59,11 @@ func (r *Runner) claim(ctx context.Context, id uint64, types []string) (*store.C
 func (r *Runner) dispatch(id uint64, cl *store.Claim) {
 	switch cl.Verdict {
 	case store.VerdictRun:
+		counted := r.countStart(id, cl.Type)
 		r.jobWG.Add(1)
 		go func() {
 			defer r.jobWG.Done()
+			defer counted()
 			r.runClaimed(id, cl)
 		}()
 	case store.VerdictDead, store.VerdictInvalid: // the claim has dead-lettered (and, invalid, ended) it

@@ -21,7 +21,7 @@ import (
 func (r *Runner) Offer(ctxID uint64) (spec store.ClaimSpec, hand func(cl *store.Claim), ok bool) {
 	r.mu.Lock()
 	sc := r.contexts[ctxID]
-	if !r.started || r.stopping || sc == nil || sc.ctx.Err() != nil || r.waiting.Load() > 0 {
+	if !r.started || r.stopping || sc == nil || sc.ctx.Err() != nil || r.waiting.Load() > 0 || r.cfg.limited() {
 		r.mu.Unlock()
 		return store.ClaimSpec{}, nil, false
 	}

@@ -46,6 +46,7 @@ type Runner struct {
 	stopping    bool                             // guarded by mu
 
 	refreshes refreshes // one listing of the contexts applied at a time
+	inFlight  inFlight  // per-context and per-type counts (keyed_limits.go)
 
 	// Both groups run from New to Shutdown. intakeWork: the goroutines
 	// that take work (and outstanding offers), stopped first; its context
