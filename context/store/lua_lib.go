@@ -37,15 +37,22 @@ end
 // after ttl seconds), the job key on jobs_done when the job belongs to a
 // flow (the scheduler) and on remote_done when it came from another agent
 // (origin_peer set: the bridge sends the result home). It also gives the
-// job's place of its concurrency key back (keyedRelease, queue_keyed_lua.go).
-const luaAnnounceEnd = luaKeyedRelease + `
-local function announceEnd(job, reply, jobsDone, remoteDone, status, ttl)
+// job's place of its concurrency key back (keyedRelease, queue_keyed_lua.go)
+// and settles the jobs that wait for this one (releaseWaiters,
+// jobs_deps.go); announceOne is the same without that.
+var luaAnnounceEnd = luaKeyedRelease + `
+local function announceOne(job, reply, jobsDone, remoteDone, status, ttl)
   redis.call('LPUSH', reply, status)
   redis.call('EXPIRE', reply, tonumber(ttl))
   local f = redis.call('HMGET', job, 'flow_id', 'origin_peer')
   if f[1] and f[1] ~= '' and f[1] ~= '0' then redis.call('LPUSH', jobsDone, job) end
   if f[2] and f[2] ~= '' then redis.call('LPUSH', remoteDone, job) end
   keyedRelease(job)
+end
+` + luaDeps + `
+local function announceEnd(job, reply, jobsDone, remoteDone, status, ttl)
+  announceOne(job, reply, jobsDone, remoteDone, status, ttl)
+  releaseWaiters(job, reply, jobsDone, remoteDone, ttl)
 end
 `
 

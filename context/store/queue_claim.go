@@ -89,7 +89,11 @@ var luaStatusList = func() string {
 // ARGV[5] dead-letter list cap, ARGV[6] reply list TTL (s), ARGV[7] the
 // reply list's key prefix (ReplyKey of ""), ARGV[8] now (unix ms), ARGV[9]
 // the context id. A popped job whose run_at is still ahead goes to timers
-// instead (deferEarly, luaTimers) and the next one is popped.
+// instead (deferEarly, luaTimers) and the next one is popped; so does one
+// whose dependends or prerequisites are not met, parked, or ended error
+// when they cannot be (depsHold, jobs_deps.go).
+// Before popping, it settles the jobs whose prerequisite re-check time
+// has come (recheckPrereqs, jobs_deps.go).
 // It also reads and writes the popped job's hash and reply list and reads
 // stop:<job key>, whose names are known only after the pop (contexts are
 // DBs, so the contract is single-instance Redis anyway).
@@ -100,8 +104,9 @@ var luaStatusList = func() string {
 // run, stopped (a stop marker covers this attempt), rejected, dead
 // (unusable, left as it is) or invalid (ended error): both of these
 // already in dead_letter and out of the processing list, with no lease.
-var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, luaTimers, `
+var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, luaTimers, luaDepsGate, `
 local first = 7
+recheckPrereqs(ARGV[8], ARGV[7], KEYS[5], KEYS[6], ARGV[6])
 -- remaining says whether jobs are left: the length of queue i when it has
 -- some (the common case: one LLEN), else the sum over the other queues.
 local function remaining(i)
@@ -142,7 +147,8 @@ local function check(key, h)
 end
 for i = first, #KEYS do
   local key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
-  while key and deferEarly(key, KEYS[i], KEYS[1], ARGV[8], ARGV[9]) do
+  while key and (deferEarly(key, KEYS[i], KEYS[1], ARGV[8], ARGV[9]) or
+      depsHold(key, KEYS[i], KEYS[1], ARGV[8], ARGV[3], ARGV[7], KEYS[5], KEYS[6], ARGV[6])) do
     key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
   end
   if key then
@@ -284,15 +290,20 @@ func (s *Store) TakeQueued(ctx context.Context, ctxID uint64, jobKey, scriptType
 // KEYS[1] queue:<type>, KEYS[2] processing:<runner>, KEYS[3] leases,
 // KEYS[4] lease_owners. ARGV[1] job key, ARGV[2] owner value, ARGV[3]
 // lease expiry (unix ms). A delayed job still waiting in the timers for
-// that queue is taken from there. Returns how many entries were taken (0
-// or more).
-var takeQueued = newScript("takeQueued", luaLease, luaTimers, `
+// that queue is taken from there, and so is one parked for its
+// dependends or prerequisites (jobs_deps.go). Returns how many entries
+// were taken (0 or more).
+var takeQueued = newScript("takeQueued", luaLease, luaTimers, fmt.Sprintf(`
 local n = redis.call('LREM', KEYS[1], 0, ARGV[1])
 if n == 0 then n = redis.call('ZREM', timersKey, pushMember(KEYS[1], ARGV[1])) end
+if n == 0 and redis.call('HDEL', %q, ARGV[1]) == 1 then
+  redis.call('ZREM', %q, ARGV[1])
+  n = 1
+end
 if n == 0 then return 0 end
 take(KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[3], ARGV[2])
 return n
-`)
+`, DepsWaitingKey, PrereqWaitingKey))
 
 // ProcessingJobs lists the job keys in processing:<runnerID>.
 func (s *Store) ProcessingJobs(ctx context.Context, ctxID uint64, runnerID string) ([]string, error) {
