@@ -42,7 +42,7 @@ func (r *Runner) completeAndClaim(a *attempt, sc *servedContext, out outcome) {
 	a.slot.Do(func() {}) // the slot is this function's now
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	fields := model.Hash{"result": encodeResult(out.result), "error": out.reason}
+	fields := a.traced(model.Hash{"result": encodeResult(out.result), "error": out.reason})
 	job := a.ended(model.JobFinished, out)
 	written := r.jobEnding(a.ctxID, job, out.logs)
 	cl, claimErr, err := r.st.CompleteAndClaim(ctx, a.ctxID, a.lease, r.cfg.RunnerID, model.JobFinished,

@@ -43,7 +43,7 @@ func (r *Runner) settle(a *attempt, out outcome) {
 func (r *Runner) complete(a *attempt, status model.JobStatus, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	fields := model.Hash{"result": encodeResult(out.result), "error": out.reason}
+	fields := a.traced(model.Hash{"result": encodeResult(out.result), "error": out.reason})
 	job := a.ended(status, out)
 	written := r.jobEnding(a.ctxID, job, out.logs)
 	err := r.st.CompleteLeased(ctx, a.ctxID, a.lease, r.cfg.RunnerID, status, fields)
@@ -97,8 +97,8 @@ func (r *Runner) waitBackoff(a *attempt, delay time.Duration) error {
 func (r *Runner) requeue(a *attempt, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	fields := model.Hash{"result": encodeResult(out.result),
-		"error": fmt.Sprintf("attempt %d: %s (retrying)", a.lease.Attempt, out.reason)}
+	fields := a.traced(model.Hash{"result": encodeResult(out.result),
+		"error": fmt.Sprintf("attempt %d: %s (retrying)", a.lease.Attempt, out.reason)})
 	n, err := r.st.RequeueJob(ctx, a.ctxID, a.key, a.typ, a.lease.Attempt, fields)
 	r.releaseLease(ctx, a.ctxID, a.lease)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 )
 
 // writeTimeout bounds the Redis writes that end an attempt; they do not
@@ -26,6 +27,9 @@ type attempt struct {
 	cancel context.CancelCauseFunc
 	slot   sync.Once // frees the concurrency slot once
 	log    *slog.Logger
+	// newTrace: the job came without a traceparent and got one here
+	// (giveTrace); its end records it (traced).
+	newTrace bool
 }
 
 // runClaimed runs a job claimed with VerdictRun, holding one slot.
@@ -41,10 +45,13 @@ func (r *Runner) runClaimed(ctxID uint64, cl *store.Claim) {
 	if a.ctx.Err() == nil { // not stopped or drained before it began
 		r.callHooks(&r.starting, ctxID, job)
 	}
+	a.log.Debug("executor: running job", "type", a.typ)
+	span := r.cfg.Tracer.Begin(tracing.SpanRun, job.TraceID(), ctxID, cl.JobKey)
 	out := noopOutcome() // noop: no directory, no environment, no process
 	if !r.types[a.typ].noop {
 		out = r.execute(a)
 	}
+	span.End(runErr(out))
 	if sc := r.chainable(a, out); sc != nil {
 		r.completeAndClaim(a, sc, out)
 		return
@@ -57,14 +64,15 @@ func (r *Runner) runClaimed(ctxID uint64, cl *store.Claim) {
 // reach it.
 func (r *Runner) register(ctxID uint64, cl *store.Claim, job *model.RunnerJob) *attempt {
 	job.ContextID, job.Attempt = ctxID, cl.Attempt
+	newTrace := giveTrace(job)
 	typ := job.ScriptType
 	if _, ok := r.types[typ]; !ok {
 		typ = cl.Type // run as the queue it came from
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	a := &attempt{ctxID: ctxID, key: cl.JobKey, typ: typ, job: job, lease: cl.Lease,
-		ctx: ctx, cancel: cancel,
-		log: r.log.With("context", ctxID, "job", cl.JobKey, "attempt", cl.Attempt)}
+		ctx: ctx, cancel: cancel, newTrace: newTrace,
+		log: r.log.With("context", ctxID, "job", cl.JobKey, "attempt", cl.Attempt, "trace_id", job.TraceID())}
 	r.mu.Lock()
 	r.running[runKey{ctxID, cl.JobKey, cl.Attempt}] = a
 	stopped := r.stopNoted(ctxID, cl.JobKey, cl.Attempt)
