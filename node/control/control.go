@@ -89,6 +89,7 @@ func (h *Handlers) Register(table *api.Table) {
 	h.registerPruneMethods()
 	h.registerPeerMethods()
 	h.registerMessageMethods()
+	h.registerEventMethods()
 	h.registerRunnerMethods()
 	if h.Sched != nil {
 		h.registerFlowMethods()
