@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/hyphae-run/hyphae/context/model"
 )
 
 // Presence record limits.
@@ -33,6 +38,9 @@ type presenceRecord struct {
 	Ver   string   `json:"ver"`
 	Up    int64    `json:"up"`
 	Seq   uint64   `json:"seq"`
+	// Host is the agent's host name; absent from older agents' records,
+	// which decode as before (and older agents ignore it).
+	Host string `json:"host,omitempty"`
 
 	peer peer.ID // parsed ID, set by parsePresence
 }
@@ -64,8 +72,8 @@ func parsePresence(data []byte, author peer.ID) (*presenceRecord, error) {
 
 // check bounds the record's fields.
 func (r *presenceRecord) check() error {
-	if r.Seq == 0 || r.Cap < 0 || r.Load < 0 || r.Up < 0 || len(r.Ver) > maxStringLen {
-		return errors.New("bad seq, cap, load, up or ver")
+	if r.Seq == 0 || r.Cap < 0 || r.Load < 0 || r.Up < 0 || len(r.Ver) > maxStringLen || len(r.Host) > maxStringLen {
+		return errors.New("bad seq, cap, load, up, ver or host")
 	}
 	for _, list := range [][]string{r.Addrs, r.Roles, r.Types} {
 		if len(list) > maxListLen {
@@ -116,9 +124,32 @@ func (o *Overlay) record(seq uint64) ([]byte, error) {
 		V: presenceVersion, ID: o.id.String(), Addrs: addrs,
 		Roles: clip(info.Roles), Types: clip(info.ScriptTypes),
 		Cap: info.Capacity, Load: info.Load, Ver: info.Version,
-		Up: int64(time.Since(o.started).Seconds()), Seq: seq,
+		Up: int64(time.Since(o.started).Seconds()), Seq: seq, Host: hostName(),
 	}
 	return json.Marshal(&r)
+}
+
+// hostName is this machine's host name as presence announces it, read
+// once ("" when the system will not say).
+var hostName = sync.OnceValue(func() string {
+	h, err := os.Hostname()
+	if err != nil || len(h) > maxStringLen {
+		return ""
+	}
+	return h
+})
+
+// withHost is a row's Extra (old, kept as it was) with the host name
+// record r announces: one announced replaces the last, and a record
+// without one (an older agent) leaves it as it was.
+func (r *presenceRecord) withHost(old model.Hash) model.Hash {
+	if r.Host == "" || old[model.ExtraHost] == r.Host {
+		return old
+	}
+	h := make(model.Hash, len(old)+1)
+	maps.Copy(h, old)
+	h[model.ExtraHost] = r.Host
+	return h
 }
 
 // clip bounds a list to what validators accept.

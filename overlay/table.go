@@ -130,7 +130,7 @@ func (t *liveTable) apply(r *presenceRecord, now time.Time) (model.Peer, bool) {
 	e.row = model.Peer{
 		PeerID: r.ID, State: model.PeerUp, Addrs: r.Addrs, Roles: r.Roles,
 		ScriptTypes: r.Types, Capacity: r.Cap, Load: r.Load, Version: r.Ver,
-		Uptime: r.Up, FoundVia: via, LastSeen: now.Unix(), Extra: old.Extra,
+		Uptime: r.Up, FoundVia: via, LastSeen: now.Unix(), Extra: r.withHost(old.Extra),
 	}
 	e.seen, e.seq, e.down = now, r.Seq, time.Time{}
 	return e.row, !sameInfo(old, e.row)

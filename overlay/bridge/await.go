@@ -73,6 +73,7 @@ func (b *Bridge) noResult(ctxID uint64, k string, m *model.Message, reason strin
 		b.log.Warn("bridge: failing a job whose result will not come", "context", ctxID, "message", k, "err", err)
 	case ended:
 		b.log.Warn("bridge: no result", "context", ctxID, "message", k, "reason", reason)
+		b.fault(m, reason) // its circuit breaker counts it (breaker_route.go)
 		_ = b.st.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
 	}
 }

@@ -66,6 +66,9 @@ type Config struct {
 	// Plain turns the bridge's shortcuts off, each on its own (bus.plain;
 	// ARCHITECTURE.md, "The shortcuts").
 	Plain Plain
+	// Breaker tunes the circuit breakers per destination peer
+	// (breaker.go; zero Threshold: off).
+	Breaker BreakerConfig
 	// Tracer exports the send, receive and result spans; nil: off.
 	Tracer *tracing.Tracer
 }
@@ -128,6 +131,8 @@ type Bridge struct {
 	away    awayPeers     // peers watched for their return (resend.go)
 	runners registry      // runner records per context, for jobs the agent routes
 
+	breakers *breakers // circuit breakers per destination peer (breaker.go)
+
 	life lifecycle.Group // the loops and the work Shutdown waits for
 	ctx  context.Context // life's context; set by Start under mu
 	sem  chan struct{}   // bounds concurrent sends
@@ -148,6 +153,7 @@ func New(cfg Config, st *store.Store, tr Transport, log *slog.Logger) (*Bridge, 
 	b.ver = &envelope.Verifier{Self: cfg.Self, Skew: cfg.Skew, MaxSize: cfg.MaxSize}
 	b.replay = newReplays(cfg.Skew, b.replayTTL())
 	b.sent, b.early, b.names, b.logs = newSentJobs(), newEarlyResults(), newPeerNames(), newLogWaiters()
+	b.initBreakers()
 	return b, nil
 }
 

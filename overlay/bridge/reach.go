@@ -120,6 +120,7 @@ func (b *Bridge) lose(ctxID uint64, k string, m *model.Message, d time.Duration)
 		return
 	}
 	b.log.Warn("bridge: job lost", "context", ctxID, "job", jk, "reason", reason)
+	b.fault(m, reason) // its circuit breaker counts it (breaker_route.go)
 	_ = b.st.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
 }
 

@@ -66,6 +66,7 @@ func (b *Bridge) byType(ctx context.Context, ctxID uint64, typ string) (peer.ID,
 	if err != nil {
 		return "", "peer table: " + err.Error(), nil
 	}
+	peers = b.hideRefused(peers) // an open circuit breaker: as if down (breaker_route.go)
 	self := b.names.name(b.self)
 	for pass := 0; pass < 2; pass++ {
 		rs, err := b.runners.of(ctx, b.st, ctxID, pass > 0)
@@ -84,7 +85,7 @@ func (b *Bridge) byType(ctx context.Context, ctxID uint64, typ string) (peer.ID,
 			return b.self, "", nil
 		case len(c.waiting) > 0:
 			return "", fmt.Sprintf("waiting for a runner of type %q: no runner registered in context %d "+
-				"that runs it is up (%s)", typ, ctxID, strings.Join(c.waiting, ", ")), nil
+				"that runs it is up (%s)", typ, ctxID, strings.Join(b.breakerNotes(c.waiting), ", ")), nil
 		case pass == 0:
 			continue // a runner registered since the list was read counts
 		}
