@@ -11,6 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 )
 
 // onJob authorises a job from another agent and materialises it in the
@@ -44,7 +45,9 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
 		return refuseAs(reasonMalformedJob, "malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
 	}
+	span := b.cfg.Tracer.Begin(tracing.SpanReceive, src.TraceID(), target, p.OriginJob)
 	j, key, created, err := b.accept(ctx, sender, target, p, src, caller, cached)
+	span.End(err)
 	if errors.Is(err, store.ErrDenied) {
 		return refuse("refused by %s: %v%s", b.self, err, grantHint(target, sender, err))
 	}
@@ -57,7 +60,8 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 		ack()
 		return nil
 	}
-	b.log.Info("bridge: accepted job", "from", sender, "context", target, "job", key, "type", j.ScriptType)
+	b.log.Info("bridge: accepted job", "from", sender, "context", target, "job", key, "type", j.ScriptType,
+		"trace_id", j.TraceID())
 	b.acks.later(sender, p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
 }
@@ -108,9 +112,11 @@ func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.Ru
 		ScriptType: src.ScriptType, Timeout: src.Timeout, Retries: src.Retries, EnvVars: src.EnvVars,
 		MemoryMB: src.MemoryMB, CPU: src.CPU, Status: model.JobDispatched, Attempt: 1, Runner: self}
 	j.SetOrigin(model.JobOrigin{Peer: sender, Context: p.OriginCtx, Job: p.OriginJob, Attempt: p.Attempt, Ref: p.Ref})
+	j.SetTraceID(receivedTrace(src.TraceID()))
 	m := &model.Message{CallerID: caller, ContextID: target, MessageType: model.MsgTypeJob,
 		Status: model.MsgAcknowledged, Dst: self, Job: []*model.RunnerJob{j},
 		Extra: model.Hash{model.ExtraFrom: sender, model.ExtraOriginRef: p.Ref}}
+	m.SetTraceID(j.TraceID())
 	if p.Message != nil {
 		m.Message = p.Message["message"]
 		m.MessageFormatType = p.Message["message_format_type"]
@@ -294,6 +300,7 @@ func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ en
 	}
 	m := &model.Message{CallerID: actor.ID, ContextID: target, MessageType: model.MessageType(typ.String()),
 		Status: model.MsgProcessed, Extra: model.Hash{model.ExtraFrom: b.names.name(from), model.ExtraOriginRef: p.Ref}}
+	m.SetTraceID(receivedTrace(p.Message[model.ExtraTraceID]))
 	if p.Message != nil {
 		m.Message, m.MessageFormatType = p.Message["message"], p.Message["message_format_type"]
 	}

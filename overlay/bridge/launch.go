@@ -13,6 +13,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 )
 
 // launch puts a message on its way for the first time. The caller holds
@@ -138,6 +139,8 @@ func (b *Bridge) plan(ctx context.Context, ctxID uint64, m *model.Message, job *
 	}
 	jk := store.JobKey(job.CallerID, job.ID)
 	b.sent.moved(ctxID, jk, name) // only dst's answers count (onResult)
+	b.log.Debug("bridge: sending job", "to", name, "context", ctxID, "job", jk, "send", sends+1, "trace_id", job.TraceID())
+	b.cfg.Tracer.Begin(tracing.SpanSend, job.TraceID(), ctxID, jk).End(nil)
 	if job.Runner != name && !strings.HasPrefix(job.Runner, "runner:") {
 		job.Runner = name // record where the job went
 		if o.JobFields == nil {
@@ -216,6 +219,7 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	now := time.Now().Unix()
 	j.CreatedAt, j.UpdatedAt, m.CreatedAt, m.UpdatedAt = now, now, now, now
 	m.Job = []*model.RunnerJob{j}
+	m.SetTraceID(j.TraceID())
 	jk := store.JobKey(j.CallerID, j.ID)
 	var w *store.EndWatch
 	if watch && !b.cfg.Plain.Caches { // plain: the caller waits on reply:<job>

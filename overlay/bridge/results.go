@@ -10,6 +10,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 )
 
 // remoteDoneLoop turns each ended job that came from another agent into a
@@ -101,6 +102,7 @@ func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 	p.OriginCtx, p.OriginJob, p.Attempt = o.Context, o.Job, o.Attempt
 	p.Status, p.Result, p.Error = string(j.Status), j.Result, j.Error
 	p.Logs = logs
+	p.TraceID = j.TraceID()
 	return &built{p, envelope.TypeResult, p.OriginCtx, p.Attempt}
 }
 
@@ -156,6 +158,9 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		return err // no ack: the sender will resend
 	}
 	b.sent.forget(p.OriginCtx, p.OriginJob)
+	b.log.Debug("bridge: result", "from", b.names.name(from), "context", p.OriginCtx, "job", p.OriginJob,
+		"status", status, "trace_id", p.TraceID)
+	b.cfg.Tracer.Begin(tracing.SpanResult, p.TraceID, p.OriginCtx, p.OriginJob).End(nil)
 	b.reported(p.OriginCtx, p.OriginJob, p.Attempt) // no longer unknown, if it was
 	// The ack rides on our next message to the runner, or goes on its own
 	// after the ack delay (pendingAcks).
