@@ -147,6 +147,9 @@ func (s *Scheduler) finish(ctx context.Context, r *flowRun) error {
 		return err
 	}
 	r.ended, r.status = true, status
+	if status == model.FlowError {
+		s.endWaiting(ctx, r)
+	}
 	if r.timer != nil {
 		r.timer.Stop()
 	}
