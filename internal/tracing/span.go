@@ -89,3 +89,10 @@ func spanContext(tp string) (trace.SpanContext, bool) {
 	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: spanID,
 		TraceFlags: trace.FlagsSampled, Remote: true}), true
 }
+
+// SetKey names the job or flow s is about, once it has a key.
+func (s Span) SetKey(key string) {
+	if s.s != nil {
+		s.s.SetAttributes(attribute.String("hyphae.key", key))
+	}
+}
