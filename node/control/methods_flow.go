@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
@@ -22,6 +23,9 @@ type FlowCreateParams struct {
 	BaseDir     string `json:"base_dir,omitempty"`
 	Context     uint64 `json:"context,omitempty"`
 	Start       bool   `json:"start,omitempty"`
+	// TraceParams: the caller's traceparent or trace_id, which the flow
+	// and its jobs keep (trace.go).
+	TraceParams
 }
 
 // FlowRef names a flow.
@@ -87,6 +91,10 @@ func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowVie
 	if p.FileContent == "" {
 		return nil, api.InvalidParams("file_content", "required: the flow file's text")
 	}
+	if _, err := p.adopt(); err != nil {
+		return nil, err
+	}
+	ctx = tracing.WithParent(ctx, p.caller()) // the scheduler gives the flow its trace id
 	if p.BaseDir != "" && !filepath.IsAbs(p.BaseDir) {
 		return nil, api.InvalidParams("base_dir", "must be absolute, got %q", p.BaseDir)
 	}
@@ -114,6 +122,7 @@ func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowVie
 	if err != nil {
 		return nil, err
 	}
+	h.Tracer.BeginSubmit(fl.TraceID(), p.caller(), fl.ContextID, "flow:"+u64(fl.ID)).End(nil)
 	ref := FlowRef{Context: fl.ContextID, ID: fl.ID}
 	if p.Start {
 		if err := h.Sched.StartFlow(ctx, ref.Context, ref.ID); err != nil {

@@ -40,6 +40,9 @@ type JobRunParams struct {
 	// queued when due (see methods_job_at.go).
 	RunAt int64 `json:"run_at,omitempty"`
 	Delay int64 `json:"delay,omitempty"`
+	// TraceParams: the caller's traceparent or trace_id, kept (trace.go).
+	TraceParams
+	trace string // the job's traceparent (jobRunTraced)
 }
 
 // ToAny, as JobRunParams.To, sends the job to the least loaded runner
@@ -159,6 +162,9 @@ func (h *Handlers) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobVi
 	if p.Wait != 0 && !run {
 		return nil, nil, api.InvalidParams("wait", "job.create does not run the job: nothing to wait for")
 	}
+	if p.trace == "" {
+		return h.jobRunTraced(ctx, p, run)
+	}
 	if strings.HasPrefix(p.To, "runner:") {
 		to, err := h.runnerPeer(ctx, p.Context, p.To)
 		if err != nil {
@@ -193,6 +199,7 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 	}
 	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU}
+	j.SetTraceID(p.trace)
 	var err error
 	if at, ok := p.at(time.Now()); ok {
 		err = h.enqueueAt(ctx, j, at, run)

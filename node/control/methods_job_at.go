@@ -83,6 +83,8 @@ func (h *Handlers) submitRemoteAt(ctx context.Context, p JobRunParams, at time.T
 	m := &model.Message{ID: ids[1], CallerID: j.CallerID, ContextID: p.Context, MessageType: model.MsgTypeJob,
 		Status: model.MsgDispatched, Dst: dst, Timeout: int64(h.Cfg.Bus.Timeout / time.Second)}
 	j.SetMessageKey(store.MessageKey(m.CallerID, m.ID))
+	j.SetTraceID(p.trace)
+	m.SetTraceID(p.trace)
 	m.Job = []*model.RunnerJob{j}
 	if err := h.Store.SendAt(ctx, origin, j, m, at, time.Now()); err != nil {
 		return nil, err

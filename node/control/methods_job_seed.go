@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 
+	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
@@ -33,6 +34,7 @@ func (h *Handlers) seedJobCreate(ctx context.Context, p SeedJobParams) (*SeedJob
 	if err != nil {
 		return nil, err
 	}
+	j.SetTraceID(tracing.New())
 	if err := h.Store.CreateJob(ctx, j); err != nil {
 		return nil, err
 	}
@@ -56,6 +58,7 @@ func (h *Handlers) seedJobRun(ctx context.Context, p SeedJobRunParams) (*SeedJob
 	if err != nil {
 		return nil, err
 	}
+	j.SetTraceID(tracing.New())
 	if err := h.Store.CreateQueuedJob(ctx, j); err != nil {
 		return nil, err
 	}

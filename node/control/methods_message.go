@@ -17,6 +17,7 @@ type MessageView struct {
 	Status  string            `json:"status"`
 	Type    string            `json:"message_type"`
 	Context uint64            `json:"context_id"`
+	TraceID string            `json:"trace_id,omitempty"` // its W3C traceparent
 }
 
 func (h *Handlers) registerMessageMethods() {
@@ -29,7 +30,12 @@ func (h *Handlers) registerMessageMethods() {
 			Type    string `json:"message_type"`
 			Message string `json:"message"`
 			Format  string `json:"message_format_type,omitempty"` // html, text or md
+			TraceParams
 		}) (*MessageView, error) {
+			tp, err := p.adopt()
+			if err != nil {
+				return nil, err
+			}
 			if _, err := peer.Decode(p.Dst); err != nil {
 				return nil, api.InvalidParams("dst", "not a peer ID: %v", err)
 			}
@@ -45,6 +51,7 @@ func (h *Handlers) registerMessageMethods() {
 			}
 			m := &model.Message{CallerID: h.Self.ID, ContextID: p.Context, MessageType: model.MessageType(p.Type),
 				Message: p.Message, MessageFormatType: p.Format, Dst: p.Dst, Timeout: int64(h.Cfg.Bus.Timeout.Seconds())}
+			m.SetTraceID(tp)
 			if err := h.Store.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
 				return nil, err
 			}
@@ -87,5 +94,6 @@ func (h *Handlers) messageLoad(ctx context.Context, ctxID uint64, key string) (*
 }
 
 func messageView(key string, m *model.Message) *MessageView {
-	return &MessageView{Key: key, Fields: m.ToHash(), Status: string(m.Status), Type: string(m.MessageType), Context: m.ContextID}
+	return &MessageView{Key: key, Fields: m.ToHash(), Status: string(m.Status), Type: string(m.MessageType), Context: m.ContextID,
+		TraceID: m.TraceID()}
 }

@@ -40,6 +40,7 @@ func (h *Handlers) submitRemote(ctx context.Context, p JobRunParams) (*JobView, 
 	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: origin, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU,
 		Status: model.JobDispatched, Attempt: 1, Runner: dst}
+	j.SetTraceID(p.trace)
 	w, err := h.Bridge.Submit(ctx, origin, p.Context, dst, j, h.Cfg.Bus.Timeout, p.Wait != 0)
 	if err != nil {
 		return nil, nil, err

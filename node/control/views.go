@@ -38,6 +38,9 @@ type JobView struct {
 	LateResult *model.LateResult `json:"late_result,omitempty"`
 	// RunAt (unix seconds) is when a delayed job may start.
 	RunAt float64 `json:"run_at,omitempty"`
+	// TraceID is the job's W3C traceparent (model.ExtraTraceID): the
+	// same on every agent the job went through, and in their log lines.
+	TraceID string `json:"trace_id,omitempty"`
 }
 
 func jobView(j *model.RunnerJob) *JobView {
@@ -49,7 +52,8 @@ func jobView(j *model.RunnerJob) *JobView {
 		Name: j.Name, FlowID: j.FlowID, Type: j.ScriptType, Script: j.Script, Status: string(j.Status),
 		State: string(j.Status), LateResult: j.LateResult(),
 		Result: r, Error: j.Error, Attempt: j.Attempt, Retries: j.Retries, Timeout: j.Timeout,
-		Runner: j.Runner, EnvVars: j.EnvVars, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt}
+		Runner: j.Runner, EnvVars: j.EnvVars, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
+		TraceID: j.TraceID()}
 	if at, ok := store.ParseRunAt(j.Extra[store.RunAtField]); ok {
 		v.RunAt = float64(at.UnixMilli()) / 1000
 	}
