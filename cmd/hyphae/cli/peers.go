@@ -21,11 +21,16 @@ func newPeers(g *globals) *cobra.Command {
 	var hideAfter time.Duration
 	cmd := &cobra.Command{
 		Use:   "peers",
-		Short: "List the agents this one knows: state, connection, roles, types, load, last seen, how found",
+		Short: "List the agents this one knows: host, state, breaker, connection, roles, types, load, last seen",
 		Long: `List the agents this one knows under a header, peer IDs shortened (--json
-and --wide have them whole). CONN is direct or relayed while connected,
-"-" otherwise. A peer not seen for longer than --hide-after (default 24h)
-is left out; --all shows it. --json lists every peer.`,
+and --wide have them whole). HOST is the host name the peer announces ("-"
+for agents too old to say). BREAKER is this agent's circuit breaker for the
+peer (docs/breakers.md): closed, "open 12s" (jobs go elsewhere or are
+refused for that much longer) or half-open (one probe job may go). CONN is
+direct or relayed while connected, "-" otherwise. A peer not seen for
+longer than --hide-after (default 24h) is left out; --all shows it.
+--json lists every peer, with host and breaker {state, failures,
+opened_at, until, trips, last_error}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var ps []control.PeerView
@@ -77,17 +82,31 @@ func recentPeers(ps []control.PeerView, hideAfter time.Duration, all bool, now t
 // printPeerTable prints peers a line each under a header.
 func printPeerTable(w io.Writer, ps []control.PeerView, whole bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PEER\tSTATE\tCONN\tROLES\tTYPES\tLOAD\tSEEN\tVIA\tVERSION")
+	fmt.Fprintln(tw, "PEER\tHOST\tSTATE\tBREAKER\tCONN\tROLES\tTYPES\tLOAD\tSEEN\tVIA\tVERSION")
 	for _, p := range ps {
 		id := p.PeerID
 		if !whole {
 			id = shortRunner(id)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", id, p.State, orDash(p.Conn),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", id, orDash(p.Host), p.State,
+			breakerCell(p.Breaker, time.Now()), orDash(p.Conn),
 			orDash(strings.Join(p.Roles, ",")), orDash(strings.Join(p.ScriptTypes, ",")), p.Load, p.Capacity,
 			seen(&p), orDash(p.FoundVia), orDash(p.Version))
 	}
 	tw.Flush()
+}
+
+// breakerCell is the BREAKER column: closed, half-open, or open with the
+// time left before a probe may go ("-" from an agent that keeps none).
+func breakerCell(b *control.BreakerView, now time.Time) string {
+	switch {
+	case b == nil:
+		return "-"
+	case b.State == "open" && b.Until > 0:
+		left := max(time.Unix(b.Until, 0).Sub(now).Round(time.Second), 0)
+		return "open " + left.String()
+	}
+	return b.State
 }
 
 // seen says when peer p was last heard from: "12s ago", or "never".
