@@ -48,6 +48,9 @@ func Render(st *scheduler.Status) string {
 		b.WriteString("result:\n")
 		writeResult(&b, st.Result)
 	}
+	if st.TraceID != "" { // the flow's jobs share it; their log lines carry it
+		fmt.Fprintf(&b, "trace id: %s\n", st.TraceID)
+	}
 	return b.String()
 }
 

@@ -37,6 +37,7 @@ func newJobStatus(g *globals) *cobra.Command {
 			}
 			printJobHead(cmd.OutOrStdout(), &j)
 			printJobDetail(cmd.OutOrStdout(), &j, time.Now())
+			printJobTrace(cmd.OutOrStdout(), &j)
 			printJobBody(cmd.OutOrStdout(), &j, 0)
 			return nil
 		},
@@ -44,6 +45,14 @@ func newJobStatus(g *globals) *cobra.Command {
 	addContextFlag(cmd, &ctxFlag, contextUse)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// printJobTrace prints the job's trace id (a W3C traceparent): the one
+// its log lines carry on every agent it went through, and its spans.
+func printJobTrace(w io.Writer, j *control.JobView) {
+	if j.TraceID != "" {
+		fmt.Fprintf(w, "  trace id: %s\n", j.TraceID)
+	}
 }
 
 func newJobList(g *globals) *cobra.Command {
