@@ -79,6 +79,7 @@ func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow
 	nodes := make(map[string]string, len(f.Jobs))
 	for i, spec := range f.Jobs {
 		jobs[i] = jobOf(spec, fl, ids)
+		jobs[i].SetConcurrency(spec.concurrencyIn(fl.EnvVars))
 		fl.Jobs = append(fl.Jobs, jobs[i].ID)
 		nodes[spec.Name] = string(model.NodePending)
 	}

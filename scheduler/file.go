@@ -51,6 +51,7 @@ type JobSpec struct {
 	Delay           time.Duration // + start this long after the job is ready
 	Sleep           time.Duration // + a step that only waits this long (a noop job with Delay)
 	Compensate      *JobSpec      // + what undoes this job when the flow fails after it finished; nil = none
+	Concurrency     keyedSpec     // + concurrency_key (${VAR} filled in per run) and max_in_flight (keyed.go)
 	WaitFor         *WaitForSpec  // + a step that waits for an event (parse_on.go); nil = none
 	Line            int
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate", "wait_for"}
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate", "wait_for", "concurrency_key", "max_in_flight"}
 
 // jobs decodes the jobs mapping, in file order.
 func (p *parser) jobs(n *yaml.Node) []*JobSpec {
@@ -71,6 +71,10 @@ func (p *parser) job(e entry) *JobSpec {
 			j.Sleep, sleepKey = p.duration(f, j.Name), f.k
 		case "compensate":
 			j.Compensate = p.compensate(f, j.Name)
+		case "concurrency_key": // keyed.go
+			j.Concurrency.Key = p.concurrencyKey(f, j.Name)
+		case "max_in_flight":
+			j.Concurrency.MaxInFlight = p.maxInFlight(f, j.Name)
 		case "wait_for":
 			j.WaitFor, waitKey = p.waitFor(f, j.Name), f.k
 		default:

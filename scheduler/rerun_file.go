@@ -40,7 +40,8 @@ func fileOf(g *store.FlowGraph) (*File, error) {
 func specOf(j *model.RunnerJob, byID map[uint64]string, flowEnv map[string]string) *JobSpec {
 	spec := &JobSpec{Name: j.Name, Type: j.ScriptType, Script: j.Script, Runner: j.Runner,
 		Timeout: time.Duration(j.Timeout) * time.Second, Retries: j.Retries, MemoryMB: j.MemoryMB,
-		CPU: j.CPU, ContinueOnError: j.Extra[fContinue] == "true", Env: map[string]string{}}
+		CPU: j.CPU, ContinueOnError: j.Extra[fContinue] == "true", Env: map[string]string{},
+		Concurrency: j.Concurrency()}
 	if pin, ok := j.Extra[fPin]; ok {
 		spec.Runner = pin
 	}

@@ -26,6 +26,7 @@ func (p *parser) validate(f *File) {
 		p.cycles(f, byName)
 	}
 	p.timeouts(f)
+	p.keyedVars(f)
 }
 
 // names checks that job names are usable as env var parts and do not
