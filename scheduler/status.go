@@ -34,6 +34,10 @@ type Status struct {
 	Flow              *model.Flow `json:"-"`
 	// TraceID is the flow's W3C traceparent, shared by its jobs.
 	TraceID string `json:"trace_id,omitempty"`
+	// CorrelationID and EventID: of the event that started the flow
+	// (trigger.go); "" for a flow started otherwise.
+	CorrelationID string `json:"correlation_id,omitempty"`
+	EventID       string `json:"event_id,omitempty"`
 }
 
 // JobState is one job of a flow.
@@ -93,7 +97,7 @@ func (s *Scheduler) statusOf(g *store.FlowGraph) *Status {
 	st := &Status{ID: f.ID, ContextID: f.ContextID, CallerID: f.CallerID, Name: f.Name, Status: f.Status,
 		Error: f.Extra[fError], Result: f.Result, OnFailure: f.Extra[fOnFailure], Timeout: atoi(f.Extra[fTimeout]),
 		CreatedAt: f.CreatedAt, StartedAt: atoi(f.Extra[fStartedAt]), EndedAt: atoi(f.Extra[fEndedAt]), Flow: f,
-		TraceID: f.TraceID()}
+		TraceID: f.TraceID(), CorrelationID: f.Extra[fCorrID], EventID: f.Extra[fEventID]}
 	if !f.Status.Terminal() || st.Result == nil {
 		st.Result = g.Results
 	}

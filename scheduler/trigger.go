@@ -30,7 +30,7 @@ const (
 	fEventID   = model.ExtraEventID
 	fEventName = model.ExtraEventName
 	fCorrID    = model.ExtraCorrelationID
-	fTraceID   = "trace_id" // model.ExtraTraceID (the tracing work's name for it)
+	fTraceID   = model.ExtraTraceID
 )
 
 // Trigger is an installed flow file with `on:`: each matching event of
