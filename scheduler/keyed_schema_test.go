@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/hyphae-run/hyphae/internal/flowschema"
@@ -30,6 +31,28 @@ func TestSchemaAgreesOnConcurrencyKeys(t *testing.T) {
 		}
 		if err := flowschema.Validate(s, []byte(bad)); err == nil {
 			t.Errorf("the schema accepts:\n%s", bad)
+		}
+	}
+}
+
+// The flows docs/flow-control.md shows are valid for the parser and the
+// schema.
+func TestFlowControlDocFlowsAreValid(t *testing.T) {
+	s := loadSchema(t)
+	b, err := os.ReadFile("../docs/flow-control.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flows := flowschema.Snippets(b)
+	if len(flows) == 0 {
+		t.Fatal("docs/flow-control.md shows no flow")
+	}
+	for i, text := range flows {
+		if _, _, err := scheduler.Parse([]byte(text), "doc.yaml", t.TempDir()); err != nil {
+			t.Errorf("flow %d: the parser refuses: %v\n%s", i, err, text)
+		}
+		if err := flowschema.Validate(s, []byte(text)); err != nil {
+			t.Errorf("flow %d: the schema refuses: %v\n%s", i, err, text)
 		}
 	}
 }
