@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -20,17 +19,18 @@ import (
 // cannot be ("waiting_for_prerequisites --> error : timeout /
 // impossible"). Jobs are written the seed way: HSET job:<caller>:<id>,
 // LPUSH queue:<script_type>.
-// Contexts used here: 9 (plain jobs), 12 (a flow).
+// Contexts used here: 15 (plain jobs), 12 (a flow).
 
-const dagCtx = 9
+const dagCtx = 15
 
-var dagOnce sync.Once
-
-// dagContext makes context 9 once per test binary and returns its DB.
+// dagContext makes context 15, once per test binary, and returns its DB.
 func dagContext(t *testing.T) *redis.Client {
 	t.Helper()
-	dagOnce.Do(func() { newContext(t, dagCtx) })
-	return db(t, dagCtx)
+	c := db(t, dagCtx)
+	if n, _ := c.Exists(t.Context(), fmt.Sprintf("context:%d", dagCtx)).Result(); n == 0 {
+		newContext(t, dagCtx)
+	}
+	return c
 }
 
 // seedJob writes job:1:<id> as a seed client does (every field of seed
