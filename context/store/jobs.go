@@ -24,11 +24,18 @@ func (s *Store) SaveJob(ctx context.Context, j *model.RunnerJob) error {
 		}
 	}
 	stamp(&j.CreatedAt, &j.UpdatedAt)
-	if err := hset(ctx, db, JobKey(j.CallerID, j.ID), j.ToHash()); err != nil {
-		return fmt.Errorf("store.SaveJob: %w", err)
-	}
-	return nil
+	err = saveJob.Run(ctx, db, []string{JobKey(j.CallerID, j.ID)}, pairs(j.ToHash())...).Err()
+	return scriptErr("store.SaveJob", err)
 }
+
+// saveJob: see SaveJob. KEYS[1] job key, ARGV field, value pairs. A new
+// job goes into the context's job index (jobs_index.go).
+var saveJob = newScript("saveJob", luaTimeline, luaJobIndex, `
+local fresh = redis.call('EXISTS', KEYS[1]) == 0
+redis.call('HSET', KEYS[1], unpack(ARGV))
+if fresh then indexJob(KEYS[1]) end
+return 1
+`)
 
 // EnqueueJob saves j with status dispatched and pushes it on
 // queue:<script_type>, atomically.

@@ -105,3 +105,37 @@ func (s *Store) IndexJob(ctx context.Context, ctxID uint64, key string) error {
 	}
 	return scriptErr("store.IndexJob", indexJobScript.Run(ctx, db, []string{key}).Err())
 }
+
+// ChangedSince returns the jobs that moved at or after sinceMS (unix ms,
+// the server's clock) and the time of the newest move (sinceMS when none).
+func (s *Store) ChangedSince(ctx context.Context, ctxID uint64, sinceMS int64) ([]string, int64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, sinceMS, fmt.Errorf("store.ChangedSince: %w", err)
+	}
+	zs, err := db.ZRangeByScoreWithScores(ctx, JobChangesKey,
+		&redis.ZRangeBy{Min: strconv.FormatInt(sinceMS, 10), Max: "+inf"}).Result()
+	if err != nil {
+		return nil, sinceMS, fmt.Errorf("store.ChangedSince: %w", err)
+	}
+	keys, newest := make([]string, len(zs)), sinceMS
+	for i, z := range zs {
+		keys[i], _ = z.Member.(string)
+		newest = max(newest, int64(z.Score))
+	}
+	return keys, newest, nil
+}
+
+// LastChange is the time of the newest move in job_changes (unix ms, the
+// server's clock), 0 when none.
+func (s *Store) LastChange(ctx context.Context, ctxID uint64) (int64, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return 0, fmt.Errorf("store.LastChange: %w", err)
+	}
+	zs, err := db.ZRevRangeWithScores(ctx, JobChangesKey, 0, 0).Result()
+	if err != nil || len(zs) == 0 {
+		return 0, wrap("store.LastChange", err)
+	}
+	return int64(zs[0].Score), nil
+}

@@ -31,6 +31,14 @@ const (
 	EventReachable   = "reachable"   // … and answered again
 )
 
+// JobChangesKey is job_changes, the jobs of a context DB that moved in the
+// last JobChangesKeep, scored by when (unix ms): a reader that keeps
+// briefs of the jobs (the dashboard's) reads again only those.
+const JobChangesKey = "job_changes"
+
+// JobChangesKeep is how long job_changes remembers a move.
+const JobChangesKeep = 10 * time.Minute
+
 // TimelineKey is timeline:<job key>.
 func TimelineKey(jobKey string) string { return "timeline:" + jobKey }
 
@@ -45,7 +53,8 @@ type TimelineEntry struct {
 // luaTimeline defines timeline(job, event, detail): it appends an entry
 // for event to the job's timeline (the job's attempt read now, the time
 // from the server's clock, detail cut to 300 bytes), keeping the newest
-// TimelineCap. Scripts call it after they wrote the move.
+// TimelineCap, and notes the job in job_changes (JobChangesKey). Scripts
+// call it after they wrote the move.
 var luaTimeline = fmt.Sprintf(`
 local function timeline(job, event, detail)
   local tm = redis.call('TIME')
@@ -57,8 +66,10 @@ local function timeline(job, event, detail)
   local key = 'timeline:' .. job
   redis.call('RPUSH', key, cjson.encode(e))
   redis.call('LTRIM', key, -%d, -1)
+  redis.call('ZADD', '%s', ms, job)
+  redis.call('ZREMRANGEBYSCORE', '%s', '-inf', ms - %d)
 end
-`, TimelineCap)
+`, TimelineCap, JobChangesKey, JobChangesKey, JobChangesKeep.Milliseconds())
 
 // AddTimeline appends an event to a job's timeline from Go, for moves
 // that are not made by a script (a job sent to another agent, say).
@@ -90,6 +101,7 @@ func timelineSent(ctx context.Context, p redis.Pipeliner, o Outgoing) {
 	e, _ := json.Marshal(TimelineEntry{TimeMS: time.Now().UnixMilli(), Event: EventSent, Attempt: att, Detail: to})
 	p.RPush(ctx, TimelineKey(o.Job), e)
 	p.LTrim(ctx, TimelineKey(o.Job), -TimelineCap, -1)
+	p.ZAdd(ctx, JobChangesKey, redis.Z{Score: float64(time.Now().UnixMilli()), Member: o.Job})
 }
 
 // Timeline returns a job's timeline, oldest first (empty when none).

@@ -142,3 +142,17 @@ func JoinLogMeta(lines, metas []string) []LogLine {
 	}
 	return out
 }
+
+// ReadLogMeta returns the meta entries of a job's log lines from index
+// from to index to (inclusive; fewer, or none, when lines have none).
+func (s *Store) ReadLogMeta(ctx context.Context, ctxID uint64, jobKey string, from, to int64) ([]string, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return nil, fmt.Errorf("store.ReadLogMeta: %w", err)
+	}
+	m, err := db.LRange(ctx, LogMetaKey(jobKey), from, to).Result()
+	if err != nil {
+		return nil, fmt.Errorf("store.ReadLogMeta %s: %w", jobKey, err)
+	}
+	return m, nil
+}

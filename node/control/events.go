@@ -12,7 +12,7 @@ import (
 
 // Live event streams (server-sent events), token-guarded on TCP:
 //
-//	GET /events/job?context=N&key=job:C:I   "log" events ({"lines":[…]}), then one "end" event with the job
+//	GET /events/job?context=N&key=job:C:I   "log" events ({"lines":[…], "entries":[{ts, stream, line}…]}), then one "end" event with the job
 //	GET /events/flow?context=N&id=F         a "flow" event (the flow view) whenever it changes, "end" when it ends
 func (h *Handlers) registerEvents(srv *api.Server) {
 	srv.Handle("GET /events/job", http.HandlerFunc(h.serveJobEvents), false)
@@ -58,8 +58,11 @@ func (h *Handlers) serveJobEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	var at int64 // the index of the batch's first line
 	_, err = h.Store.FollowLogs(r.Context(), ctxID, key, 0, func(lines []string) error {
-		return send("log", map[string]any{"lines": lines})
+		ev := map[string]any{"lines": lines, "entries": h.entriesAt(r.Context(), ctxID, key, at, lines)}
+		at += int64(len(lines))
+		return send("log", ev)
 	})
 	if err != nil || r.Context().Err() != nil {
 		return

@@ -25,43 +25,59 @@ type LogsView struct {
 	Note   string `json:"note,omitempty"` // why the runner's agent was not read
 	// ResultLines is how many last lines a result brings home (with Note).
 	ResultLines int `json:"result_lines,omitempty"`
+	// Entries are Lines with their time and stream, when asked for (meta).
+	Entries []LogEntry `json:"entries,omitempty"`
+
+	metas []string // each line's store.LogLine meta, for Entries
 }
 
 func (h *Handlers) registerJobLogsMethods() {
+	h.registerJobTimelineMethods() // its sibling: what happened to the job, beside what it wrote
 	api.Register(h.table, "job.logs", "A job's output lines from index `from` on and its status. "+
 		"A job sent to another agent is read there (source runner) while that agent answers, "+
-		"else from the last lines its result brought home (source result, with a note why).",
+		"else from the last lines its result brought home (source result, with a note why). "+
+		"With meta, entries give each line with its time (ts) and stream (stdout, stderr, agent; empty when not known).",
 		func(ctx context.Context, p struct {
 			JobRef
 			From int64 `json:"from,omitempty"`
+			Meta bool  `json:"meta,omitempty"`
 		}) (*LogsView, error) {
-			if _, _, err := store.ParseJobKey(p.Key); err != nil {
-				return nil, api.InvalidParams("key", "%v", err)
+			v, err := h.jobLogs(ctx, p.JobRef, p.From)
+			if err != nil || !p.Meta {
+				return v, err
 			}
-			if p.From < 0 {
-				return nil, api.InvalidParams("from", "must not be negative")
-			}
-			j, err := h.Store.LoadJobKey(ctx, p.Context, p.Key)
-			if err != nil {
-				return nil, err
-			}
-			if j.MessageKey() != "" { // sent to another agent
-				return h.sentJobLogs(ctx, p.JobRef, j, p.From)
-			}
-			return h.localLogs(ctx, p.JobRef, j, p.From)
+			v.Entries = logEntries(v.Lines, v.metas)
+			return v, nil
 		})
+}
+
+// jobLogs answers job.logs: lines from index from on.
+func (h *Handlers) jobLogs(ctx context.Context, p JobRef, from int64) (*LogsView, error) {
+	if _, _, err := store.ParseJobKey(p.Key); err != nil {
+		return nil, api.InvalidParams("key", "%v", err)
+	}
+	if from < 0 {
+		return nil, api.InvalidParams("from", "must not be negative")
+	}
+	j, err := h.Store.LoadJobKey(ctx, p.Context, p.Key)
+	if err != nil {
+		return nil, err
+	}
+	if j.MessageKey() != "" { // sent to another agent
+		return h.sentJobLogs(ctx, p, j, from)
+	}
+	return h.localLogs(ctx, p, j, from)
 }
 
 // localLogs reads job j's lines from this agent's store.
 func (h *Handlers) localLogs(ctx context.Context, p JobRef, j *model.RunnerJob, from int64) (*LogsView, error) {
-	lines, err := h.Store.ReadLogs(ctx, p.Context, p.Key, from)
+	ll, err := h.Store.ReadLogLines(ctx, p.Context, p.Key, from)
 	if err != nil {
 		return nil, err
 	}
-	if lines == nil {
-		lines = []string{}
-	}
-	return &LogsView{Lines: lines, Next: from + int64(len(lines)), Status: string(j.Status), Runner: j.Runner}, nil
+	lines, metas := splitLogLines(ll)
+	return &LogsView{Lines: lines, Next: from + int64(len(lines)), Status: string(j.Status), Runner: j.Runner,
+		metas: metas}, nil
 }
 
 // sentJobLogs reads the lines of job j, sent to another agent, from that
@@ -73,7 +89,8 @@ func (h *Handlers) sentJobLogs(ctx context.Context, p JobRef, j *model.RunnerJob
 		if r.Lines == nil {
 			r.Lines = []string{}
 		}
-		return &LogsView{Lines: r.Lines, Next: r.Next, Status: r.Status, Runner: r.Runner, Source: "runner", More: r.More}, nil
+		return &LogsView{Lines: r.Lines, Next: r.Next, Status: r.Status, Runner: r.Runner, Source: "runner", More: r.More,
+			metas: r.Meta}, nil
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

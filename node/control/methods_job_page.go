@@ -117,8 +117,9 @@ func (p *JobPageParams) matches(b *store.JobBrief) bool {
 }
 
 // sortBriefs orders newest first, as job.list does.
-func sortBriefs(bs []store.JobBrief) {
-	slices.SortFunc(bs, func(a, b store.JobBrief) int {
-		return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.ID, a.ID), cmp.Compare(b.CallerID, a.CallerID))
-	})
+func sortBriefs(bs []store.JobBrief) { slices.SortFunc(bs, compareBriefs) }
+
+// compareBriefs orders newest first: by created_at, then id, then caller.
+func compareBriefs(a, b store.JobBrief) int {
+	return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.ID, a.ID), cmp.Compare(b.CallerID, a.CallerID))
 }

@@ -64,6 +64,7 @@ type RemoteLog struct {
 	Status string   // the job's status there
 	More   bool     // more lines than one answer holds: ask again from Next
 	Runner string   // the agent asked
+	Meta   []string // each line's store.LogLine meta, when that agent keeps it (else fewer, or none)
 }
 
 // logWaiters matches answers to RemoteLogs' requests.
@@ -148,7 +149,7 @@ func (b *Bridge) RemoteLogs(ctx context.Context, ctxID uint64, jobKey, msgKey st
 		if a.Error != "" {
 			return nil, &RefusedError{Peer: m.Dst, Reason: a.Error}
 		}
-		return &RemoteLog{Lines: a.Logs, Next: a.Next, Status: a.Status, More: a.More, Runner: m.Dst}, nil
+		return &RemoteLog{Lines: a.Logs, Next: a.Next, Status: a.Status, More: a.More, Runner: m.Dst, Meta: a.LogMeta}, nil
 	case <-t.C:
 		return nil, fmt.Errorf("bridge.RemoteLogs %s: %s: %w within %v", jobKey, m.Dst, ErrNoAnswer, LogsWait)
 	case <-ctx.Done():
@@ -202,13 +203,21 @@ func (b *Bridge) logsFor(ctx context.Context, from peer.ID, target uint64, p *pa
 	if err != nil {
 		return nil, err
 	}
-	lines, err := b.st.ReadLogs(ctx, target, key, p.LogFrom)
+	ll, err := b.st.ReadLogLines(ctx, target, key, p.LogFrom)
 	if err != nil {
 		return nil, err
 	}
+	lines, metas := make([]string, len(ll)), make([]string, len(ll))
+	for i, l := range ll {
+		lines[i] = l.Text
+		if l.TimeMS != 0 || l.Stream != "" {
+			metas[i] = l.Meta()
+		}
+	}
 	bounded := boundLines(lines, logsReplyLines, logsReplyBytes)
 	more := len(bounded) < len(lines)
-	return &payload{Logs: bounded, Next: p.LogFrom + int64(len(bounded)), Status: string(status), More: more}, nil
+	return &payload{Logs: bounded, Next: p.LogFrom + int64(len(bounded)), Status: string(status), More: more,
+		LogMeta: metas[:len(bounded)]}, nil
 }
 
 // boundLines is the first of lines within n lines and size bytes (at

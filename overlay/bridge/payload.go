@@ -26,6 +26,7 @@ type payload struct {
 	LogFrom   int64             `json:"log_from,omitempty"` // status request: the first log line wanted
 	Next      int64             `json:"next,omitempty"`     // status answer: the index after its last line
 	More      bool              `json:"more,omitempty"`     // status answer: lines remain after Next
+	LogMeta   []string          `json:"log_meta,omitempty"` // status answer: each line's "<unix ms> <stream>" (store.LogLine.Meta; "" unknown)
 	// TraceID, on a result: the job's traceparent, for the origin's log
 	// and result span (a job's own travels in its hash, Job).
 	TraceID string `json:"trace_id,omitempty"`

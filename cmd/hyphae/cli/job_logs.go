@@ -12,7 +12,7 @@ import (
 )
 
 func newJobLogs(g *globals) *cobra.Command {
-	var follow bool
+	var follow, stamps, asJSON bool
 	var tail int
 	var ctxFlag uint64
 	cmd := &cobra.Command{
@@ -24,8 +24,14 @@ A job sent to another agent (job run --to PEER_ID|any) is read from that agent,
 which keeps its whole log, while it runs and after. When that agent cannot be
 asked (not connected, no answer, the job gone there), the lines come from the
 job's record here: the last 50, which its result brought home. A note on
-stderr says so, and why.`,
-		Example: "  hyphae job logs -c 1 job:1:7 -f\n  hyphae job logs 1 job:1:7 --tail 20",
+stderr says so, and why.
+
+Lines the job wrote on stderr start with "E| "; --timestamps puts the time
+each line was written (UTC) before it. --json prints one JSON object per
+line, {"ts", "stream", "line"}: stream is stdout, stderr or agent (the
+agent's own "[hyphae]" notes); ts and stream are left out where they are
+not known (lines a result brought home, or written by an older agent).`,
+		Example: "  hyphae job logs -c 1 job:1:7 -f\n  hyphae job logs 1 job:1:7 --tail 20 --timestamps\n  hyphae job logs 1 job:1:7 --json",
 		Args:    ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
@@ -35,12 +41,15 @@ stderr says so, and why.`,
 			if tail < 0 {
 				return usage("--tail must be 0 (all) or more")
 			}
-			f := &logFollower{g: g, ctxID: id, key: args[0], out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), tail: tail}
+			f := &logFollower{g: g, ctxID: id, key: args[0], out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), tail: tail,
+				show: logShow{stamps: stamps, json: asJSON}}
 			return f.run(cmd.Context(), follow)
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new lines until the job ends")
 	cmd.Flags().IntVarP(&tail, "tail", "n", 0, "print only the last N lines there are now (then, with -f, the new ones); 0: all")
+	cmd.Flags().BoolVarP(&stamps, "timestamps", "t", false, "put the time each line was written before it")
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print a JSON object per line: {"ts", "stream", "line"}`)
 	addContextFlag(cmd, &ctxFlag, contextUse)
 	return cmd
 }
@@ -53,15 +62,16 @@ type logFollower struct {
 	key       string
 	out, errw io.Writer
 	from      int64
-	source    string   // where the last lines came from (LogsView.Source)
-	note      string   // the last note printed
-	tail      int      // print only the last tail lines of the first read (0: all)
-	held      []string // the first read's lines, kept until it is complete (with tail)
+	source    string             // where the last lines came from (LogsView.Source)
+	note      string             // the last note printed
+	tail      int                // print only the last tail lines of the first read (0: all)
+	held      []control.LogEntry // the first read's lines, kept until it is complete (with tail)
+	show      logShow
 }
 
 // print prints lines, holding them back while the first read of a --tail
 // is not complete; complete says there are no more lines now.
-func (f *logFollower) print(lines []string, complete bool) {
+func (f *logFollower) print(lines []control.LogEntry, complete bool) {
 	if f.tail > 0 {
 		f.held = append(f.held, lines...)
 		if !complete {
@@ -71,14 +81,14 @@ func (f *logFollower) print(lines []string, complete bool) {
 		f.held, f.tail = nil, 0
 	}
 	for _, l := range lines {
-		fmt.Fprintln(f.out, l)
+		f.show.line(f.out, l)
 	}
 }
 
 func (f *logFollower) run(ctx context.Context, follow bool) error {
 	for {
 		var lv control.LogsView
-		p := map[string]any{"context": f.ctxID, "key": f.key, "from": f.from}
+		p := map[string]any{"context": f.ctxID, "key": f.key, "from": f.from, "meta": true}
 		if err := f.g.call(ctx, "job.logs", p, &lv); err != nil {
 			return err
 		}
@@ -93,7 +103,7 @@ func (f *logFollower) run(ctx context.Context, follow bool) error {
 		}
 		f.noteOnce(&lv)
 		f.source = lv.Source
-		f.print(lv.Lines, !lv.More)
+		f.print(entriesOf(&lv), !lv.More)
 		f.from = lv.Next
 		switch {
 		case lv.More:

@@ -1,0 +1,122 @@
+package control
+
+import (
+	"context"
+	"time"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// TimelineView answers job.timeline: a job's moves, oldest first, and
+// its attempts drawn from them.
+type TimelineView struct {
+	Key      string          `json:"key"`
+	Timeline []TimelineEvent `json:"timeline"`
+	Attempts []AttemptView   `json:"attempts"`
+}
+
+// TimelineEvent is one move of a job (store.TimelineEntry): its time
+// (RFC 3339, UTC, ms), the event (a status it entered, or created, retry,
+// sent, unreachable, reachable), the attempt and a detail (the runner
+// that started it, the peer it was sent to, the error).
+type TimelineEvent struct {
+	At      string `json:"at"`
+	AtMS    int64  `json:"at_ms"`
+	Event   string `json:"event"`
+	Attempt int64  `json:"attempt,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// AttemptView is one attempt of a job: when it was queued, started and
+// ended (unix ms, 0: not yet or not known), how it ended, where it ran.
+type AttemptView struct {
+	Attempt    int64  `json:"attempt"`
+	Status     string `json:"status"`
+	QueuedMS   int64  `json:"queued_ms,omitempty"`
+	StartedMS  int64  `json:"started_ms,omitempty"`
+	EndedMS    int64  `json:"ended_ms,omitempty"`
+	DurationMS int64  `json:"duration_ms,omitempty"` // started to ended
+	Runner     string `json:"runner,omitempty"`
+	SentTo     string `json:"sent_to,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+func (h *Handlers) registerJobTimelineMethods() {
+	api.Register(h.table, "job.timeline", "A job's status timeline (each move with its time, attempt and detail, "+
+		"oldest first; the newest 100 kept) and its attempts (queued, started, ended, runner, error) drawn from it.",
+		func(ctx context.Context, p JobRef) (*TimelineView, error) {
+			if _, _, err := store.ParseJobKey(p.Key); err != nil {
+				return nil, api.InvalidParams("key", "%v", err)
+			}
+			if _, err := h.Store.LoadJobKey(ctx, p.Context, p.Key); err != nil {
+				return nil, err
+			}
+			es, err := h.Store.Timeline(ctx, p.Context, p.Key)
+			if err != nil {
+				return nil, err
+			}
+			return timelineView(p.Key, es), nil
+		})
+}
+
+// timelineView builds job key's TimelineView from its entries.
+func timelineView(key string, es []store.TimelineEntry) *TimelineView {
+	v := &TimelineView{Key: key, Timeline: make([]TimelineEvent, len(es)), Attempts: []AttemptView{}}
+	for i, e := range es {
+		v.Timeline[i] = TimelineEvent{At: time.UnixMilli(e.TimeMS).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+			AtMS: e.TimeMS, Event: e.Event, Attempt: e.Attempt, Detail: e.Detail}
+	}
+	v.Attempts = attemptsOf(es)
+	return v
+}
+
+// attemptsOf draws the attempts from a timeline: an attempt begins with
+// its first entry at that attempt number (attempt 0, before the first
+// dispatch, counts as 1).
+func attemptsOf(es []store.TimelineEntry) []AttemptView {
+	out := []AttemptView{}
+	for _, e := range es {
+		n := max(e.Attempt, 1)
+		if len(out) == 0 || out[len(out)-1].Attempt != n {
+			out = append(out, AttemptView{Attempt: n, Status: string(model.JobDispatched)})
+		}
+		a := &out[len(out)-1]
+		a.apply(e)
+	}
+	return out
+}
+
+// apply updates a with timeline entry e of its attempt.
+func (a *AttemptView) apply(e store.TimelineEntry) {
+	switch e.Event {
+	case store.EventCreated, store.EventRetry, string(model.JobDispatched), string(model.JobWaiting):
+		if a.QueuedMS == 0 {
+			a.QueuedMS = e.TimeMS
+		}
+		if e.Event == store.EventCreated && e.Detail != "" {
+			a.Status = e.Detail
+		} else if e.Event != store.EventCreated {
+			a.Status = string(model.JobDispatched)
+			if e.Event == string(model.JobWaiting) {
+				a.Status = e.Event
+			}
+		}
+	case store.EventSent:
+		a.SentTo = e.Detail
+	case string(model.JobStarted):
+		a.StartedMS, a.Status = e.TimeMS, e.Event
+		if e.Detail != "" {
+			a.Runner = e.Detail
+		}
+	case string(model.JobFinished), string(model.JobError):
+		a.EndedMS, a.Status = e.TimeMS, e.Event
+		if e.Event == string(model.JobError) {
+			a.Error = e.Detail
+		}
+		if a.StartedMS > 0 {
+			a.DurationMS = a.EndedMS - a.StartedMS
+		}
+	}
+}
