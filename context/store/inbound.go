@@ -157,6 +157,8 @@ if not granted then return {-1, 'role'} end
 local function claimable()
   -- a job with run_at ahead is queued: the runner's claim holds it back (claimJob)
   if ARGV[4] == '' or notYet(KEYS[5], tonumber(ARGV[6]) * 1000) then return false end
+  -- a job with a concurrency key is queued: the claim's gate orders it (keyedHold)
+  if (redis.call('HGET', KEYS[5], 'concurrency_key') or '') ~= '' then return false end
   local served = false
   for i = 11, #KEYS do
     if redis.call('LLEN', KEYS[i]) > 0 then return false end

@@ -91,7 +91,8 @@ var luaStatusList = func() string {
 // the context id. A popped job whose run_at is still ahead goes to timers
 // instead (deferEarly, luaTimers) and the next one is popped; so does one
 // whose dependends or prerequisites are not met, parked, or ended error
-// when they cannot be (depsHold, jobs_deps.go).
+// when they cannot be (depsHold, jobs_deps.go), and one
+// whose concurrency key is full, parked (keyedHold, queue_keyed_lua.go).
 // Before popping, it settles the jobs whose prerequisite re-check time
 // has come (recheckPrereqs, jobs_deps.go).
 // It also reads and writes the popped job's hash and reply list and reads
@@ -104,7 +105,7 @@ var luaStatusList = func() string {
 // run, stopped (a stop marker covers this attempt), rejected, dead
 // (unusable, left as it is) or invalid (ended error): both of these
 // already in dead_letter and out of the processing list, with no lease.
-var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, luaTimers, luaDepsGate, `
+var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, luaTimers, luaKeyedGate, luaDepsGate, `
 local first = 7
 recheckPrereqs(ARGV[8], ARGV[7], KEYS[5], KEYS[6], ARGV[6])
 -- remaining says whether jobs are left: the length of queue i when it has
@@ -148,7 +149,8 @@ end
 for i = first, #KEYS do
   local key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
   while key and (deferEarly(key, KEYS[i], KEYS[1], ARGV[8], ARGV[9]) or
-      depsHold(key, KEYS[i], KEYS[1], ARGV[8], ARGV[3], ARGV[7], KEYS[5], KEYS[6], ARGV[6])) do
+      depsHold(key, KEYS[i], KEYS[1], ARGV[8], ARGV[3], ARGV[7], KEYS[5], KEYS[6], ARGV[6]) or
+      keyedHold(key, KEYS[i], KEYS[1])) do
     key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
   end
   if key then
