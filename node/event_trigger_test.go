@@ -3,6 +3,7 @@ package node_test
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +152,36 @@ func TestMalformedEventRefusedClearly(t *testing.T) {
 		Data: json.RawMessage(`{"order_id": "o-3", "kind": "book"}`)})
 	if v := waitRun(t, a, 1, "on-order"); v.Status.Status != "finished" {
 		t.Fatalf("the good event's run: %s", v.Status.Status)
+	}
+}
+
+// on: {flow_finished: …} starts a run when that flow ends with the status
+// asked for, and on: {job_ended: …} when a job of that name ends; a flow
+// that ends otherwise starts nothing.
+func TestFlowFinishedAndJobEndedTriggers(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	addTrigger(t, a, "name: after-build\ncontext: 1\non: {flow_finished: build, status: finished}\n"+
+		"jobs:\n  note: {type: sh, script: 'printf \"got=%s\\n\" \"$HYPHAE_EVENT\" >> \"$HYPHAE_RESULT\"'}\n")
+	addTrigger(t, a, "name: after-test\ncontext: 1\non: {job_ended: test, status: error}\n"+
+		"jobs:\n  note: {type: sh, script: 'echo \"job=$HYPHAE_EVENT_NAME\" >> \"$HYPHAE_RESULT\"'}\n")
+	failed := runFlow(t, a, "name: build\ncontext: 1\njobs:\n  test: {type: sh, script: 'exit 3'}\n")
+	waitFlow(t, a, failed)
+	ok := runFlow(t, a, "name: build\ncontext: 1\njobs:\n  test: {type: sh, script: 'true'}\n")
+	waitFlow(t, a, ok)
+
+	v := waitRun(t, a, 1, "after-build")
+	got := jobOf(t, v, "note").Result["got"]
+	if !strings.Contains(got, `"flow_id":`+strconv.FormatUint(ok.ID, 10)) || !strings.Contains(got, `"status":"finished"`) {
+		t.Fatalf("after-build got %s: want the finished run %d", got, ok.ID)
+	}
+	if w := waitRun(t, a, 1, "after-test"); jobOf(t, w, "note").Result["job"] != "job.ended" {
+		t.Fatalf("after-test: %+v", jobOf(t, w, "note"))
+	}
+	if n := len(flowsNamed(t, a, 1, "after-build")); n != 1 {
+		t.Fatalf("%d runs of after-build, want 1 (the failed build matches no trigger)", n)
+	}
+	if n := len(flowsNamed(t, a, 1, "after-test")); n != 1 {
+		t.Fatalf("%d runs of after-test, want 1 (the passing test matches no trigger)", n)
 	}
 }

@@ -138,6 +138,7 @@ func (s *Scheduler) onJobDone(ctx context.Context, ctxID uint64, key string) err
 	if j.FlowID == 0 || !j.Status.Terminal() {
 		return nil // not a flow job, or a stale event of an attempt that was retried
 	}
+	s.jobEnded(ctx, ctxID, j) // for on: {job_ended: …} (trigger_ended.go)
 	err = s.withRun(ctx, ctxID, j.FlowID, func(r *flowRun) error { return s.settle(ctx, r, j) })
 	if errors.Is(err, ErrEnded) || errors.Is(err, store.ErrNotFound) {
 		return nil

@@ -28,6 +28,8 @@ type Scheduler struct {
 	loops   map[uint64]bool                     // guarded by mu
 	runs    map[runKey]*flowRun                 // guarded by mu
 	subs    map[runKey]map[*subscriber]struct{} // guarded by mu
+
+	listen listenCache // the event names triggers listen for (trigger_ended.go)
 }
 
 // New returns a scheduler over st; nothing runs until Start.

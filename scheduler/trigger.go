@@ -70,6 +70,7 @@ func (s *Scheduler) AddTrigger(ctx context.Context, f *File, caller uint64) (*Tr
 		return nil, fmt.Errorf("scheduler.AddTrigger: %w", err)
 	}
 	s.ensureLoop(f.Context)
+	s.forgetListens(f.Context)
 	s.log.Info("trigger added", "context", f.Context, "name", f.Name, "event", f.On.Event)
 	return triggerView(f.Context, f.Name, &t), nil
 }
