@@ -3,6 +3,7 @@ package node_test
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,6 +40,7 @@ type agentOpts struct {
 	noDirect  bool                // overlay.direct: false (every message through gossipsub)
 	plain     bool                // bus.plain: every shortcut of the bus off (also HYPHAE_TEST_BUS_PLAIN=1)
 	plainOnly []string            // only these shortcuts off (config.Bus.PlainOnly)
+	log       *slog.Logger        // the agent's logger (default: testlog's; trace_test.go reads its lines)
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
@@ -72,6 +74,9 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}}
 	cfg.Defaults()
 	log, named := testlog.New(t, "pubsub") // gossipsub logs every RPC at debug level
+	if o.log != nil {
+		log = o.log
+	}
 	n, err := node.New(cfg, log)
 	if err != nil {
 		t.Fatal(err)
