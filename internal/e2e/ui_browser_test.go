@@ -277,12 +277,19 @@ func TestUIBrowserFlowDAGLogsAndCancel(t *testing.T) {
 	if b.eval(`document.body.textContent.includes('s3cret-value') + ' ' + document.body.textContent.includes('fast')`) != "false true" {
 		t.Fatal("the job page shows the secret-looking env value API_TOKEN, or hides the plain one MODE")
 	}
-	b.shot("job")
 	if err := os.WriteFile(gate, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	b.until("the line printed after the page opened", `document.querySelector('#logs')?.textContent.includes('second-line')`)
 	b.until("the job shown finished", `document.querySelector('#job h2 [data-state]')?.dataset.state === 'finished'`)
+	// stdout and stderr told apart (the followed stream's entries): the
+	// stderr line marked, the stdout ones not.
+	b.until("the stderr line marked", `[...document.querySelectorAll('#logs [data-stream="stderr"]')].map(e => e.querySelector('.mark')?.textContent + e.lastChild.textContent.trim()).join() === 'E| to-stderr'`)
+	if got := b.eval(`[...document.querySelectorAll('#logs [data-stream="stdout"]')].map(e => e.lastChild.textContent.trim()).join(',')`); got != "first-line,second-line" {
+		t.Fatalf("stdout lines on the job page: %q, want first-line,second-line", got)
+	}
+	b.until("the timeline: created, started, finished", `['created', 'started', 'finished'].every(e => document.querySelector('#timeline li[data-event="' + e + '"]'))`)
+	b.shot("job")
 
 	// Retry a failed job from its page (job.retry): its second attempt
 	// passes.
@@ -291,6 +298,10 @@ func TestUIBrowserFlowDAGLogsAndCancel(t *testing.T) {
 	b.visit("#/job/1/"+failed, `!!document.querySelector('#job-retry')`)
 	b.click("Retry", `#job-retry`)
 	b.until("the retried job finished", `document.querySelector('#job h2 [data-state]')?.dataset.state === 'finished'`)
+	// Its attempts: the first ended error, the second (after the retry)
+	// finished; the timeline has the retry between them.
+	b.until("two attempts, error then finished", `[...document.querySelectorAll('#timeline tr[data-attempt] [data-state]')].map(e => e.dataset.state).join() === 'error,finished'`)
+	b.until("the retry on the timeline", `!!document.querySelector('#timeline li[data-event="retry"]')`)
 	var retried jobOut
 	a.call(t, "job.load", map[string]any{"context": 1, "key": failed}, &retried)
 	if retried.Status != "finished" || retried.Attempt != 2 {

@@ -32,13 +32,15 @@ func newJobStatus(g *globals) *cobra.Command {
 			if err := g.call(cmd.Context(), "job.load", map[string]any{"context": id, "key": args[0]}, &j); err != nil {
 				return err
 			}
+			tl := jobTimeline(cmd.Context(), g, id, args[0]) // job_timeline.go
 			if asJSON {
-				return printJSON(cmd.OutOrStdout(), j)
+				return printJSON(cmd.OutOrStdout(), jobWithTimeline{JobView: j, Timeline: tl.Timeline, Attempts: tl.Attempts})
 			}
 			printJobHead(cmd.OutOrStdout(), &j)
 			printJobDetail(cmd.OutOrStdout(), &j, time.Now())
 			printJobTrace(cmd.OutOrStdout(), &j)
 			printJobBody(cmd.OutOrStdout(), &j, 0)
+			printTimeline(cmd.OutOrStdout(), tl)
 			return nil
 		},
 	}

@@ -40,11 +40,15 @@ function countsLine(counts) {
 }
 
 function peersPicture(info, peers) {
-  const self = {peer_id: info.peer_id, state: 'up', roles: info.roles, script_types: info.script_types, self: true};
+  const self = {peer_id: info.peer_id, state: 'up', roles: info.roles, script_types: info.script_types, self: true, host: info.host};
   const all = [self].concat(peers.filter(p => p.peer_id !== info.peer_id));
   return el('div', {class: 'peers', id: 'peers'}, all.map(p => el('div', {class: 'peer ' + p.state + (p.self ? ' self' : ''),
     'data-peer': p.peer_id, title: p.peer_id},
   el('div', {}, el('code', {}, short(p.peer_id)), ' ', badge(p.state), p.self ? ' (this agent)' : ''),
+  p.host ? el('div', {class: 'host', 'data-host': p.host}, p.host) : null,
+  p.breaker ? el('div', {class: 'breaker', 'data-breaker': p.breaker.state}, 'breaker ', badge(p.breaker.state),
+    p.breaker.failures ? ' · ' + p.breaker.failures + ' failed in a row' : '',
+    p.breaker.state === 'open' && p.breaker.until ? ' · probe ' + ago(p.breaker.until).replace(' ago', '') : '') : null,
   el('div', {class: 'muted'}, (p.roles || []).join(', ') + (p.script_types && p.script_types.length ? ' · ' + p.script_types.join(' ') : '')),
   p.self ? null : el('div', {class: 'muted'}, 'load ' + p.load + '/' + (p.capacity || '?') + ' · seen ' + ago(p.last_seen) +
     (p.version ? ' · ' + p.version : '')))));
@@ -142,10 +146,14 @@ Views.job = (r) => {
   const box = el('div', {id: 'job'});
   const logs = el('pre', {id: 'logs'});
   let next = 0, followed = false, rendered = false;
-  const addLines = (lines) => {
-    for (const line of lines) logs.append(logLine(line));
+  // addLines shows lines, with their time and stream when the agent
+  // sends them (entries: job.logs with meta, /events/job).
+  const addLines = (lines, entries) => {
+    const es = entries && entries.length === lines.length ? entries : lines.map(l => ({line: l}));
+    for (const e of es) logs.append(logLine(e));
     logs.scrollTop = logs.scrollHeight;
   };
+  const timeline = el('div', {id: 'timeline'});
   const v = {
     async render() {
       await v.refresh();
@@ -153,8 +161,10 @@ Views.job = (r) => {
       return box;
     },
     async refresh() {
-      const j = await rpc('job.load', {context: ctx, key: key});
-      fill(box, jobDetail(ctx, j, logs));
+      const [j, tl] = await Promise.all([rpc('job.load', {context: ctx, key: key}),
+        rpc('job.timeline', {context: ctx, key: key}).catch(() => null)]);
+      fill(timeline, tl ? timelineCard(tl) : null);
+      fill(box, jobDetail(ctx, j, logs, timeline));
       // A job sent to another agent is read there (job.logs) at each
       // refresh; one of this agent's is followed line by line.
       const away = j.runner && H.info && j.runner !== H.info.peer_id;
@@ -164,8 +174,8 @@ Views.job = (r) => {
     },
     async readLogs() {
       for (let i = 0; i < 50; i++) {
-        const l = await rpc('job.logs', {context: ctx, key: key, from: next});
-        addLines(l.lines);
+        const l = await rpc('job.logs', {context: ctx, key: key, from: next, meta: true});
+        addLines(l.lines, l.entries);
         next = l.next;
         if (l.note) logs.append(el('span', {class: 'meta'}, '(' + l.note + ')\n'));
         if (!l.more) break;
@@ -176,20 +186,41 @@ Views.job = (r) => {
     follow() {
       followed = true;
       const es = follow('/events/job?context=' + ctx + '&key=' + encodeURIComponent(key));
-      es.addEventListener('log', (e) => addLines(JSON.parse(e.data).lines));
+      es.addEventListener('log', (e) => { const d = JSON.parse(e.data); addLines(d.lines, d.entries); });
       es.addEventListener('end', () => { es.close(); v.refresh(); });
     },
   };
   return v;
 };
 
-// logLine tells stdout from stderr where the line says which it is.
-function logLine(line) {
-  const m = line.match(/^(?:\S+\s+)?\[?(stderr|err|E)\]?[:|]\s?/);
-  return el('span', {class: m ? 'err' : 'out'}, line + '\n');
+// logLine shows a log entry {ts, stream, line}: stderr in red with an
+// "E|" mark, the agent's own notes in another colour, the time first
+// (muted) when known.
+function logLine(e) {
+  const cls = {stderr: 'err', agent: 'meta'}[e.stream] || 'out';
+  const ts = e.ts ? el('span', {class: 'ts', title: e.ts}, e.ts.slice(11, 23) + ' ') : null;
+  return el('span', {class: 'line ' + cls, 'data-stream': e.stream || ''}, ts,
+    e.stream === 'stderr' ? el('span', {class: 'mark'}, 'E| ') : null, e.line + '\n');
 }
 
-function jobDetail(ctx, j, logs) {
+// timelineCard shows a job's attempts (a table) and its moves (a list),
+// from job.timeline.
+function timelineCard(tl) {
+  if (!tl.timeline.length) return card('Timeline', el('p', {class: 'muted'}, 'no moves recorded (a job written straight into Redis)'));
+  const ms = (x) => x ? new Date(x).toLocaleTimeString(undefined, {hour12: false}) + '.' + String(x % 1000).padStart(3, '0') : '—';
+  const took = (a) => a.ended_ms && a.started_ms ? (a.duration_ms / 1000).toFixed(3) + 's' : '—';
+  return el('div', {class: 'grid'},
+    card('Attempts', table(['#', 'STATUS', 'QUEUED', 'STARTED', 'ENDED', 'TOOK', 'WHERE', 'ERROR'], tl.attempts.map(a =>
+      el('tr', {'data-attempt': a.attempt}, el('td', {}, String(a.attempt)), el('td', {}, badge(a.status)), el('td', {}, ms(a.queued_ms)),
+        el('td', {}, ms(a.started_ms)), el('td', {}, ms(a.ended_ms)), el('td', {}, took(a)),
+        el('td', {title: a.runner || a.sent_to || ''}, a.runner ? short(a.runner) : a.sent_to ? 'sent to ' + short(a.sent_to) : '—'),
+        el('td', {class: 'muted'}, a.error || ''))))),
+    card('Timeline', el('ol', {class: 'timeline'}, tl.timeline.map(e => el('li', {'data-event': e.event},
+      el('span', {class: 'ts', title: e.at}, ms(e.at_ms)), ' ', badge(e.event), ' attempt ' + e.attempt,
+      e.detail ? el('span', {class: 'muted'}, ' · ' + e.detail) : null)))));
+}
+
+function jobDetail(ctx, j, logs, timeline) {
   const env = Object.entries(j.env_vars || {});
   const result = Object.entries(j.result || {});
   return el('div', {},
@@ -205,10 +236,12 @@ function jobDetail(ctx, j, logs) {
         ['created', when(j.created_at)], ['updated', when(j.updated_at)],
         ['took', ended(j.status) ? dur(j.updated_at - j.created_at) : 'running for ' + dur(Math.round(Date.now() / 1000) - j.created_at)],
         ['timeout', j.timeout ? j.timeout + 's' : 'none'], j.error ? ['error', el('span', {class: 'muted'}, j.error)] : null,
-        j.unreachable_since ? ['unreachable since', when(j.unreachable_since)] : null])),
+        j.unreachable_since ? ['unreachable since', when(j.unreachable_since)] : null,
+        j.trace_id ? ['trace id', el('code', {id: 'trace-id'}, j.trace_id)] : null])),
       card('Result', result.length ? kv(result) : el('p', {class: 'muted'}, 'none')),
       card('Env', env.length ? kv(env.map(([k, val]) => [k, secretish.test(k) ? el('span', {class: 'muted', 'data-masked': k}, '•••••• (masked)') : val]))
         : el('p', {class: 'muted'}, 'none'))),
+    timeline,
     card('Script', el('pre', {}, j.script)),
     card('Logs', el('p', {class: 'muted'}, ended(j.status) ? 'ended' : 'following the running job…'), logs));
 }
