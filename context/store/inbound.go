@@ -148,7 +148,7 @@ return {1, ''}
 // pairs, the rest job pairs.
 // Returns {1, job key, 1 when claimed else 0}, {0, existing job key} or
 // {-1, "context" or "role": what is missing}.
-var materialize = newScript("materialize", luaHasRole, luaLease, luaTimers, `
+var materialize = newScript("materialize", luaHasRole, luaLease, luaTimers, luaTimeline, luaJobIndex, `
 local prev = redis.call('GET', KEYS[1])
 if prev then return {0, prev} end
 local granted = hasRole(KEYS[7], tonumber(ARGV[2]), ARGV[3])
@@ -170,10 +170,12 @@ local n = tonumber(ARGV[7])
 redis.call('HSET', KEYS[3], unpack(ARGV, 8, 7 + 2 * n))
 redis.call('LPUSH', KEYS[4], KEYS[3])
 redis.call('HSET', KEYS[5], unpack(ARGV, 8 + 2 * n))
+indexJob(KEYS[5])
 local claimed = 0
 if claimable() then
   redis.call('HSET', KEYS[5], 'attempt', '1', 'status', 'started', 'updated_at', ARGV[6])
   take(KEYS[8], KEYS[9], KEYS[10], KEYS[5], ARGV[5], ARGV[4])
+  timeline(KEYS[5], 'started', '')
   claimed = 1
 else
   redis.call('LPUSH', KEYS[6], KEYS[5])
