@@ -105,7 +105,7 @@ var luaStatusList = func() string {
 // run, stopped (a stop marker covers this attempt), rejected, dead
 // (unusable, left as it is) or invalid (ended error): both of these
 // already in dead_letter and out of the processing list, with no lease.
-var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, luaTimers, luaKeyedGate, luaDepsGate, `
+var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, luaTimers, luaTimeline, luaKeyedGate, luaDepsGate, `
 local first = 7
 recheckPrereqs(ARGV[8], ARGV[7], KEYS[5], KEYS[6], ARGV[6])
 -- remaining says whether jobs are left: the length of queue i when it has
@@ -162,6 +162,7 @@ for i = first, #KEYS do
         verdict = 'invalid'
         redis.call('HSET', key, 'status', 'error', 'error', why, 'updated_at', ARGV[3])
         announceEnd(key, ARGV[7] .. key, KEYS[5], KEYS[6], 'error', ARGV[6])
+        timeline(key, 'error', why)
       end
       dead(key, KEYS[i], why)
       return {i - first + 1, key, verdict, '0', remaining(i), why}
@@ -181,6 +182,7 @@ for i = first, #KEYS do
     else
       redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3])
     end
+    if verdict == 'run' then timeline(key, 'started', ARGV[1]) end
     lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
     local out = {i - first + 1, key, verdict, tostring(att), remaining(i)}
     for j = 1, #h do out[#out + 1] = h[j] end
