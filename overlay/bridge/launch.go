@@ -126,7 +126,12 @@ func (b *Bridge) plan(ctx context.Context, ctxID uint64, m *model.Message, job *
 	if err != nil {
 		return "", err
 	}
-	if dst == "" {
+	if dst != "" && why == "" {
+		if why, err = b.admit(m, dst, sends); err != nil { // its circuit breaker (breaker_route.go)
+			return "", err
+		}
+	}
+	if dst == "" || why != "" {
 		o.Fields["error"] = why
 		o.Next = time.Now().Add(time.Second)
 		return "", nil

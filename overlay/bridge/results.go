@@ -162,6 +162,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		"status", status, "trace_id", p.TraceID)
 	b.cfg.Tracer.Begin(tracing.SpanResult, p.TraceID, p.OriginCtx, p.OriginJob).End(nil)
 	b.reported(p.OriginCtx, p.OriginJob, p.Attempt) // no longer unknown, if it was
+	b.resultOutcome(from, p)                        // a fault or a success for its circuit breaker
 	// The ack rides on our next message to the runner, or goes on its own
 	// after the ack delay (pendingAcks).
 	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "") }
