@@ -163,15 +163,18 @@ func (s *Scheduler) startTriggered(ctx context.Context, ctxID uint64, name strin
 		if err != nil {
 			return err
 		}
-		id = fl.ID
-		if err := s.st.SetEventRun(ctx, ctxID, e.ID, name, strconv.FormatUint(id, 10)); err != nil {
+		if err := s.st.SetEventRun(ctx, ctxID, e.ID, name, strconv.FormatUint(fl.ID, 10)); err != nil {
 			return err
 		}
+		s.log.Info("trigger: run started", "context", ctxID, "trigger", name, "event", e.Name,
+			"event_id", e.ID, "flow", fl.ID)
+		return s.StartFlow(ctx, ctxID, fl.ID)
 	}
 	return s.startIfCreated(ctx, ctxID, id, name, e)
 }
 
-// startIfCreated starts flow id unless it started already.
+// startIfCreated starts flow id, which an earlier handling of event e
+// created, unless it started already.
 func (s *Scheduler) startIfCreated(ctx context.Context, ctxID, id uint64, name string, e *model.Event) error {
 	st, err := s.Status(ctx, ctxID, id)
 	if errors.Is(err, store.ErrNotFound) {
