@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/overlaybench"
 	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/internal/tracing/otlptest"
 	"github.com/hyphae-run/hyphae/node/api"
@@ -80,6 +81,33 @@ func TestJobRunGivesATraceID(t *testing.T) {
 	stored, err := dbOf(t, a.redis, 1).HGet(t.Context(), j.Key, "trace_id").Result()
 	if loaded.TraceID != j.TraceID || err != nil || stored != j.TraceID {
 		t.Fatalf("job.load trace_id %q, hash %q (%v); want %q", loaded.TraceID, stored, err, j.TraceID)
+	}
+}
+
+// A job a client writes straight to Redis (HSET, LPUSH queue:sh) without
+// a trace id gets one when the runner takes it, recorded on its hash; one
+// written with a trace id keeps it.
+func TestRawRedisJobGetsATraceID(t *testing.T) {
+	noTraceExport(t)
+	a := withContext1(t, startAgent(t, agentOpts{}))
+	rdb := dbOf(t, a.redis, 1)
+	const given = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for key, tp := range map[string]string{"job:1:900": "", "job:1:901": given} {
+		fields := []any{"script", "true", "script_type", "sh", "status", "dispatched"}
+		if tp != "" {
+			fields = append(fields, "trace_id", tp)
+		}
+		if err := rdb.HSet(t.Context(), key, fields...).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := rdb.LPush(t.Context(), "queue:sh", key).Err(); err != nil {
+			t.Fatal(err)
+		}
+		j := waitJob(t, a, 1, key)
+		stored, _ := rdb.HGet(t.Context(), key, "trace_id").Result()
+		if _, _, ok := tracing.Parse(j.TraceID); !ok || stored != j.TraceID || (tp != "" && j.TraceID != tp) {
+			t.Errorf("raw job %s (trace_id %q): ended %s with trace_id %q, hash %q", key, tp, j.Status, j.TraceID, stored)
+		}
 	}
 }
 
@@ -209,5 +237,36 @@ func TestNoEndpointExportsNothing(t *testing.T) {
 	a.stop(t)
 	if n := rx.Requests(); n != 0 || j.TraceID == "" {
 		t.Fatalf("%d export requests, trace_id %q; want none and a trace id all the same", n, j.TraceID)
+	}
+}
+
+// BenchmarkJobRunTracing: job.run of a noop job with wait on an agent
+// exporting spans over OTLP (ours) beside the same on an agent with export
+// off (raw), one for one in the same loop: ratio-p50 is the cost of
+// tracing on.
+func BenchmarkJobRunTracing(b *testing.B) {
+	b.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	off := startAgent(b, agentOpts{unixRedis: true})
+	rx := otlptest.Start(b)
+	b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rx.URL)
+	on := startAgent(b, agentOpts{unixRedis: true})
+	run := func(a *agent) func() time.Duration {
+		a.call(b, "context.create", map[string]any{"id": 1}, nil)
+		return func() time.Duration {
+			start := time.Now()
+			var j control.JobView
+			a.call(b, "job.run", map[string]any{"context": 1, "type": "noop", "script": "-", "wait": 60}, &j)
+			if j.Status != "finished" {
+				b.Fatalf("job %+v", j)
+			}
+			return time.Since(start)
+		}
+	}
+	overlaybench.Interleaved(b, 20, run(on), run(off))
+	b.StopTimer()
+	on.stop(b) // flush: the spans went out
+	if len(rx.Spans()) == 0 {
+		b.Fatal("tracing on exported no span")
 	}
 }
