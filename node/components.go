@@ -8,6 +8,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
@@ -88,6 +89,9 @@ func (n *Node) startRunner(ctx context.Context) error {
 		RunnerID:       n.id.PeerID().String(),
 		Contexts:       n.contextIDs,
 		Tracer:         n.tracer,
+
+		MaxInFlightPerContext: n.cfg.Runner.MaxInFlightPerContext,
+		TypeLimits:            config.TypeLimits(n.cfg.Runner.Types),
 	}, n.store, n.log.With("part", "runner"))
 	if err != nil {
 		return err

@@ -108,6 +108,11 @@ type Runner struct {
 	// (kill the whole job on timeout/stop; memory_mb, cpu); default true.
 	// false: process groups only. `hyphae info` shows which is in use.
 	Cgroups *bool `yaml:"cgroups"`
+	// MaxInFlightPerContext and Types cap the jobs the runner holds at once
+	// per context and per script type (types.<type>.max_in_flight), beside
+	// Concurrency; 0 or absent = no cap of their own (runner_limits.go).
+	MaxInFlightPerContext int                   `yaml:"max_in_flight_per_context"`
+	Types                 map[string]RunnerType `yaml:"types"`
 }
 
 // Bus tunes message delivery.
@@ -280,6 +285,7 @@ func (c *Config) validateMore() []error {
 	if c.Runner.Concurrency < 0 {
 		errs = append(errs, fmt.Errorf("runner.concurrency: %d must not be negative", c.Runner.Concurrency))
 	}
+	errs = append(errs, validateRunnerLimits(c.Runner.MaxInFlightPerContext, c.Runner.Types)...)
 	for t, argv := range c.Executors {
 		if !model.ValidScriptType(t) {
 			errs = append(errs, fmt.Errorf("executors: script type %q: want letters, digits and . _ + - (a flow's type: must match it)", t))

@@ -40,6 +40,8 @@ type JobRunParams struct {
 	// queued when due (see methods_job_at.go).
 	RunAt int64 `json:"run_at,omitempty"`
 	Delay int64 `json:"delay,omitempty"`
+	// KeyedParams: concurrency_key and max_in_flight (methods_job_keyed.go).
+	KeyedParams
 	// TraceParams: the caller's traceparent or trace_id, kept (trace.go).
 	TraceParams
 	trace string // the job's traceparent (jobRunTraced)
@@ -200,6 +202,7 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU}
 	j.SetTraceID(p.trace)
+	j.SetConcurrency(p.concurrency())
 	var err error
 	if at, ok := p.at(time.Now()); ok {
 		err = h.enqueueAt(ctx, j, at, run)
@@ -232,6 +235,9 @@ func checkJobParams(p JobRunParams) error {
 		return api.InvalidParams("cpu", "cores from %g to %d, such as 0.5 or 2, or 0 for no limit", scheduler.MinCPU, scheduler.MaxCPU)
 	case p.Wait < 0 || p.Wait > 3600:
 		return api.InvalidParams("wait", "seconds to wait for the job's end: 0 (do not wait) to 3600")
+	}
+	if err := p.checkKeyed(); err != nil {
+		return err
 	}
 	return checkJobAt(p)
 }

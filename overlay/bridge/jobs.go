@@ -113,6 +113,9 @@ func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.Ru
 		MemoryMB: src.MemoryMB, CPU: src.CPU, Status: model.JobDispatched, Attempt: 1, Runner: self}
 	j.SetOrigin(model.JobOrigin{Peer: sender, Context: p.OriginCtx, Job: p.OriginJob, Attempt: p.Attempt, Ref: p.Ref})
 	j.SetTraceID(receivedTrace(src.TraceID()))
+	if c := src.Concurrency(); c.Check() == nil { // ordered here, by this agent's runner
+		j.SetConcurrency(c)
+	}
 	m := &model.Message{CallerID: caller, ContextID: target, MessageType: model.MsgTypeJob,
 		Status: model.MsgAcknowledged, Dst: self, Job: []*model.RunnerJob{j},
 		Extra: model.Hash{model.ExtraFrom: sender, model.ExtraOriginRef: p.Ref}}

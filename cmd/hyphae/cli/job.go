@@ -35,6 +35,8 @@ type jobRunFlags struct {
 	at                          string        // --at: RFC 3339 or unix seconds
 	in                          time.Duration // --in: from now
 	typeSet                     bool          // --type was given (else inferred from --file)
+
+	control.KeyedParams // --concurrency-key, --max-in-flight
 }
 
 func newJobRun(g *globals) *cobra.Command {
@@ -57,7 +59,8 @@ bus.timeout (a note on stderr says so).`,
   hyphae job run --to 12D3KooW... --context 2 --type python --file job.py --wait --json
   hyphae job run --to runner:1 --context 2 --script 'uname -a' --wait
   hyphae job run --context 1 --file backup.py --in 10m
-  hyphae job run --context 1 --script 'echo hi' --at 2026-12-24T18:00:00+01:00`,
+  hyphae job run --context 1 --script 'echo hi' --at 2026-12-24T18:00:00+01:00
+  hyphae job run --context 1 --file sync-device.sh --concurrency-key device-42`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.typeSet = cmd.Flags().Changed("type")
@@ -85,6 +88,8 @@ bus.timeout (a note on stderr says so).`,
 	fl.StringVar(&f.at, "at", "", "start no earlier than this time: RFC 3339 (2026-12-24T18:00:00Z) or unix seconds; kept in Redis, survives restarts")
 	fl.DurationVar(&f.in, "in", 0, "start no earlier than this long from now, e.g. 10m or 2h30m")
 	fl.BoolVar(&f.asJSON, "json", false, "print the job as JSON (with status, result, error)")
+	fl.StringVar(&f.ConcurrencyKey, "concurrency-key", "", "jobs of the context with this key run one after another, in submission order (see docs/flow-control.md)")
+	fl.Int64Var(&f.MaxInFlight, "max-in-flight", 0, "with --concurrency-key: how many jobs of the key may run at once (default 1)")
 	return cmd
 }
 
@@ -184,6 +189,7 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 	p := &control.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
 		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries,
 		MemoryMB: f.memoryMB, CPU: f.cpu}
+	p.KeyedParams = f.KeyedParams
 	if err := f.when(p, time.Now()); err != nil {
 		return nil, err
 	}
