@@ -1,6 +1,7 @@
 package scheduler_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -54,6 +55,32 @@ func TestOnAndWaitForMistakes(t *testing.T) {
 		}
 		if err := flowschema.Validate(s, []byte(c.text)); err == nil {
 			t.Errorf("the schema accepts:\n%s", c.text)
+		}
+	}
+}
+
+// The flows docs/events.md shows are valid for the parser and the schema.
+func TestEventsDocFlows(t *testing.T) {
+	b, err := os.ReadFile("../docs/events.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loadSchema(t)
+	snippets := flowschema.Snippets(b)
+	if len(snippets) < 2 {
+		t.Fatalf("docs/events.md shows %d flows, want the saga and the trigger", len(snippets))
+	}
+	for _, text := range snippets {
+		f, _, err := scheduler.Parse([]byte(text), "events.md", "../configs/flows")
+		if err != nil {
+			t.Errorf("the parser refuses: %v\n%s", err, text)
+			continue
+		}
+		if f.On == nil {
+			t.Errorf("no on: in\n%s", text)
+		}
+		if err := flowschema.Validate(s, []byte(text)); err != nil {
+			t.Errorf("the schema refuses: %v\n%s", err, text)
 		}
 	}
 }
