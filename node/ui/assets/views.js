@@ -209,7 +209,7 @@ function timelineCard(tl) {
   if (!tl.timeline.length) return card('Timeline', el('p', {class: 'muted'}, 'no moves recorded (a job written straight into Redis)'));
   const ms = (x) => x ? new Date(x).toLocaleTimeString(undefined, {hour12: false}) + '.' + String(x % 1000).padStart(3, '0') : '—';
   const took = (a) => a.ended_ms && a.started_ms ? (a.duration_ms / 1000).toFixed(3) + 's' : '—';
-  return el('div', {class: 'grid'},
+  return el('div', {},
     card('Attempts', table(['#', 'STATUS', 'QUEUED', 'STARTED', 'ENDED', 'TOOK', 'WHERE', 'ERROR'], tl.attempts.map(a =>
       el('tr', {'data-attempt': a.attempt}, el('td', {}, String(a.attempt)), el('td', {}, badge(a.status)), el('td', {}, ms(a.queued_ms)),
         el('td', {}, ms(a.started_ms)), el('td', {}, ms(a.ended_ms)), el('td', {}, took(a)),
