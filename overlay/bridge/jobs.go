@@ -251,6 +251,7 @@ func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error 
 		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
 	}
 	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
+		b.fault(m, reason) // its circuit breaker counts it (breaker_route.go)
 		_, err := b.failSent(ctx, ctxID, m.Job[0], 0, reason)
 		return err
 	}
