@@ -169,6 +169,8 @@ func (n *Node) startStore(ctx context.Context) error {
 	}
 	n.store = st
 	n.parts.store = part{"store", func(context.Context) error { return st.Close() }}
+	st.SetIdempotencyTTL(n.cfg.Idempotency.Retention) // docs/idempotency.md
+	st.SetQuarantineAfter(n.cfg.Quarantine.AfterFailures)
 	if err := n.migrateSchema(ctx); err != nil {
 		return err
 	}

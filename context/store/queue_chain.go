@@ -36,6 +36,9 @@ func (s *Store) CompleteAndClaim(ctx context.Context, ctxID uint64, l Lease, run
 	done = orLoad(ctx, db, completeLeased, done, cKeys, cArgs...)
 	next = orLoad(ctx, db, claimJob, next, q.keys, q.args...)
 	cl, claimErr = q.result(next)
+	if claimErr == nil {
+		cl, claimErr = s.screenClaim(ctx, db, cl) // idempotency keys, quarantine (quarantine.go)
+	}
 	if claimErr != nil {
 		claimErr = fmt.Errorf("store.CompleteAndClaim: %w", claimErr)
 	}

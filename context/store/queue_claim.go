@@ -57,6 +57,9 @@ func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, typ
 	}
 	q := newClaimCall(ctxID, runnerID, types, lease, reject)
 	c, err := q.result(claimJob.Run(ctx, db, q.keys, q.args...))
+	if err == nil {
+		c, err = s.screenClaim(ctx, db, c) // idempotency keys, quarantine (quarantine.go)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimJob: %w", err)
 	}

@@ -23,6 +23,9 @@ type DeadLetter struct {
 	Reason string `json:"reason"`
 	Runner string `json:"runner,omitempty"`
 	At     int64  `json:"at"`
+	// Class is why, in a word: DeadInvalid (the default), DeadUnusable or
+	// DeadFailures (quarantine.go); hyphae_dead_letters_total's reason.
+	Class string `json:"class,omitempty"`
 }
 
 // PushDeadLetter records an entry that could not be processed.
@@ -34,10 +37,14 @@ func (s *Store) PushDeadLetter(ctx context.Context, ctxID uint64, d DeadLetter) 
 	if d.At == 0 {
 		d.At = now()
 	}
+	if d.Class == "" {
+		d.Class = DeadInvalid
+	}
 	b, _ := json.Marshal(d)
 	_, err = db.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.LPush(ctx, DeadLetterKey, b)
 		p.LTrim(ctx, DeadLetterKey, 0, DeadLetterCap-1)
+		p.HIncrBy(ctx, DeadLetterCountsKey, d.Class, 1)
 		return nil
 	})
 	return wrap("store.PushDeadLetter", err)

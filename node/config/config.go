@@ -37,6 +37,10 @@ type Config struct {
 	Retention Retention `yaml:"retention"`
 	// Trace configures span export over OTLP (trace.go).
 	Trace Trace `yaml:"trace"`
+	// Idempotency and Quarantine: idempotency keys' retention window and
+	// when a failing job is set aside (poison.go).
+	Idempotency Idempotency `yaml:"idempotency"`
+	Quarantine  Quarantine  `yaml:"quarantine"`
 }
 
 // Supervisor tunes the flow scheduler and what happens to jobs sent to an
@@ -219,6 +223,8 @@ func (c *Config) Defaults() {
 		c.Bus.Plain = true
 	}
 	c.Retention.defaults()
+	c.Idempotency.defaults()
+	c.Quarantine.defaults()
 }
 
 func (o *Overlay) defaults() {
@@ -309,6 +315,7 @@ func (c *Config) validateMore() []error {
 	errs = append(errs, c.API.validateSocketGroup()...)
 	errs = append(errs, c.Supervisor.validate()...)
 	errs = append(errs, c.Retention.validate()...)
+	errs = append(errs, c.Idempotency.validate()...)
 	errs = append(errs, validateHost(c)...)
 	errs = append(errs, validateOverlay(c)...)
 	return append(errs, validateAddrs(c)...)

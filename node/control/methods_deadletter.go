@@ -22,6 +22,7 @@ type DeadLetterDeleted struct {
 func (h *Handlers) registerDeadLetterDelete() {
 	api.Register(h.table, "deadletter.delete", "Remove a context's dead letters for a key (every entry naming it); "+
 		"the job itself, if any, is untouched. Deleted is 0 when the key had none.", h.deleteDeadLetter)
+	h.registerDeadLetterRetry() // methods_deadletter_retry.go
 }
 
 func (h *Handlers) deleteDeadLetter(ctx context.Context, p DeadLetterRef) (*DeadLetterDeleted, error) {

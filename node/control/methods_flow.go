@@ -23,6 +23,9 @@ type FlowCreateParams struct {
 	BaseDir     string `json:"base_dir,omitempty"`
 	Context     uint64 `json:"context,omitempty"`
 	Start       bool   `json:"start,omitempty"`
+	// IdempotencyKey: a second create (or run) with the key within the
+	// retention window answers the first flow (methods_idempotency.go).
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	// TraceParams: the caller's traceparent or trace_id, which the flow
 	// and its jobs keep (trace.go).
 	TraceParams
@@ -48,6 +51,10 @@ type FlowWaitParams struct {
 type FlowView struct {
 	scheduler.Status
 	Warnings []string `json:"warnings,omitempty"`
+	// IdempotencyKey, Deduplicated, ContentDiffers: as on JobView.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	Deduplicated   bool   `json:"deduplicated,omitempty"`
+	ContentDiffers bool   `json:"content_differs,omitempty"`
 }
 
 // FlowSummary is a row of flow.list: a flow with its job counts.
@@ -58,13 +65,10 @@ func (h *Handlers) registerFlowMethods() {
 	h.registerFlowRerun()
 	api.RegisterShapes(h.table, "flow.create", "Validate and store a flow: a flow file {file_content, base_dir, start}, "+
 		"or the seed's {context_id, flow:{id, jobs:[job ids], env_vars, …}} whose jobs (job.create) name what they wait for in dependends.",
-		api.Alt(h.flowCreate), api.Alt(h.seedFlowCreate))
+		api.Alt(h.flowCreateOnce), api.Alt(h.seedFlowCreate))
 	api.RegisterShapes(h.table, "flow.start", "Start a created flow: {context, id} answers the flow; "+
 		"the seed's {context_id, id} answers true, or false when it was started already.",
-		api.Alt(func(ctx context.Context, p FlowRef) (*FlowView, error) {
-			return h.flowAct(ctx, p, h.startFlow)
-		}),
-		api.Alt(h.seedFlowStart))
+		api.Alt(h.flowStartOnce), api.Alt(h.seedFlowStart))
 	api.RegisterShapes(h.table, "flow.load", "Show a flow: {context, id} with its jobs, or the seed's {context_id, id} (jobs as ids).",
 		api.Alt(h.flowStatus), api.Alt(h.seedFlowLoad))
 	api.RegisterShapes(h.table, "flow.dag", "A flow's DAG: nodes (by job id, with node_status), edges, roots, leaves, levels; "+

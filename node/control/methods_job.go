@@ -40,6 +40,13 @@ type JobRunParams struct {
 	// queued when due (see methods_job_at.go).
 	RunAt int64 `json:"run_at,omitempty"`
 	Delay int64 `json:"delay,omitempty"`
+	// IdempotencyKey: a second submission with the same key within the
+	// retention window answers the first one's job, deduplicated, instead
+	// of running again (methods_idempotency.go, docs/idempotency.md).
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+
+	once bool   // the key is claimed (jobRunOnce)
+	id   uint64 // the job's id, chosen for the key's record (0: allocate)
 	// KeyedParams: concurrency_key and max_in_flight (methods_job_keyed.go).
 	KeyedParams
 	// TraceParams: the caller's traceparent or trace_id, kept (trace.go).
@@ -64,11 +71,14 @@ func (h *Handlers) RunJob(ctx context.Context, p JobRunParams) (*JobView, error)
 		return j, err
 	}
 	var wait waitFunc = h.Store.WaitNewJob
+	if j.Deduplicated { // the first submission's job: it may have ended already
+		wait = h.Store.WaitJob
+	}
 	if w != nil { // a job sent away: its end comes through this agent's bridge
 		defer w.Close()
 		wait = func(ctx context.Context, _ uint64, _ string) (*model.RunnerJob, error) { return w.Wait(ctx) }
 	}
-	return h.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, wait)
+	return j.dedupOnto(h.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, wait))
 }
 
 // JobRef names a job in a context by key (job:<caller>:<id>).
@@ -174,6 +184,9 @@ func (h *Handlers) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobVi
 		}
 		p.To = to
 	}
+	if p.IdempotencyKey != "" && !p.once {
+		return h.jobRunOnce(ctx, p, run)
+	}
 	if p.To != "" && p.To != "self" && p.To != h.ID.PeerID().String() {
 		if at, ok := p.at(time.Now()); ok && run {
 			j, err := h.submitRemoteAt(ctx, p, at)
@@ -201,6 +214,8 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 	}
 	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU}
+	j.ID = p.id
+	j.SetIdempotencyKey(p.IdempotencyKey)
 	j.SetTraceID(p.trace)
 	j.SetConcurrency(p.concurrency())
 	var err error

@@ -145,6 +145,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
 	}
 	c.collectContexts(ctx, gauge)
+	c.collectDeadLetters(ctx, counter) // methods_deadletter_retry.go
 	if h.Bridge != nil {
 		s := h.Bridge.Stats().Snapshot()
 		counter(descRetrans, float64(s.Retransmits))

@@ -38,6 +38,15 @@ type JobView struct {
 	LateResult *model.LateResult `json:"late_result,omitempty"`
 	// RunAt (unix seconds) is when a delayed job may start.
 	RunAt float64 `json:"run_at,omitempty"`
+	// IdempotencyKey is the key the job was submitted with. Deduplicated
+	// says this answer is an earlier submission's job (the key had been
+	// used), ContentDiffers that that submission's content was not this
+	// one's; DuplicateOf, on a job that did not run because its key had
+	// been used, names the job that used it first (docs/idempotency.md).
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	Deduplicated   bool   `json:"deduplicated,omitempty"`
+	ContentDiffers bool   `json:"content_differs,omitempty"`
+	DuplicateOf    string `json:"duplicate_of,omitempty"`
 	// TraceID is the job's W3C traceparent (model.ExtraTraceID): the
 	// same on every agent the job went through, and in their log lines.
 	TraceID string `json:"trace_id,omitempty"`
@@ -60,6 +69,7 @@ func jobView(j *model.RunnerJob) *JobView {
 	if since, away := j.Unreachable(); away {
 		v.State, v.UnreachableSince = model.StateUnknown, since.Unix()
 	}
+	v.IdempotencyKey, v.DuplicateOf = j.IdempotencyKey(), j.DuplicateOf()
 	return v
 }
 

@@ -43,6 +43,7 @@ func (b *Bridge) takeOne(ctx context.Context, ctxID uint64, key string) {
 	err := b.launchTaken(ctx, ctxID, key)
 	switch {
 	case err == nil:
+	case b.quarantined(ctx, ctxID, key, err): // poison: in dead_letter (quarantine.go)
 	case isBad(err):
 		b.log.Warn("bridge: bad message on msg_out", "context", ctxID, "key", key, "err", err)
 		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": err.Error()})

@@ -63,6 +63,7 @@ that only agents not up right now serve is a warning.`,
 	addContextFlag(cmd, &ctxID, "context id (default: the file's `context:`)")
 	cmd.Flags().BoolVar(&wait, "wait", false, "follow the flow until it ends and print its result")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON (status, result, jobs)")
+	addIdemFlag(cmd, "flow")
 	return cmd
 }
 
@@ -89,6 +90,7 @@ func newFlowCreate(g *globals) *cobra.Command {
 	}
 	addContextFlag(cmd, &ctxID, "context id (default: the file's `context:`)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON")
+	addIdemFlag(cmd, "flow")
 	return cmd
 }
 
@@ -104,9 +106,13 @@ func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start
 		return nil, usage("flow file: %v", err)
 	}
 	p := control.FlowCreateParams{FileContent: string(b), FileName: path, BaseDir: dir, Context: ctxID, Start: start}
+	p.IdempotencyKey = idemKey(cmd)
 	var v control.FlowView
 	if err := g.call(cmd.Context(), "flow.create", p, &v); err != nil {
 		return nil, err
+	}
+	if v.Deduplicated {
+		noteDeduplicated(cmd.ErrOrStderr(), p.IdempotencyKey, fmt.Sprintf("flow %d", v.ID), v.ContentDiffers)
 	}
 	for _, w := range v.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
@@ -230,12 +236,17 @@ func newFlowStart(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := flowCmd("start", "Start a created flow", func(cmd *cobra.Command, ref control.FlowRef) error {
 		var v control.FlowView
-		if err := g.call(cmd.Context(), "flow.start", ref, &v); err != nil {
+		p := control.FlowStartParams{FlowRef: ref, IdempotencyKey: idemKey(cmd)}
+		if err := g.call(cmd.Context(), "flow.start", p, &v); err != nil {
 			return err
+		}
+		if v.Deduplicated {
+			noteDeduplicated(cmd.ErrOrStderr(), p.IdempotencyKey, fmt.Sprintf("flow %d", v.ID), v.ContentDiffers)
 		}
 		return showFlow(cmd.OutOrStdout(), &v, asJSON, false)
 	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON")
+	addIdemFlag(cmd, "flow")
 	return cmd
 }
 

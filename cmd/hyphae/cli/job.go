@@ -35,6 +35,7 @@ type jobRunFlags struct {
 	at                          string        // --at: RFC 3339 or unix seconds
 	in                          time.Duration // --in: from now
 	typeSet                     bool          // --type was given (else inferred from --file)
+	idemKey                     string        // --idempotency-key
 
 	control.KeyedParams // --concurrency-key, --max-in-flight
 }
@@ -88,6 +89,8 @@ bus.timeout (a note on stderr says so).`,
 	fl.StringVar(&f.at, "at", "", "start no earlier than this time: RFC 3339 (2026-12-24T18:00:00Z) or unix seconds; kept in Redis, survives restarts")
 	fl.DurationVar(&f.in, "in", 0, "start no earlier than this long from now, e.g. 10m or 2h30m")
 	fl.BoolVar(&f.asJSON, "json", false, "print the job as JSON (with status, result, error)")
+	fl.StringVar(&f.idemKey, idemFlag, "", "submit at most once per key: a second job run with the same key within the retention window "+
+		"(idempotency.retention, default 24h) prints the first job instead of running again (see docs/idempotency.md)")
 	fl.StringVar(&f.ConcurrencyKey, "concurrency-key", "", "jobs of the context with this key run one after another, in submission order (see docs/flow-control.md)")
 	fl.Int64Var(&f.MaxInFlight, "max-in-flight", 0, "with --concurrency-key: how many jobs of the key may run at once (default 1)")
 	return cmd
@@ -104,6 +107,9 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	var j control.JobView
 	if err := g.call(cmd.Context(), "job.run", p, &j); err != nil {
 		return err
+	}
+	if j.Deduplicated {
+		noteDeduplicated(cmd.ErrOrStderr(), f.idemKey, j.Key, j.ContentDiffers)
 	}
 	switch {
 	case j.RunAt != 0 && j.Status == "dispatched": // delayed: sent (and routed) when due
@@ -189,6 +195,7 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 	p := &control.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
 		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries,
 		MemoryMB: f.memoryMB, CPU: f.cpu}
+	p.IdempotencyKey = f.idemKey
 	p.KeyedParams = f.KeyedParams
 	if err := f.when(p, time.Now()); err != nil {
 		return nil, err

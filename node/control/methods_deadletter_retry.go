@@ -1,0 +1,95 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api"
+)
+
+// DeadLetterRetried answers deadletter.retry: what was put back, and, for
+// a job, the new attempt.
+type DeadLetterRetried struct {
+	Key     string   `json:"key"`
+	Kind    string   `json:"kind"` // job or message
+	Queue   string   `json:"queue"`
+	Job     *JobView `json:"job,omitempty"`
+	Deleted int64    `json:"deleted,omitempty"` // a job's dead-letter entries removed (a message's always are)
+}
+
+// registerDeadLetterRetry adds deadletter.retry: a quarantined job runs
+// again with a fresh count of failures, a quarantined message goes back on
+// the list it came from, once fixed (poison quarantine, docs/idempotency.md).
+func (h *Handlers) registerDeadLetterRetry() {
+	api.Register(h.table, "deadletter.retry", "Put a dead letter's job or message back: a job that ended error "+
+		"(quarantined after failures in a row, or invalid once its hash is fixed) is queued again as a new attempt "+
+		"with a fresh count of failures; a message (message:<caller>:<id>) goes back on msg_out or msg_in, status "+
+		"dispatched, once it decodes. Its dead-letter entries are removed.", h.retryDeadLetter)
+}
+
+func (h *Handlers) retryDeadLetter(ctx context.Context, p DeadLetterRef) (*DeadLetterRetried, error) {
+	if p.Key == "" {
+		return nil, api.InvalidParams("key", "required: the key of the dead letter (deadletter.list shows it)")
+	}
+	if err := h.checkFlowContext(ctx, p.Context); err != nil {
+		return nil, err
+	}
+	out := &DeadLetterRetried{Key: p.Key}
+	switch {
+	case strings.HasPrefix(p.Key, "message:"):
+		list, err := h.Store.RetryMessage(ctx, p.Context, p.Key)
+		if errors.Is(err, store.ErrStillBad) || errors.Is(err, store.ErrNotFound) {
+			return nil, api.Errorf(api.CodeConflict, "%v: fix the message hash, then retry", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out.Kind, out.Queue = "message", list
+		return out, nil
+	case strings.HasPrefix(p.Key, "job:"):
+		j, err := h.retryJob(ctx, JobRef(p))
+		if err != nil {
+			return nil, err
+		}
+		out.Kind, out.Queue, out.Job = "job", store.QueueKey(j.Type), j
+	default:
+		return nil, api.InvalidParams("key", "%q: want job:<caller>:<id> or message:<caller>:<id>", p.Key)
+	}
+	n, err := h.Store.DeleteDeadLetter(ctx, p.Context, p.Key)
+	if err != nil {
+		return nil, err
+	}
+	out.Deleted = n
+	return out, nil
+}
+
+// descDeadLetters counts, per context, what went to the dead letters and
+// why, kept in Redis (dead_letter:counts) so that it survives restarts.
+var descDeadLetters = prometheus.NewDesc("hyphae_dead_letters_total",
+	"Jobs and messages put in a context's dead letters, by context and reason: invalid (decode or validation error), "+
+		"unusable (a queue entry naming no job), failures (quarantined after failing quarantine.after_failures times in a row).",
+	[]string{"context", "reason"}, nil)
+
+func init() { collectorDescs = append(collectorDescs, descDeadLetters) }
+
+// collectDeadLetters reads every context's dead-letter counts
+// (hyphae_dead_letters_total); the three reasons are always present.
+func (c *collector) collectDeadLetters(ctx context.Context, counter func(*prometheus.Desc, float64, ...string)) {
+	ids, err := c.h.ContextIDs(ctx)
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		counts, err := c.h.Store.DeadLetterCounts(ctx, id)
+		if err != nil {
+			continue
+		}
+		for _, class := range []string{store.DeadInvalid, store.DeadUnusable, store.DeadFailures} {
+			counter(descDeadLetters, float64(counts[class]), u64(id), class)
+		}
+	}
+}
