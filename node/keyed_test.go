@@ -146,10 +146,17 @@ jobs:
 	}
 }
 
-// job.run refuses a bad concurrency key or limit, naming the parameter.
+// job.run takes a concurrency key (the job shows it) and refuses a bad
+// key or limit, naming the parameter.
 func TestJobRunRefusesBadConcurrency(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	var v control.JobView
+	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true",
+		"concurrency_key": "device-1", "max_in_flight": 2, "wait": 30}, &v)
+	if v.Status != "finished" || v.ConcurrencyKey != "device-1" || v.MaxInFlight != 2 {
+		t.Fatalf("job run with a key: %+v", v)
+	}
 	for field, p := range map[string]map[string]any{
 		"max_in_flight":   {"context": 1, "type": "sh", "script": "true", "max_in_flight": 2},
 		"concurrency_key": {"context": 1, "type": "sh", "script": "true", "concurrency_key": strings.Repeat("k", 201)},

@@ -29,3 +29,9 @@ func (p KeyedParams) checkKeyed() error {
 	}
 	return nil
 }
+
+// keyedOf is job j's KeyedParams, as a JobView shows them.
+func keyedOf(j *model.RunnerJob) KeyedParams {
+	c := j.Concurrency()
+	return KeyedParams{ConcurrencyKey: c.Key, MaxInFlight: c.MaxInFlight}
+}

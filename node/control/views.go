@@ -50,6 +50,8 @@ type JobView struct {
 	// TraceID is the job's W3C traceparent (model.ExtraTraceID): the
 	// same on every agent the job went through, and in their log lines.
 	TraceID string `json:"trace_id,omitempty"`
+	// KeyedParams: the job's concurrency key and limit (docs/flow-control.md).
+	KeyedParams
 }
 
 func jobView(j *model.RunnerJob) *JobView {
@@ -70,6 +72,7 @@ func jobView(j *model.RunnerJob) *JobView {
 		v.State, v.UnreachableSince = model.StateUnknown, since.Unix()
 	}
 	v.IdempotencyKey, v.DuplicateOf = j.IdempotencyKey(), j.DuplicateOf()
+	v.KeyedParams = keyedOf(j)
 	return v
 }
 
