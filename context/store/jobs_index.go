@@ -89,23 +89,6 @@ func (s *Store) JobBriefsOf(ctx context.Context, ctxID uint64, keys []string) ([
 	return out, nil
 }
 
-// indexJobs: see IndexJob. KEYS[1] the job key.
-var indexJobScript = newScript("indexJob", luaTimeline, luaJobIndex, `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-indexJob(KEYS[1])
-return 1
-`)
-
-// IndexJob indexes one job written outside the store's creating scripts
-// (SaveJob) and starts its timeline.
-func (s *Store) IndexJob(ctx context.Context, ctxID uint64, key string) error {
-	db, err := s.DB(ctxID)
-	if err != nil {
-		return fmt.Errorf("store.IndexJob: %w", err)
-	}
-	return scriptErr("store.IndexJob", indexJobScript.Run(ctx, db, []string{key}).Err())
-}
-
 // ChangedSince returns the jobs that moved at or after sinceMS (unix ms,
 // the server's clock) and the time of the newest move (sinceMS when none).
 func (s *Store) ChangedSince(ctx context.Context, ctxID uint64, sinceMS int64) ([]string, int64, error) {
