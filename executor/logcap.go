@@ -33,11 +33,8 @@ type lineRing struct {
 	droppedBytes       int64
 }
 
-// push adds s, cut to the byte budget, dropping the oldest lines to stay
-// within both budgets.
-func (r *lineRing) push(s string) { r.pushMeta(s, "") }
-
-// pushMeta is push for a line with its meta (store.LogLine.Meta).
+// pushMeta adds s with its meta (store.LogLine.Meta), cut to the byte
+// budget, dropping the oldest lines to stay within both budgets.
 func (r *lineRing) pushMeta(s, meta string) {
 	if lineBytes(s) > r.maxBytes {
 		cut := cutUTF8(s, max(r.maxBytes-1, 0))
@@ -64,15 +61,9 @@ func (r *lineRing) pushMeta(s, meta string) {
 
 func (r *lineRing) held() int { return len(r.lines) - r.start }
 
-// drain returns what is to be written after the kept head: the marker when
-// lines were left out, then the held lines; and empties the ring.
-func (r *lineRing) drain() []string {
-	out, _ := r.drainMeta("")
-	return out
-}
-
-// drainMeta is drain that also returns each line's meta, markerMeta for
-// the marker.
+// drainMeta returns what is to be written after the kept head: the marker
+// when lines were left out, then the held lines; and each one's meta
+// (markerMeta for the marker); and empties the ring.
 func (r *lineRing) drainMeta(markerMeta string) ([]string, []string) {
 	var out, metas []string
 	if r.droppedLines > 0 || r.droppedBytes > 0 {
@@ -85,7 +76,7 @@ func (r *lineRing) drainMeta(markerMeta string) ([]string, []string) {
 	return out, metas
 }
 
-// peek is what drain would return, leaving the ring as it is.
+// peek is what drainMeta would return, leaving the ring as it is.
 func (r *lineRing) peek() []string {
 	var out []string
 	if r.droppedLines > 0 || r.droppedBytes > 0 {
