@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -46,10 +45,7 @@ func Start(ctx context.Context, cfg Config) (*Tracer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tracing.Start: %w", err)
 	}
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(url))
-	if err != nil {
-		return nil, fmt.Errorf("tracing.Start: %w", err)
-	}
+	exp := newExporter(url)
 	svc := cfg.Service
 	if svc == "" {
 		svc = "hyphae"
