@@ -145,3 +145,30 @@ func TestWaitForSurvivesRestart(t *testing.T) {
 	}
 }
 
+
+// Cancelling a run parked on wait_for ends the wait at once (no runner
+// holds it): the step ends error, stopped, the stock is released, and a
+// payment that comes later changes nothing.
+func TestWaitForCancelledRunStopsWaiting(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	addTrigger(t, a, orderSaga(t, "30m"))
+	orderCreated(t, a, "o-c")
+	id := sagaRun(t, a, "o-c")
+	waitParked(t, a, id)
+	a.call(t, "flow.cancel", control.FlowRef{Context: 1, ID: id}, nil)
+	var v *control.FlowView
+	eventually(t, 30*time.Second, "the wait stopped and the stock released", func() bool {
+		v = flowStatus(t, a, id)
+		return jobOf(t, v, "wait_payment").Status == "error" && v.Compensation == "compensated"
+	})
+	if w := jobOf(t, v, "wait_payment"); !strings.Contains(w.Error, "stopped") {
+		t.Fatalf("wait_payment: %+v, want error stopped", w)
+	}
+	paymentReceived(t, a, "o-c")
+	orderCreated(t, a, "o-after") // handled after the payment: once its run exists, the payment was seen
+	sagaRun(t, a, "o-after")
+	if w := jobOf(t, flowStatus(t, a, id), "wait_payment"); w.Status != "error" {
+		t.Fatalf("a late payment moved the stopped wait: %+v", w)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // run returns the cached flowRun of a flow, loading it when absent.
@@ -95,6 +96,10 @@ func (s *Scheduler) stopJobs(ctx context.Context, r *flowRun, names []string) {
 	}
 	for i, j := range jobs {
 		if j == nil || j.Status.Terminal() {
+			continue
+		}
+		if j.ScriptType == store.WaitForType { // parked here, by no runner (wait_for.go)
+			s.stopWait(ctx, r.key.ctx, keys[i], j)
 			continue
 		}
 		if err := s.cfg.Stop(ctx, r.key.ctx, keys[i], j); err != nil && !errors.Is(err, model.ErrBadTransition) {

@@ -158,3 +158,20 @@ func (s *Scheduler) endWait(ctx context.Context, ctxID uint64, key string, attem
 	}
 	return err
 }
+
+// stopWait ends a wait_for step of a flow that was cancelled or failed
+// (its node is cancelled): error, and out of the waits. One not parked
+// yet is skipped by park, as it is no longer dispatched.
+func (s *Scheduler) stopWait(ctx context.Context, ctxID uint64, key string, j *model.RunnerJob) {
+	why := "stopped: the flow ended before the event came"
+	if err := s.endWait(ctx, ctxID, key, j.Attempt, model.JobError, model.Hash{"error": why}); err != nil {
+		s.log.Warn("wait_for: stop", "job", key, "err", err)
+		return
+	}
+	if name := j.Extra["wait_event"]; name != "" {
+		member := store.WaitMember(key, j.Attempt)
+		if err := s.st.Unpark(ctx, ctxID, name, j.Extra["wait_correlation"], member); err != nil {
+			s.log.Warn("wait_for: unpark", "job", key, "err", err)
+		}
+	}
+}
