@@ -72,11 +72,17 @@ func (b *Bridge) breakerNotes(names []string) []string {
 // routes waits (wait, a reason) while the one it picked refuses it; a job
 // addressed to dst is refused (an error wrapping ErrBreakerOpen).
 func (b *Bridge) admit(m *model.Message, dst peer.ID, sends int) (wait string, err error) {
+	return b.gate(m, dst, sends, true)
+}
+
+// gate is admit; take makes a job let through half-open the probe (false:
+// only asking, for a check before the send, which asks again).
+func (b *Bridge) gate(m *model.Message, dst peer.ID, sends int, take bool) (wait string, err error) {
 	if sends > 0 || dst == b.self || m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
 		return "", nil
 	}
 	name := b.names.name(dst)
-	s, refused := b.breakers.refuses(name, true)
+	s, refused := b.breakers.refuses(name, take)
 	switch {
 	case !refused:
 		return "", nil

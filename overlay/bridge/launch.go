@@ -253,8 +253,14 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 // is refused first, as launch would refuse it, and nothing is saved; a
 // message that cannot be pushed ends its job with the error.
 func (b *Bridge) submitPlain(ctx context.Context, origin uint64, m *model.Message, j *model.RunnerJob) error {
-	if _, _, err := b.destination(ctx, origin, m); err != nil {
+	dst, _, err := b.destination(ctx, origin, m)
+	if err != nil {
 		return err
+	}
+	if dst != "" { // a peer whose circuit breaker refuses it: refused as launch would
+		if _, err := b.gate(m, dst, 0, false); err != nil {
+			return err
+		}
 	}
 	if err := b.st.SaveJob(ctx, j); err != nil {
 		return err
