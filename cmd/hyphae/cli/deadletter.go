@@ -114,6 +114,7 @@ that still does not decode is refused with the reason.`,
 
 func newDeadLetterDelete(g *globals) *cobra.Command {
 	var ctxFlag uint64
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "delete [CONTEXT] KEY",
 		Short: "Remove a context's dead letters for a key (the job or message itself stays)",
@@ -127,10 +128,14 @@ func newDeadLetterDelete(g *globals) *cobra.Command {
 			if err := g.call(cmd.Context(), "deadletter.delete", control.DeadLetterRef{Context: id, Key: args[0]}, &r); err != nil {
 				return err
 			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), r)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%d entries removed\n", r.Deleted)
 			return nil
 		},
 	}
 	addContextFlag(cmd, &ctxFlag, contextUse)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
