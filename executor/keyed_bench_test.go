@@ -80,3 +80,56 @@ func BenchmarkKeyedJobOverhead(b *testing.B) {
 		b.ReportMetric(total[1].p(0.5)/u, "total-ratio")
 	}
 }
+
+// BenchmarkKeyedBacklog: b.N noop jobs queued at once, all of one key,
+// on a runner with 4 slots (the key runs them one at a time: each end
+// promotes the next parked job), beside b.N unkeyed noop jobs on a runner
+// with 1 slot (one at a time, no key), each on its own redis-server, in
+// the same run. Reports both rates and keyed/unkeyed of the time per job.
+func BenchmarkKeyedBacklog(b *testing.B) {
+	keyed := backlogRate(b, 4, model.Concurrency{Key: "bench"})
+	plain := backlogRate(b, 1, model.Concurrency{})
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(keyed, "keyed-jobs/s")
+	b.ReportMetric(plain, "unkeyed-serial-jobs/s")
+	if keyed > 0 {
+		b.ReportMetric(plain/keyed, "time-per-job-ratio")
+	}
+}
+
+// backlogRate queues b.N noop jobs with concurrency c on a fresh runner
+// with the given slots and returns how many ended per second.
+func backlogRate(b *testing.B, slots int, c model.Concurrency) float64 {
+	b.Helper()
+	var mu sync.Mutex
+	ended := 0
+	all := make(chan struct{})
+	h := benchRunner(b, slots, func(uint64, *model.RunnerJob) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended++; ended == b.N {
+			close(all)
+		}
+	})
+	ctx := context.Background()
+	jobs := make([]*model.RunnerJob, b.N)
+	for i := range jobs {
+		jobs[i] = &model.RunnerJob{ID: uint64(i + 1), CallerID: 1, ContextID: 1, ScriptType: "noop"}
+		jobs[i].SetConcurrency(c)
+	}
+	b.ResetTimer()
+	t0 := time.Now()
+	for _, j := range jobs {
+		if err := h.st.EnqueueJob(ctx, j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	select {
+	case <-all:
+	case <-time.After(5 * time.Minute):
+		mu.Lock()
+		defer mu.Unlock()
+		b.Fatalf("only %d of %d jobs ended", ended, b.N)
+	}
+	return float64(b.N) / time.Since(t0).Seconds()
+}
