@@ -98,3 +98,23 @@ func TestRawEventContract(t *testing.T) {
 		t.Fatalf("%d runs, want 1", len(runs))
 	}
 }
+
+// A chat message received from another agent is the event message.chat:
+// a trigger on it starts a run with the message and its sender.
+func TestChatMessageTriggersRun(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	b := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})
+	a.call(t, "context.create", map[string]any{"id": 1}, nil)
+	b.call(t, "context.create", map[string]any{"id": 1}, nil)
+	a.call(t, "context.grant", map[string]any{"id": 1, "actor": b.peerID(), "role": "reader"}, nil)
+	waitPeerUp(t, b, a.peerID())
+	addTrigger(t, a, "name: on-chat\ncontext: 1\non: {event: message.chat, where: {from: "+b.peerID()+"}}\n"+
+		"jobs:\n  read: {type: sh, script: 'printf \"got=%s\\n\" \"$HYPHAE_EVENT\" >> \"$HYPHAE_RESULT\"'}\n")
+	b.call(t, "message.create", map[string]any{"context": 1, "dst": a.peerID(), "message_type": "chat",
+		"message": "hello a"}, nil)
+	v := waitRun(t, a, 1, "on-chat")
+	if got := jobOf(t, v, "read").Result["got"]; !strings.Contains(got, `"message":"hello a"`) ||
+		!strings.Contains(got, b.peerID()) {
+		t.Fatalf("the run got %s: want the chat and its sender", got)
+	}
+}

@@ -54,8 +54,10 @@ return 1
 `)
 
 // ReceiveEvent is ReceiveMessage that also puts the message on EventsKey
-// (in the same script): a received event, chat or mail message. A resend
-// of the same (sender, ref) stores nothing and reports created false.
+// (in the same script): a received event, or a chat or mail message when
+// the context has triggers (only a trigger can use those; without one
+// they would pile up unread). A resend of the same (sender, ref) stores
+// nothing and reports created false.
 func (s *Store) ReceiveEvent(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
@@ -69,8 +71,12 @@ func (s *Store) ReceiveEvent(ctx context.Context, ctxID uint64, sender, ref stri
 		m.ID = ids[0]
 	}
 	stamp(&m.CreatedAt, &m.UpdatedAt)
-	args := append([]any{int64(InboundTTL / time.Second)}, pairs(m.ToHash())...)
-	keys := []string{InboundKey(sender, ref), MessageKey(m.CallerID, m.ID), MsgInKey, EventsKey}
+	always := "0"
+	if m.MessageType == model.MsgTypeEvent {
+		always = "1"
+	}
+	args := append([]any{int64(InboundTTL / time.Second), always}, pairs(m.ToHash())...)
+	keys := []string{InboundKey(sender, ref), MessageKey(m.CallerID, m.ID), MsgInKey, EventsKey, TriggersKey}
 	n, err := receiveEvent.Run(ctx, db, keys, args...).Int()
 	if err != nil {
 		return false, scriptErr("store.ReceiveEvent", err)
@@ -79,13 +85,17 @@ func (s *Store) ReceiveEvent(ctx context.Context, ctxID uint64, sender, ref stri
 }
 
 // receiveEvent: see ReceiveEvent. KEYS[1] inbound:<sender>:<ref>, KEYS[2]
-// message key, KEYS[3] msg_in, KEYS[4] events. ARGV[1] TTL seconds of the
-// mapping, ARGV[2..] message pairs. Returns 1 when stored, 0 for a resend.
+// message key, KEYS[3] msg_in, KEYS[4] events, KEYS[5] triggers. ARGV[1]
+// TTL seconds of the mapping, ARGV[2] "1": onto events always, "0": only
+// when there are triggers, ARGV[3..] message pairs. Returns 1 when
+// stored, 0 for a resend.
 var receiveEvent = newScript("receiveEvent", `
 if redis.call('GET', KEYS[1]) then return 0 end
-redis.call('HSET', KEYS[2], unpack(ARGV, 2))
+redis.call('HSET', KEYS[2], unpack(ARGV, 3))
 redis.call('LPUSH', KEYS[3], KEYS[2])
-redis.call('LPUSH', KEYS[4], KEYS[2])
+if ARGV[2] == '1' or redis.call('EXISTS', KEYS[5]) == 1 then
+  redis.call('LPUSH', KEYS[4], KEYS[2])
+end
 redis.call('SET', KEYS[1], KEYS[2], 'EX', tonumber(ARGV[1]))
 return 1
 `)

@@ -67,3 +67,31 @@ func TestParkWaitAndSeeEvent(t *testing.T) {
 		t.Fatalf("after unparking job 1: %v", ms)
 	}
 }
+
+// A received chat message goes on the events list only while the context
+// has triggers: without one, nothing could use it there.
+func TestReceivedChatIsAnEventOnlyWithTriggers(t *testing.T) {
+	s, srv := ctOpen(t)
+	ctx := ctCtx(t)
+	chat := func(ref string) {
+		m := &model.Message{CallerID: 1, ContextID: 1, MessageType: model.MsgTypeChat, Message: "hi"}
+		if _, err := s.ReceiveEvent(ctx, 1, "peerB", ref, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := srv.Client(t, 1)
+	chat("1/message:1:1")
+	if n, _ := db.LLen(ctx, store.EventsKey).Result(); n != 0 {
+		t.Fatalf("events %d without triggers, want 0", n)
+	}
+	if err := s.SaveTrigger(ctx, 1, "on-chat", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	chat("1/message:1:2")
+	if n, _ := db.LLen(ctx, store.EventsKey).Result(); n != 1 {
+		t.Fatalf("events %d with a trigger, want 1", n)
+	}
+	if n, _ := db.LLen(ctx, store.MsgInKey).Result(); n != 2 {
+		t.Fatalf("msg_in %d, want both chats", n)
+	}
+}

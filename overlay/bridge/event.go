@@ -48,7 +48,7 @@ func (b *Bridge) onEvent(ctx context.Context, from peer.ID, target uint64, p *pa
 	m := &model.Message{CallerID: actor.ID, ContextID: target, MessageType: model.MsgTypeEvent,
 		Message: p.Message["message"], MessageFormatType: model.EventFormat, Status: model.MsgProcessed,
 		Extra: model.Hash{model.ExtraFrom: name, model.ExtraOriginRef: p.Ref}}
-	for _, f := range []string{model.ExtraEventName, model.ExtraEventID, model.ExtraCorrelationID, "trace_id"} {
+	for _, f := range []string{model.ExtraEventName, model.ExtraEventID, model.ExtraCorrelationID, model.ExtraTraceID} {
 		if v := p.Message[f]; v != "" {
 			m.Extra[f] = v
 		}
