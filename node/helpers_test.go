@@ -41,6 +41,7 @@ type agentOpts struct {
 	plain     bool                // bus.plain: every shortcut of the bus off (also HYPHAE_TEST_BUS_PLAIN=1)
 	plainOnly []string            // only these shortcuts off (config.Bus.PlainOnly)
 	log       *slog.Logger        // the agent's logger (default: testlog's; trace_test.go reads its lines)
+	breaker   config.Breaker      // circuit breakers (default: config's defaults)
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
@@ -71,7 +72,7 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond, Direct: ptr(!o.noDirect)},
 		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond), Plain: o.plain || testBusPlain(),
 			PlainOnly: o.plainOnly}, Executors: o.executors,
-		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}}
+		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}, Breaker: o.breaker}
 	cfg.Defaults()
 	log, named := testlog.New(t, "pubsub") // gossipsub logs every RPC at debug level
 	if o.log != nil {

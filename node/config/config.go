@@ -41,6 +41,8 @@ type Config struct {
 	// when a failing job is set aside (poison.go).
 	Idempotency Idempotency `yaml:"idempotency"`
 	Quarantine  Quarantine  `yaml:"quarantine"`
+	// Breaker tunes the circuit breakers per destination peer (breaker.go).
+	Breaker Breaker `yaml:"breaker"`
 }
 
 // Supervisor tunes the flow scheduler and what happens to jobs sent to an
@@ -225,6 +227,7 @@ func (c *Config) Defaults() {
 	c.Retention.defaults()
 	c.Idempotency.defaults()
 	c.Quarantine.defaults()
+	c.Breaker.defaults()
 }
 
 func (o *Overlay) defaults() {
@@ -316,6 +319,7 @@ func (c *Config) validateMore() []error {
 	errs = append(errs, c.Supervisor.validate()...)
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Idempotency.validate()...)
+	errs = append(errs, c.Breaker.validate()...)
 	errs = append(errs, validateHost(c)...)
 	errs = append(errs, validateOverlay(c)...)
 	return append(errs, validateAddrs(c)...)

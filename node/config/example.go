@@ -76,4 +76,14 @@ retention:
   interval: 1m             # between sweeps
   log_bytes: 256KiB        # a job's log in Redis: the first half, a marker, the last lines
   output_bytes: 10MiB      # a job's output.log on disk, capped the same way
+
+# A circuit breaker per peer this agent sends jobs to (docs/breakers.md):
+# after threshold faults of the peer in a row (refused, unacknowledged, no
+# result, lost; not a script's failure), jobs go to another registered
+# runner or wait, and jobs addressed to it are refused, for the cool-down;
+# then one probe job goes, and its success closes it.
+breaker:
+  threshold: 5             # -1: off
+  window: 1m               # the faults count only within this span
+  cooldown: 30s
 `

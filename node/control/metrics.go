@@ -57,6 +57,7 @@ func NewMetrics() *Metrics {
 // collect adds the collector that reads h's parts at scrape time.
 func (m *Metrics) collect(h *Handlers) {
 	m.reg.MustRegister(&collector{h: h})
+	m.reg.MustRegister(breakerCollector{h: h}) // metrics_breaker.go
 }
 
 // ServedTypes tells m which script types the runner serves; others are

@@ -435,6 +435,7 @@ func (b *Bridge) giveUp(ctx context.Context, ctxID uint64, key string, m *model.
 		reason = "gave up: " + m.Error
 	}
 	b.log.Warn("bridge: giving up on message", "context", ctxID, "key", key, "reason", reason)
+	b.fault(m, reason) // a job message its peer never took: its circuit breaker counts it
 	_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
 	switch {
 	case m.MessageType != model.MsgTypeJob || len(m.Job) != 1:

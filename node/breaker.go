@@ -1,0 +1,13 @@
+package node
+
+import "github.com/hyphae-run/hyphae/overlay/bridge"
+
+// breakerConfig is the bridge's circuit breaker settings from the config
+// (breaker.threshold -1: off, which the bridge reads as a zero threshold).
+func (n *Node) breakerConfig() bridge.BreakerConfig {
+	c := n.cfg.Breaker
+	if !c.On() {
+		return bridge.BreakerConfig{}
+	}
+	return bridge.BreakerConfig{Threshold: c.Threshold, Window: c.Window, Cooldown: c.Cooldown}
+}
