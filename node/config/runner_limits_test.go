@@ -28,7 +28,7 @@ func TestRunnerLimitsConfig(t *testing.T) {
 		t.Fatalf("a misspelt key: %v", err)
 	}
 	for text, want := range map[string]string{
-		"runner:\n  max_in_flight_per_context: -1\n":         "runner.max_in_flight_per_context",
+		"runner:\n  max_in_flight_per_context: -1\n":           "runner.max_in_flight_per_context",
 		"runner:\n  types:\n    python: {max_in_flight: -2}\n": "runner.types.python.max_in_flight",
 		"runner:\n  types:\n    'a b': {max_in_flight: 1}\n":   `runner.types: script type "a b"`,
 	} {
