@@ -46,12 +46,11 @@ func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext)
 // to complete, so a job it took is run rather than left in the processing
 // list as if this runner had crashed.
 func (r *Runner) claim(ctx context.Context, id uint64, types []string) (*store.Claim, error) {
-	if types = r.openTypes(id, types); len(types) == 0 { // limits reached (keyed_limits.go)
-		return nil, nil
-	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
-	return r.st.ClaimJob(cctx, id, r.cfg.RunnerID, types, r.cfg.Lease, false)
+	return r.claimLimited(id, types, func(types []string) (*store.Claim, error) { // keyed_limits.go
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		defer cancel()
+		return r.st.ClaimJob(cctx, id, r.cfg.RunnerID, types, r.cfg.Lease, false)
+	})
 }
 
 // dispatch hands a claimed job to its own goroutine. A VerdictRun job keeps
@@ -59,7 +58,7 @@ func (r *Runner) claim(ctx context.Context, id uint64, types []string) (*store.C
 func (r *Runner) dispatch(id uint64, cl *store.Claim) {
 	switch cl.Verdict {
 	case store.VerdictRun:
-		counted := r.countStart(id, cl.Type)
+		counted := r.counted(id, cl)
 		r.jobWG.Add(1)
 		go func() {
 			defer r.jobWG.Done()

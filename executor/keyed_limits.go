@@ -3,6 +3,8 @@ package executor
 import (
 	"fmt"
 	"sync"
+
+	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // In-flight limits per context and per script type, beside the runner-wide
@@ -16,16 +18,62 @@ import (
 // inFlight counts the jobs in hand per context and per type; its zero
 // value is ready.
 type inFlight struct {
-	mu     sync.Mutex
-	perCtx map[uint64]int // guarded by mu
-	perTyp map[string]int // guarded by mu
+	// claimMu makes a loop's look at the counts, its claim and the count
+	// of what it claimed one step: the loops of two contexts must not
+	// both see room for the last job of a type.
+	claimMu sync.Mutex
+	mu      sync.Mutex
+	perCtx  map[uint64]int          // guarded by mu
+	perTyp  map[string]int          // guarded by mu
+	held    map[*store.Claim]func() // counted claims not yet dispatched; guarded by mu
+}
+
+// claimLimited runs claim over the types of order context id may claim
+// from now (openTypes) and counts the job it takes, all under
+// claimMu; without limits it is claim(order).
+func (r *Runner) claimLimited(id uint64, order []string, claim func([]string) (*store.Claim, error)) (*store.Claim, error) {
+	if !r.cfg.limited() {
+		return claim(order)
+	}
+	f := &r.inFlight
+	f.claimMu.Lock()
+	defer f.claimMu.Unlock()
+	types := r.openTypes(id, order)
+	if len(types) == 0 {
+		return nil, nil
+	}
+	cl, err := claim(types)
+	if cl != nil && cl.Verdict == store.VerdictRun {
+		done := r.countStart(id, cl.Type)
+		f.mu.Lock()
+		if f.held == nil {
+			f.held = map[*store.Claim]func(){}
+		}
+		f.held[cl] = done
+		f.mu.Unlock()
+	}
+	return cl, err
+}
+
+// counted returns what counts the end of claim cl's job: the count
+// claimLimited took, else (a claim made elsewhere) a count taken now.
+func (r *Runner) counted(id uint64, cl *store.Claim) func() {
+	f := &r.inFlight
+	f.mu.Lock()
+	done, ok := f.held[cl]
+	delete(f.held, cl)
+	f.mu.Unlock()
+	if ok {
+		return done
+	}
+	return r.countStart(id, cl.Type)
 }
 
 // limited reports whether any per-context or per-type limit is set.
 func (c Config) limited() bool { return c.MaxInFlightPerContext > 0 || len(c.TypeLimits) > 0 }
 
 // openTypes returns the types of order that context id may claim from now
-// (all of them without limits); nil when its context is full or every
+// (all of them without limits); empty when its context is full or every
 // type is.
 func (r *Runner) openTypes(id uint64, order []string) []string {
 	if !r.cfg.limited() {

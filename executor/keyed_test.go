@@ -205,26 +205,32 @@ func TestKeyedNotStuckAfterRunnerKill(t *testing.T) {
 	mustFinish(t, c, second)
 }
 
-// runner.types.<type>.max_in_flight: at most one sh job at once, while a
-// bash job runs beside one of them.
+// runner.types.<type>.max_in_flight: at most one sh job at once, over two
+// contexts, while a bash job runs beside one of them.
 func TestTypeLimitHonoured(t *testing.T) {
 	h := newHarness(t)
 	cfg := h.config()
 	cfg.Concurrency = 4
 	cfg.TypeLimits = map[string]int{"sh": 1}
+	cfg.Contexts = fixedContexts(1, 2)
 	h.start(t, cfg)
-	c := h.client(t, 1)
+	c1, c2 := h.client(t, 1), h.client(t, 2)
 	tr := newTrack(t)
-	var keys []string
-	for i := 1; i <= 4; i++ {
+	var keys1, keys2 []string
+	for i := 1; i <= 6; i++ {
 		body := "sleep 0.1"
 		if i == 1 {
 			body = tr.awaitStarted("bash1")
 		}
-		keys = append(keys, submit(t, c, 1, i, "sh", tr.script(fmt.Sprintf("sh%d", i), "sh", body)))
+		c, keys := c1, &keys1
+		if i%2 == 0 {
+			c, keys = c2, &keys2
+		}
+		*keys = append(*keys, submit(t, c, 1, i, "sh", tr.script(fmt.Sprintf("sh%d", i), "sh", body)))
 	}
-	keys = append(keys, submit(t, c, 1, 9, "bash", tr.script("bash1", "bash", tr.awaitStarted("sh1"))))
-	mustFinish(t, c, keys...)
+	keys1 = append(keys1, submit(t, c1, 1, 9, "bash", tr.script("bash1", "bash", tr.awaitStarted("sh1"))))
+	mustFinish(t, c1, keys1...)
+	mustFinish(t, c2, keys2...)
 	if p := tr.peak(t, "sh"); p != 1 {
 		t.Fatalf("%d sh jobs ran at once, limit 1", p)
 	}
