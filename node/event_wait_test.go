@@ -145,7 +145,6 @@ func TestWaitForSurvivesRestart(t *testing.T) {
 	}
 }
 
-
 // Cancelling a run parked on wait_for ends the wait at once (no runner
 // holds it): the step ends error, stopped, the stock is released, and a
 // payment that comes later changes nothing.
