@@ -262,3 +262,22 @@ func TestContextLimitHonoured(t *testing.T) {
 		t.Fatalf("%d jobs of context 1 ran at once, limit 1", p)
 	}
 }
+
+// A job of the key that is retried keeps the key between its attempts:
+// the job behind it starts only after its last attempt.
+func TestKeyedRetryKeepsTheKey(t *testing.T) {
+	h := newHarness(t)
+	cfg := h.config()
+	cfg.Concurrency = 4
+	h.start(t, cfg)
+	c := h.client(t, 1)
+	tr := newTrack(t)
+	flaky := submit(t, c, 1, 1, "sh", tr.script("a1", "a", `[ "$HYPHAE_ATTEMPT" -gt 1 ]`),
+		append(keyed("k", 0), "retries", 1)...)
+	next := submit(t, c, 1, 2, "sh", tr.script("a2", "a", "true"), keyed("k", 0)...)
+	mustFinish(t, c, flaky, next)
+	want := "start a1,end a1,start a1,end a1,start a2,end a2"
+	if got := strings.Join(only(tr.events(t), "a1", "a2"), ","); got != want {
+		t.Fatalf("events %s, want %s", got, want)
+	}
+}
