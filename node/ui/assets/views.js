@@ -48,7 +48,8 @@ function peersPicture(info, peers) {
   p.host ? el('div', {class: 'host', 'data-host': p.host}, p.host) : null,
   p.breaker ? el('div', {class: 'breaker', 'data-breaker': p.breaker.state}, 'breaker ', badge(p.breaker.state),
     p.breaker.failures ? ' · ' + p.breaker.failures + ' failed in a row' : '',
-    p.breaker.state === 'open' && p.breaker.until ? ' · probe ' + ago(p.breaker.until).replace(' ago', '') : '') : null,
+    p.breaker.state === 'open' && p.breaker.until ? ' · probe in ' + dur(Math.max(0, p.breaker.until - Math.round(Date.now() / 1000))) : '',
+    p.breaker.last_error ? el('div', {class: 'muted'}, p.breaker.last_error) : null) : null,
   el('div', {class: 'muted'}, (p.roles || []).join(', ') + (p.script_types && p.script_types.length ? ' · ' + p.script_types.join(' ') : '')),
   p.self ? null : el('div', {class: 'muted'}, 'load ' + p.load + '/' + (p.capacity || '?') + ' · seen ' + ago(p.last_seen) +
     (p.version ? ' · ' + p.version : '')))));
