@@ -270,3 +270,26 @@ func BenchmarkJobRunTracing(b *testing.B) {
 		b.Fatal("tracing on exported no span")
 	}
 }
+
+// A chat message keeps its trace id on its way to another agent: the
+// sender's copy and the recipient's show the same one.
+func TestChatMessageKeepsItsTraceID(t *testing.T) {
+	noTraceExport(t)
+	b := startAgent(t, agentOpts{})
+	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
+	grantExecutor(t, b, 2, a.peerID())
+	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	var sent control.MessageView
+	a.call(t, "message.create", map[string]any{"context": 2, "dst": b.peerID(), "message_type": "chat",
+		"message": "hello", "trace_id": trace}, &sent)
+	if tracing.TraceID(sent.TraceID) != trace {
+		t.Fatalf("message.create: trace_id %q, want trace id %s", sent.TraceID, trace)
+	}
+	eventually(t, 30*time.Second, "b to receive the chat with its trace id", func() bool {
+		var got []control.MessageView
+		b.call(t, "message.list", map[string]any{"context": 2}, &got)
+		return slices.ContainsFunc(got, func(m control.MessageView) bool {
+			return m.Type == "chat" && m.TraceID == sent.TraceID
+		})
+	})
+}
