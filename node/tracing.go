@@ -11,7 +11,7 @@ import (
 // n.tracer stays nil and the parts make no spans at all.
 func (n *Node) startTracing(ctx context.Context) error {
 	t, err := tracing.Start(ctx, tracing.Config{Endpoint: tracing.Endpoint(n.cfg.Trace.OTLPEndpoint),
-		Peer: n.id.PeerID().String()})
+		Peer: n.id.PeerID().String(), Log: n.log.With("part", "tracing")})
 	if err != nil || t == nil {
 		return err
 	}

@@ -3,8 +3,10 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -21,6 +23,10 @@ type Config struct {
 	// Peer is this agent's peer ID, a resource attribute (hyphae.peer_id)
 	// that tells apart the agents a trace crosses.
 	Peer string
+	// Log, when set, gets the SDK's errors (a collector that is down) as
+	// warnings, instead of the standard logger. The SDK's error handler
+	// is process-wide: the last agent started in a process has it.
+	Log *slog.Logger
 }
 
 // Tracer exports spans. A nil *Tracer is export off: its methods do
@@ -46,6 +52,9 @@ func Start(ctx context.Context, cfg Config) (*Tracer, error) {
 		return nil, fmt.Errorf("tracing.Start: %w", err)
 	}
 	exp := newExporter(url)
+	if cfg.Log != nil {
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { cfg.Log.Warn("tracing: export", "err", err) }))
+	}
 	svc := cfg.Service
 	if svc == "" {
 		svc = "hyphae"
