@@ -197,6 +197,7 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 		MemoryMB: f.memoryMB, CPU: f.cpu}
 	p.IdempotencyKey = f.idemKey
 	p.KeyedParams = f.KeyedParams
+	p.Traceparent = callerTrace() // trace_env.go
 	if err := f.when(p, time.Now()); err != nil {
 		return nil, err
 	}

@@ -49,3 +49,16 @@ func TestJobStatusShowsTraceID(t *testing.T) {
 		t.Fatalf("--json trace_id = %v (%v):\n%s", got["trace_id"], err, out.String())
 	}
 }
+
+// job run joins the trace of the process that runs it (TRACEPARENT); a
+// malformed value is ignored rather than failing the submission.
+func TestJobRunTakesTraceparentFromTheEnvironment(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for env, want := range map[string]string{tp: tp, "garbage": "", "": ""} {
+		t.Setenv("TRACEPARENT", env)
+		p, err := (&jobRunFlags{ctx: 1, typ: "sh", script: "true"}).params()
+		if err != nil || p.Traceparent != want {
+			t.Errorf("TRACEPARENT=%q: traceparent %q (%v), want %q", env, p.Traceparent, err, want)
+		}
+	}
+}
