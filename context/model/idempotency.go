@@ -10,6 +10,10 @@ const (
 	// gets the same guarantee as job.run's idempotency_key: a second job
 	// with that key within the retention window does not run.
 	ExtraIdempotencyKey = "idempotency_key"
+	// ExtraIdempotencyHeld, "true" on a job submitted through the API with
+	// a key: its record was claimed for it at submission, so the runner's
+	// claim need not check the key again (a round trip saved).
+	ExtraIdempotencyHeld = "idempotency_held"
 	// ExtraDuplicateOf, on a job that did not run because its idempotency
 	// key had been used: the key of the job (or flow) that used it first.
 	ExtraDuplicateOf = "duplicate_of"
@@ -25,7 +29,8 @@ const (
 // IdempotencyKey is the idempotency key j was submitted with ("" none).
 func (j *RunnerJob) IdempotencyKey() string { return j.Extra[ExtraIdempotencyKey] }
 
-// SetIdempotencyKey records the idempotency key j is submitted with.
+// SetIdempotencyKey records the idempotency key j is submitted with, whose
+// record the submitter has claimed for j (ExtraIdempotencyHeld).
 func (j *RunnerJob) SetIdempotencyKey(key string) {
 	if key == "" {
 		return
@@ -33,7 +38,7 @@ func (j *RunnerJob) SetIdempotencyKey(key string) {
 	if j.Extra == nil {
 		j.Extra = Hash{}
 	}
-	j.Extra[ExtraIdempotencyKey] = key
+	j.Extra[ExtraIdempotencyKey], j.Extra[ExtraIdempotencyHeld] = key, "true"
 }
 
 // DuplicateOf is the key of the job or flow that used j's idempotency key

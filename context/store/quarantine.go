@@ -104,9 +104,11 @@ func (s *Store) screenClaim(ctx context.Context, db *redis.Client, c *Claim) (*C
 }
 
 // ownIdempotencyKey is the idempotency key the claim's job checks here:
-// none for a job from another agent (its origin checked it) or a flow's.
+// none for a job from another agent (its origin checked it), a flow's, or
+// one whose key was claimed for it when it was submitted.
 func ownIdempotencyKey(h model.Hash) string {
-	if h[model.ExtraOriginPeer] != "" || (h["flow_id"] != "" && h["flow_id"] != "0") {
+	if h[model.ExtraOriginPeer] != "" || (h["flow_id"] != "" && h["flow_id"] != "0") ||
+		h[model.ExtraIdempotencyHeld] == "true" {
 		return ""
 	}
 	return h[model.ExtraIdempotencyKey]
