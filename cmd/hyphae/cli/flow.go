@@ -106,7 +106,6 @@ func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start
 		return nil, usage("flow file: %v", err)
 	}
 	p := control.FlowCreateParams{FileContent: string(b), FileName: path, BaseDir: dir, Context: ctxID, Start: start}
-	p.IdempotencyKey = idemKey(cmd)
 	p.Traceparent = callerTrace() // trace_env.go
 	p.IdempotencyKey = idemKey(cmd)
 	var v control.FlowView
