@@ -73,9 +73,11 @@ func TestBreakerRoutesAroundAFailingRunner(t *testing.T) {
 	if probe.Status != "finished" {
 		t.Fatalf("probe job to b = %+v; want it finished", probe)
 	}
-	if br := peerRow(t, a, b.peerID()).Breaker; br == nil || br.State != "closed" || br.Failures != 0 || br.Trips != 1 {
-		t.Fatalf("b's breaker after the probe = %+v; want closed", br)
-	}
+	// The result is counted just after the job's end is written.
+	eventually(t, 30*time.Second, "the probe's success to close b's breaker", func() bool {
+		br := peerRow(t, a, b.peerID()).Breaker
+		return br != nil && br.State == "closed" && br.Failures == 0 && br.Trips == 1
+	})
 	if v := metricValue(t, a, `hyphae_breaker_state{peer="`+b.peerID()+`"}`); v != 0 {
 		t.Errorf("hyphae_breaker_state for b after the probe = %v, want 0 (closed)", v)
 	}
@@ -99,14 +101,20 @@ func TestBreakerCountsJobsThatDidNotRunThere(t *testing.T) {
 			t.Fatalf("failing script %d: %+v, %v", i, j, err)
 		}
 	}
+	// Each result is counted just after its job's end is written: the
+	// first two at least were counted by the time the third ended.
 	if br := peerRow(t, a, b.peerID()).Breaker; br == nil || br.State != "closed" || br.Failures != 0 {
-		t.Fatalf("b's breaker after 3 scripts that exit 1 = %+v; want closed, no faults", br)
+		t.Fatalf("b's breaker after scripts that exit 1 = %+v; want closed, no faults", br)
 	}
 	for i := 0; i < brk.Threshold; i++ {
 		if j, err := run("perl", "print 1"); err != nil || !strings.Contains(j.Error, "serves script type") {
 			t.Fatalf("job of a type b lacks %d: %+v, %v", i, j, err)
 		}
 	}
+	eventually(t, 30*time.Second, "b's breaker to open", func() bool {
+		br := peerRow(t, a, b.peerID()).Breaker
+		return br != nil && br.State == "open"
+	})
 	if _, err := run("sh", "true"); err == nil || !strings.Contains(err.Error(), "circuit breaker for peer") {
 		t.Fatalf("job to b after %d jobs that did not run there: %v; want it refused by the open breaker", brk.Threshold, err)
 	}
