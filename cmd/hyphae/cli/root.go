@@ -107,7 +107,7 @@ Start here:
 		root.AddCommand(add(g))
 	}
 	root.AddCommand(newDeadLetter(g))
-	root.AddCommand(newEvent(g)) // event.go
+	root.AddCommand(newEvent(g))    // event.go
 	root.InitDefaultCompletionCmd() // now, not at Execute, so that it refuses unknown shells too
 	refuseUnknownSubcommands(root)
 	registerCompletions(root, g) // completion.go
