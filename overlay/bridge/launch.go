@@ -323,6 +323,10 @@ func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) erro
 // opposed to the store failing while sending it).
 type badMessage struct{ error }
 
+// Unwrap lets errors.Is see the cause: a job refused for want of a
+// runner (ErrNoRunner, an open breaker) is no poison for quarantined.
+func (e badMessage) Unwrap() error { return e.error }
+
 func bad(format string, args ...any) error { return badMessage{fmt.Errorf(format, args...)} }
 
 func isBad(err error) bool {
