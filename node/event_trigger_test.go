@@ -102,7 +102,8 @@ func TestEventWhereRefusesAndIDDedupes(t *testing.T) {
 		Data: json.RawMessage(`{"order_id": "o-1", "kind": "dvd"}`)})
 	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created", ID: "e-book",
 		Data: json.RawMessage(`{"order_id": "o-2", "kind": "book"}`)})
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created", ID: "e-book",
+	// The same event again, named by its idempotency key (the event's id).
+	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created", Idempotency: "e-book",
 		Data: json.RawMessage(`{"order_id": "o-2", "kind": "book"}`)})
 	// A marker event after them: once its run exists, the three before
 	// were handled (the events list is handled in order).
@@ -134,6 +135,7 @@ func TestMalformedEventRefusedClearly(t *testing.T) {
 	}{
 		{map[string]any{"context": 1, "name": "order created!", "data": map[string]any{}}, "event name"},
 		{map[string]any{"context": 1, "name": "", "data": map[string]any{}}, "event name"},
+		{map[string]any{"context": 1, "name": "a.b", "id": "x", "idempotency_key": "y"}, "idempotency_key"},
 	} {
 		err := a.client.Call(t.Context(), "event.publish", c.params, nil)
 		var e *api.Error

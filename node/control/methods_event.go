@@ -18,13 +18,14 @@ import (
 
 // EventPublishParams are event.publish's.
 type EventPublishParams struct {
-	Context       uint64          `json:"context"`                  // local: its context; with to: the target context there
-	Name          string          `json:"name"`                     // such as order.created
-	Data          json.RawMessage `json:"data,omitempty"`           // the payload: one JSON value (null when none)
-	CorrelationID string          `json:"correlation_id,omitempty"` // ties it to one saga (an order id)
-	ID            string          `json:"id,omitempty"`             // its id (default: a new random one); one run per trigger and id
-	To            string          `json:"to,omitempty"`             // a peer ID: send it there; empty: this agent's own
-	From          uint64          `json:"from_context,omitempty"`   // with to: the local context that records it
+	Context       uint64          `json:"context"`                   // local: its context; with to: the target context there
+	Name          string          `json:"name"`                      // such as order.created
+	Data          json.RawMessage `json:"data,omitempty"`            // the payload: one JSON value (null when none)
+	CorrelationID string          `json:"correlation_id,omitempty"`  // ties it to one saga (an order id)
+	ID            string          `json:"id,omitempty"`              // its id (default: a new random one); one run per trigger and id
+	Idempotency   string          `json:"idempotency_key,omitempty"` // the same as id (docs/idempotency.md); give one or the other
+	To            string          `json:"to,omitempty"`              // a peer ID: send it there; empty: this agent's own
+	From          uint64          `json:"from_context,omitempty"`    // with to: the local context that records it
 }
 
 // EventView is an event as event.* show it.
@@ -123,7 +124,12 @@ func eventMessage(p EventPublishParams) (*model.Message, error) {
 			return nil, api.InvalidParams("to", "not a peer ID: %v", err)
 		}
 	}
-	if p.ID == "" {
+	switch {
+	case p.Idempotency != "" && p.ID != "" && p.Idempotency != p.ID:
+		return nil, api.InvalidParams("idempotency_key", "is the event's id: give id or idempotency_key, not two different ones")
+	case p.Idempotency != "":
+		p.ID = p.Idempotency
+	case p.ID == "":
 		p.ID = newEventID()
 	}
 	return &model.Message{ContextID: p.Context, MessageType: model.MsgTypeEvent, Message: data,

@@ -32,7 +32,7 @@ parks its run until the matching event comes. See docs/events.md.`,
 
 func newEventPublish(g *globals) *cobra.Command {
 	var ctxID, from uint64
-	var data, to, corr, id string
+	var data, to, corr, id, idem string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "publish [CONTEXT] NAME --data JSON",
@@ -47,7 +47,7 @@ func newEventPublish(g *globals) *cobra.Command {
 			if data != "" && !json.Valid([]byte(data)) {
 				return usage("--data is not JSON: %s", data)
 			}
-			p := control.EventPublishParams{Context: c, Name: rest[0], To: to, From: from, CorrelationID: corr, ID: id}
+			p := control.EventPublishParams{Context: c, Name: rest[0], To: to, From: from, CorrelationID: corr, ID: id, Idempotency: idem}
 			if data != "" {
 				p.Data = json.RawMessage(data)
 			}
@@ -64,6 +64,7 @@ func newEventPublish(g *globals) *cobra.Command {
 	cmd.Flags().Uint64Var(&from, "from-context", 0, "with --to: the local context that records it")
 	cmd.Flags().StringVar(&corr, "correlation-id", "", "the saga it belongs to (an order id, say)")
 	cmd.Flags().StringVar(&id, "id", "", "the event's id (default: a new one); one run per trigger and id")
+	cmd.Flags().StringVar(&idem, "idempotency-key", "", "the same as --id: publishing it again starts no second run")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the event as JSON")
 	return cmd
 }
