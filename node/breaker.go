@@ -11,3 +11,12 @@ func (n *Node) breakerConfig() bridge.BreakerConfig {
 	}
 	return bridge.BreakerConfig{Threshold: c.Threshold, Window: c.Window, Cooldown: c.Cooldown}
 }
+
+// flowJobLost counts a remote flow job the scheduler gave up on as lost
+// as a fault of its peer's, as the bridge counts a lost plain job
+// (scheduler.Config.Lost).
+func (n *Node) flowJobLost(peerID, reason string) {
+	if n.bridge != nil {
+		n.bridge.LostJob(peerID, reason)
+	}
+}

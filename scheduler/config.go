@@ -32,6 +32,10 @@ type Config struct {
 	// have run there (supervisor.runner_lost_after). Until then the job is
 	// unknown and waits for the runner. Default 1h.
 	RunnerLostAfter time.Duration
+	// Lost hears of each remote flow job attempt given up on as lost, with
+	// the peer it went to and why, so that the bridge's circuit breaker for
+	// that peer counts it as it counts a lost plain job (nil: nobody hears).
+	Lost func(peerID, reason string)
 	// Stop stops a dispatched job (the node routes it to the local runner
 	// or to the bridge). Nil: stopped jobs are only marked cancelled.
 	Stop func(ctx context.Context, ctxID uint64, jobKey string, job *model.RunnerJob) error

@@ -131,8 +131,13 @@ func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer
 		s.log.Warn("remote job lost, no retries left", "flow", r.key.id, "job", n.key, "peer", peer, "reason", why,
 			"trace_id", r.trace)
 		delete(r.remote, n.name)
-		return s.st.CompleteJob(ctx, r.key.ctx, n.key, j.Attempt, model.JobError, lost)
+		if err := s.st.CompleteJob(ctx, r.key.ctx, n.key, j.Attempt, model.JobError, lost); err != nil {
+			return err
+		}
+		s.reportLost(peer, why)
+		return nil
 	}
+	s.reportLost(peer, why)
 	s.log.Warn("remote job lost; new attempt", "flow", r.key.id, "job", n.key, "peer", peer,
 		"attempt", j.Attempt+1, "reason", why, "trace_id", r.trace)
 	// The new attempt shows why it runs (its error until it ends) and is
@@ -141,4 +146,12 @@ func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer
 	lost[model.ExtraRunnerState], lost[model.ExtraUnreachableSince] = "", ""
 	p := attempt{n: n, base: j, rt: s.route(ctx, r, n, []string{peer}), fields: lost}
 	return s.send(ctx, r, nil, []attempt{p}, inFlight)
+}
+
+// reportLost tells Config.Lost (the bridge's circuit breaker) that an
+// attempt at peer was given up on: the peer's fault, as for a plain job.
+func (s *Scheduler) reportLost(peer, why string) {
+	if s.cfg.Lost != nil && peer != "" {
+		s.cfg.Lost(peer, why)
+	}
 }
