@@ -365,8 +365,10 @@ func TestUIBrowserContextsAndDeadLetters(t *testing.T) {
 
 // testDeadLettersRetryAndDelete has the runner dead-letter two queued
 // keys (a job hash with a bogus status, which it ends error, and a plain
-// string), then retries the job and deletes the string's entry through
-// the dead-letters view.
+// string) and the bridge a malformed message, then, through the
+// dead-letters view, deletes the string's entry, retries the job (its
+// entry goes, it runs again) and the message (refused with the reason
+// until fixed, then its job runs).
 func testDeadLettersRetryAndDelete(t *testing.T, a *uiAgent, b *browser) {
 	const job, junk = "job:1:900001", "job:1:900002"
 	c := redis.NewClient(&redis.Options{Network: "unix", Addr: filepath.Join(a.dir, "redis", "redis.sock"), DB: 1})
@@ -377,27 +379,86 @@ func testDeadLettersRetryAndDelete(t *testing.T, a *uiAgent, b *browser) {
 	}
 	c.Set(ctx, junk, "plain", 0)
 	c.LPush(ctx, "queue:sh", job, junk)
+	msg, msgJob := malformedMessage(t, c, a.info.PeerID)
 
 	// The view reloads itself on store changes; refresh() in the poll
 	// also covers a dead letter that changed no job.
 	rows := `document.querySelectorAll('#dead tr[data-key]')`
-	b.until("both dead letters listed", `(refresh(), `+rows+`.length === 2)`)
+	b.until("three dead letters listed", `(refresh(), `+rows+`.length === 3)`)
+	if got := b.eval(`document.querySelector('#dead tr[data-key="` + msg + `"] td.class')?.textContent`); got != "invalid" {
+		t.Fatalf("class shown for the malformed message: %q; want invalid", got)
+	}
 	b.shot("dead-letters")
 	b.click("Delete on the string's entry", `#dead tr[data-key="`+junk+`"] button.delete`)
-	b.until("the deleted entry gone", `(refresh(), `+rows+`.length === 1 && !document.querySelector('#dead tr[data-key="`+junk+`"]'))`)
-	var left []struct {
-		Key string `json:"key"`
-	}
-	a.call(t, "deadletter.list", map[string]any{"context": 1}, &left)
-	if len(left) != 1 || left[0].Key != job {
-		t.Fatalf("dead letters after Delete in the browser: %+v; want only %s", left, job)
+	b.until("the deleted entry gone", `(refresh(), `+rows+`.length === 2 && !document.querySelector('#dead tr[data-key="`+junk+`"]'))`)
+	if left := deadKeys(t, a); len(left) != 2 || left[junk] {
+		t.Fatalf("dead letters after Delete in the browser: %v; want %s and %s", left, job, msg)
 	}
 
 	b.click("Retry on the job's entry", `#dead tr[data-key="`+job+`"] button.retry`)
+	b.until("the retried job's entry gone", `!document.querySelector('#dead tr[data-key="`+job+`"]')`)
+	if left := deadKeys(t, a); left[job] {
+		t.Fatalf("dead letters after Retry in the browser: %v; want %s gone", left, job)
+	}
+	retryMessageInBrowser(t, a, b, c, msg)
 	b.visit("#/job/1/"+job, `document.querySelector('#job h2 [data-state]')?.dataset.state === 'finished'`)
 	var retried jobOut
 	a.call(t, "job.load", map[string]any{"context": 1, "key": job}, &retried)
 	if retried.Status != "finished" || retried.Attempt != 2 {
 		t.Fatalf("dead-lettered job %s after Retry in the browser: %s, attempt %d; want finished, attempt 2", job, retried.Status, retried.Attempt)
 	}
+	b.visit("#/job/1/"+msgJob, `document.querySelector('#job h2 [data-state]')?.dataset.state === 'finished'`)
+}
+
+// retryMessageInBrowser clicks Retry on the malformed message: the view
+// shows the refusal naming the bad field and keeps the entry; once the
+// field is fixed, Retry takes the entry off the list.
+func retryMessageInBrowser(t *testing.T, a *uiAgent, b *browser, c *redis.Client, msg string) {
+	t.Helper()
+	row := `#dead tr[data-key="` + msg + `"]`
+	b.click("Retry on the malformed message", row+` button.retry`)
+	got := b.until("the refusal shown", `document.querySelector('`+row+` .retry-error')?.textContent`)
+	if !strings.Contains(got, "timeout") {
+		t.Fatalf("refusal shown for the malformed message: %q; want it to name the timeout field", got)
+	}
+	if !deadKeys(t, a)[msg] {
+		t.Fatalf("the malformed message left the dead letters on a refused retry")
+	}
+	if err := c.HSet(t.Context(), msg, "timeout", "60").Err(); err != nil {
+		t.Fatal(err)
+	}
+	b.click("Retry on the fixed message", row+` button.retry`)
+	b.until("the fixed message's entry gone", `!document.querySelector('`+row+`')`)
+}
+
+// malformedMessage writes a job message whose timeout does not parse
+// (HSET message + LPUSH msg_out, as a seed client does) for the agent
+// peer; the bridge dead-letters it as invalid. It answers the message's
+// key and its job's.
+func malformedMessage(t *testing.T, c *redis.Client, peer string) (msg, job string) {
+	t.Helper()
+	jobs := `[{"id":"900004","caller_id":"1","script":"echo fixed","script_type":"sh","timeout":"60"}]`
+	msg, job = "message:1:900003", "job:1:900004"
+	if err := c.HSet(t.Context(), msg, "id", "900003", "caller_id", "1", "context_id", "1", "message_type", "job",
+		"job", jobs, "dst", peer, "timeout", "soon").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.LPush(t.Context(), "msg_out", msg).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return msg, job
+}
+
+// deadKeys reads context 1's dead letters through the API, as a set of keys.
+func deadKeys(t *testing.T, a *uiAgent) map[string]bool {
+	t.Helper()
+	var ds []struct {
+		Key string `json:"key"`
+	}
+	a.call(t, "deadletter.list", map[string]any{"context": 1}, &ds)
+	out := make(map[string]bool, len(ds))
+	for _, d := range ds {
+		out[d.Key] = true
+	}
+	return out
 }

@@ -249,25 +249,46 @@ function jobDetail(ctx, j, logs, timeline) {
 
 Views.dead = () => {
   const box = el('div', {id: 'dead'});
+  const refused = {}; // key → why deadletter.retry refused it, kept across the view's reloads
+  const retry = async (key) => {
+    try {
+      await rpc('deadletter.retry', {context: H.ctx, key: key});
+      delete refused[key];
+      toast('retry ' + key + ': done');
+    } catch (e) {
+      refused[key] = e.message;
+      toast('retry ' + key + ': ' + e.message, true);
+    }
+    await v.refresh();
+  };
+  const del = (key) => act('delete ' + key, 'deadletter.delete', {context: H.ctx, key: key}).then(() => v.refresh());
   const v = {
     async render() { await v.refresh(); return box; },
     async refresh() {
       const ds = await rpc('deadletter.list', {context: H.ctx, limit: 200});
       fill(box, el('h2', {}, 'Dead letters · context ' + H.ctx),
-        el('p', {class: 'note'}, 'Entries that could not be processed, newest first. Retry queues the job again (job.retry: ' +
-          'a local job that ended error); Delete removes the entries for that key (deadletter.delete), not the job.'),
-        ds.length ? table(['WHEN', 'KEY', 'QUEUE', 'REASON', 'RUNNER', ''], ds.map(d => el('tr', {'data-key': d.key},
-          el('td', {}, when(d.at)), el('td', {}, d.key.startsWith('job:') ? el('a', {href: jobHref(H.ctx, d.key)}, d.key) : d.key),
-          el('td', {}, d.queue || ''), el('td', {}, d.reason), el('td', {}, short(d.runner)),
-          el('td', {class: 'actions'}, d.key.startsWith('job:') ? el('button', {class: 'retry',
-            onclick: () => act('retry ' + d.key, 'job.retry', {context: H.ctx, key: d.key})}, 'Retry') : '',
-          ' ', el('button', {class: 'delete danger', onclick: () => act('delete ' + d.key, 'deadletter.delete',
-            {context: H.ctx, key: d.key}).then(() => v.refresh())}, 'Delete')))))
+        el('p', {class: 'note'}, 'Entries that could not be processed, newest first. Class: invalid (could not be decoded ' +
+          'or validated), unusable (a queue entry naming no job), failures (quarantined after failing in a row). ' +
+          'Retry (deadletter.retry) queues a job again as a new attempt, or puts a message back on its list once it ' +
+          'decodes, and removes its entries; Delete removes the entries for that key (deadletter.delete), not the job.'),
+        ds.length ? table(['WHEN', 'KEY', 'CLASS', 'QUEUE', 'REASON', 'RUNNER', ''], ds.map(d => deadRow(d, refused[d.key], retry, del)))
           : el('p', {class: 'muted'}, 'no dead letters'));
     },
   };
   return v;
 };
+
+// deadRow is one dead letter; refusal is why its last Retry was refused.
+function deadRow(d, refusal, retry, del) {
+  const retriable = d.key.startsWith('job:') || d.key.startsWith('message:');
+  return el('tr', {'data-key': d.key, 'data-class': d.class || 'invalid'},
+    el('td', {}, when(d.at)), el('td', {}, d.key.startsWith('job:') ? el('a', {href: jobHref(H.ctx, d.key)}, d.key) : d.key),
+    el('td', {class: 'class'}, badge(d.class || 'invalid')), el('td', {}, d.queue || ''),
+    el('td', {class: 'reason'}, d.reason, refusal ? el('div', {class: 'retry-error'}, 'retry refused: ' + refusal) : null),
+    el('td', {}, short(d.runner)),
+    el('td', {class: 'actions'}, retriable ? el('button', {class: 'retry', onclick: () => retry(d.key)}, 'Retry') : '',
+      ' ', el('button', {class: 'delete danger', onclick: () => del(d.key)}, 'Delete')));
+}
 
 Views.contexts = () => {
   const box = el('div', {id: 'contexts'});
