@@ -143,6 +143,9 @@ func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowVie
 	if f.Schedule != nil {
 		v.Warnings = append(v.Warnings, "the file's schedule is not installed by flow create or run: use hyphae flow schedule add FILE (flow.schedule.add)")
 	}
+	if f.On != nil { // a trigger, like a schedule, is installed apart (event.trigger.add)
+		v.Warnings = append(v.Warnings, onWarning(p.Start))
+	}
 	return v, nil
 }
 
@@ -223,4 +226,14 @@ func (h *Handlers) flowTypes(ctx context.Context) (served, known []string, err e
 	}
 	sort.Strings(served)
 	return slices.Compact(served), append(known, served...), nil
+}
+
+// onWarning is flow create's and run's warning for a file with on:, which
+// they do not install: the run they make is one by hand, with no event.
+func onWarning(started bool) string {
+	const w = "this flow has on:, install it with `hyphae event trigger add FILE`"
+	if started {
+		return w + "; running it once now"
+	}
+	return w + "; created one run to start by hand"
 }
