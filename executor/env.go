@@ -34,6 +34,7 @@ func (r *Runner) jobEnv(ctx context.Context, a *attempt, dir string) (env, warni
 		"HYPHAE_ATTEMPT":    strconv.FormatInt(a.lease.Attempt, 10),
 		"HYPHAE_RESULT":     resultPath(dir),
 	}, "")
+	eventFileEnv(vars, dir) // the event's payload as a file too (event_file.go)
 	return flatten(vars), warnings
 }
 

@@ -54,6 +54,9 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 	if err := r.handOver(s.dir, file); err != nil {
 		return outcome{result: map[string]string{}, reason: "prepare job directory for " + r.cfg.User + ": " + err.Error()}
 	}
+	if err := r.writeEventFile(s.dir, s.env); err != nil {
+		return outcome{result: map[string]string{}, reason: "write the event file: " + err.Error()}
+	}
 	argv, err := in.command(r.python, file)
 	if err != nil {
 		return outcome{result: map[string]string{}, reason: err.Error()}
