@@ -174,7 +174,8 @@ func TestCLICompletionAsksTheAgent(t *testing.T) {
 }
 
 // job run --wait shows, on stderr, each status with the time waited and
-// the job's log lines as they come; stdout keeps only the result.
+// the job's log lines as they come, its stderr lines marked "E| "; stdout
+// keeps only the result.
 func TestCLIWaitStreamsLogLines(t *testing.T) {
 	dir, _ := inspectAgent(t)
 	out, stderr, code := hyEnv(nil, nil, "job", "run", "-c", "1", "--wait", "--data-dir", dir,
@@ -182,7 +183,7 @@ func TestCLIWaitStreamsLogLines(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"  | first\n", "  | second\n"} {
+	for _, want := range []string{"  | first\n", "  | E| second\n"} { // second went to stderr
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks the log line %q:\n%s", want, stderr)
 		}

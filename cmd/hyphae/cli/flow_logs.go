@@ -10,16 +10,18 @@ import (
 )
 
 // flowLogs streams the log lines of a flow's jobs while it is followed,
-// each after its job's name: "  build | line".
+// each after its job's name: "  build | line", "  build | E| line" for
+// stderr.
 type flowLogs struct {
 	g    *globals
 	w    io.Writer
 	from map[string]int64 // next line to ask for, by job key
+	logs metaLogs         // reads them (logs_meta.go)
 	done map[string]bool  // jobs whose every line was printed
 }
 
 func newFlowLogs(g *globals, w io.Writer) *flowLogs {
-	return &flowLogs{g: g, w: w, from: map[string]int64{}, done: map[string]bool{}}
+	return &flowLogs{g: g, w: w, from: map[string]int64{}, done: map[string]bool{}, logs: metaLogs{g: g}}
 }
 
 // tick prints the new lines of every job of v that has started.
@@ -43,12 +45,11 @@ func (l *flowLogs) tick(ctx context.Context, v *control.FlowView) {
 func (l *flowLogs) lines(ctx context.Context, ctxID uint64, name, key string) bool {
 	for range 20 { // bounded, as in waitProgress.logLines
 		var lv control.LogsView
-		p := map[string]any{"context": ctxID, "key": key, "from": l.from[key]}
-		if err := l.g.call(ctx, "job.logs", p, &lv); err != nil {
+		if err := l.logs.page(ctx, ctxID, key, l.from[key], &lv); err != nil {
 			return false
 		}
-		for _, line := range lv.Lines {
-			fmt.Fprintf(l.w, "  %s | %s\n", name, line)
+		for _, e := range entriesOf(&lv) {
+			fmt.Fprintf(l.w, "  %s | %s\n", name, markedLine(e))
 		}
 		l.from[key] = lv.Next
 		if !lv.More {

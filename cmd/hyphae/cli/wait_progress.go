@@ -29,6 +29,7 @@ type waitProgress struct {
 
 	status    string    // the last status shown
 	from      int64     // the next log line to ask for
+	logs      metaLogs  // reads them (logs_meta.go)
 	source    string    // where the log lines came from (LogsView.Source)
 	checked   time.Time // when the runner's peer state was last asked
 	awaySince time.Time // since when the runner does not answer; zero while it does
@@ -36,7 +37,7 @@ type waitProgress struct {
 }
 
 func newWaitProgress(g *globals, w io.Writer, ctxID uint64, key string) *waitProgress {
-	return &waitProgress{g: g, w: w, ctxID: ctxID, key: key, start: time.Now()}
+	return &waitProgress{g: g, w: w, ctxID: ctxID, key: key, start: time.Now(), logs: metaLogs{g: g}}
 }
 
 // elapsed is the time since the wait began, in whole seconds.
@@ -52,19 +53,20 @@ func (p *waitProgress) update(ctx context.Context, j *control.JobView) {
 	p.reach(ctx, j)
 }
 
-// logLines prints the job's new log lines, each after "| ".
+// logLines prints the job's new log lines, each after "| ", stderr
+// lines marked as `job logs` marks them.
 func (p *waitProgress) logLines(ctx context.Context) {
 	for range 20 { // bounded: a job writing faster than we read must not stall the wait
 		var lv control.LogsView
-		if err := p.g.call(ctx, "job.logs", map[string]any{"context": p.ctxID, "key": p.key, "from": p.from}, &lv); err != nil {
+		if err := p.logs.page(ctx, p.ctxID, p.key, p.from, &lv); err != nil {
 			return
 		}
 		if p.source == "runner" && lv.Source == "result" && p.from > 0 {
 			return // the runner's agent stopped answering: its indexes are not the local copy's
 		}
 		p.source = lv.Source
-		for _, l := range lv.Lines {
-			fmt.Fprintf(p.w, "  | %s\n", l)
+		for _, e := range entriesOf(&lv) {
+			fmt.Fprintf(p.w, "  | %s\n", markedLine(e))
 		}
 		p.from = lv.Next
 		if !lv.More {
