@@ -56,12 +56,14 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	}
 	b.watchExternal(ctx, target, key, j.ScriptType) // a job for an external worker (external.go)
 	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, target, p.Ref, "") }
+	// Logged for a resend too (again=true): the first copy may have been
+	// stored by a call that then failed before it could say so.
+	b.log.Info("bridge: accepted job", "from", sender, "context", target, "job", key, "type", j.ScriptType,
+		"again", !created, "trace_id", j.TraceID())
 	if !created || b.cfg.ackDelay() <= 0 { // a resend: the first ack was lost, answer now
 		ack()
 		return nil
 	}
-	b.log.Info("bridge: accepted job", "from", sender, "context", target, "job", key, "type", j.ScriptType,
-		"trace_id", j.TraceID())
 	b.acks.later(sender, p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
 }
