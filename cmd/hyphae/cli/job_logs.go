@@ -67,6 +67,7 @@ type logFollower struct {
 	tail      int                // print only the last tail lines of the first read (0: all)
 	held      []control.LogEntry // the first read's lines, kept until it is complete (with tail)
 	show      logShow
+	reader    metaLogs // asks for streams and times; plain lines from an older agent
 }
 
 // print prints lines, holding them back while the first read of a --tail
@@ -88,8 +89,8 @@ func (f *logFollower) print(lines []control.LogEntry, complete bool) {
 func (f *logFollower) run(ctx context.Context, follow bool) error {
 	for {
 		var lv control.LogsView
-		p := map[string]any{"context": f.ctxID, "key": f.key, "from": f.from, "meta": true}
-		if err := f.g.call(ctx, "job.logs", p, &lv); err != nil {
+		f.reader.g = f.g
+		if err := f.reader.page(ctx, f.ctxID, f.key, f.from, &lv); err != nil {
 			return err
 		}
 		if f.source == "runner" && lv.Source == "result" && f.from > 0 {

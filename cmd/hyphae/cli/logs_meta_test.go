@@ -80,3 +80,25 @@ func TestWaitAndFlowProgressMarkStderr(t *testing.T) {
 		}
 	}
 }
+
+// job logs asks for streams too, and an agent older than meta still gets
+// its lines read, shown plain, instead of an "unknown field" error.
+func TestJobLogsReadsAnOlderAgent(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		old  bool
+		want string
+	}{
+		{"meta", false, "out-1\nE| err-1\n"},
+		{"old agent", true, "out-1\nerr-1\n"},
+	} {
+		var out, errw bytes.Buffer
+		f := &logFollower{g: fakeLogsAgent(t, c.old), ctxID: 1, key: "job:1:7", out: &out, errw: &errw}
+		if err := f.run(t.Context(), false); err != nil {
+			t.Fatalf("%s: job logs: %v", c.name, err)
+		}
+		if out.String() != c.want {
+			t.Errorf("%s: job logs showed\n%q\nwant\n%q", c.name, out.String(), c.want)
+		}
+	}
+}
