@@ -50,7 +50,9 @@
 // clean environment: PATH, HOME (the job directory), the flow's env_vars
 // (when the job has flow_id), the job's env_vars, then HYPHAE_JOB_ID,
 // HYPHAE_CONTEXT_ID, HYPHAE_CALLER_ID, HYPHAE_ATTEMPT and HYPHAE_RESULT
-// (<dir>/result), each layer overriding the one before. The built-in type
+// (<dir>/result), each layer overriding the one before; a job whose env
+// has HYPHAE_EVENT (a run an event started) also gets HYPHAE_EVENT_FILE,
+// <dir>/event.json with the same payload. The built-in type
 // "noop" runs nothing and finishes at once (to measure dispatch overhead).
 //
 // # Containment and limits
