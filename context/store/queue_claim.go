@@ -121,10 +121,10 @@ local function remaining(i)
   end
   return n
 end
-local function dead(key, q, reason)
+local function dead(key, q, reason, class)
   redis.call('LREM', KEYS[1], 1, key)
   redis.call('LPUSH', KEYS[4], cjson.encode({key = key, queue = q, reason = reason,
-    runner = ARGV[1], at = tonumber(ARGV[3])}))
+    runner = ARGV[1], at = tonumber(ARGV[3]), class = class}))
   redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
 end
 -- check returns the attempt to run, or nil, why the job is unusable and
@@ -160,14 +160,15 @@ for i = first, #KEYS do
     local h = redis.pcall('HGETALL', key)
     local att, why, ends, untyped = check(key, h)
     if not att then
-      local verdict = 'dead'
+      local verdict, class = 'dead', 'unusable'
       if ends then
+        class = 'invalid'
         verdict = 'invalid'
         redis.call('HSET', key, 'status', 'error', 'error', why, 'updated_at', ARGV[3])
         announceEnd(key, ARGV[7] .. key, KEYS[5], KEYS[6], 'error', ARGV[6])
         timeline(key, 'error', why)
       end
-      dead(key, KEYS[i], why)
+      dead(key, KEYS[i], why, class)
       return {i - first + 1, key, verdict, '0', remaining(i), why}
     end
     local verdict = 'run'

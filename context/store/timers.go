@@ -110,7 +110,7 @@ func (s *Store) FireDueTimers(ctx context.Context, ctxID uint64, now time.Time) 
 	}
 	total := 0
 	for {
-		res, err := fireTimers.Run(ctx, db, []string{TimersKey, DeadLetterKey},
+		res, err := fireTimers.Run(ctx, db, []string{TimersKey, DeadLetterKey, DeadLetterCountsKey},
 			now.UnixMilli(), fireBatch, DeadLetterCap, now.Unix()).Slice()
 		if err != nil {
 			return total, time.Time{}, scriptErr("store.FireDueTimers", err)
@@ -126,7 +126,7 @@ func (s *Store) FireDueTimers(ctx context.Context, ctxID uint64, now time.Time) 
 }
 
 // fireTimers: see FireDueTimers.
-// KEYS[1] timers, KEYS[2] dead_letter. ARGV[1] now (unix ms), ARGV[2]
+// KEYS[1] timers, KEYS[2] dead_letter, KEYS[3] dead_letter:counts. ARGV[1] now (unix ms), ARGV[2]
 // how many entries at most, ARGV[3] dead-letter cap, ARGV[4] now (unix s).
 // It also writes the lists and job hashes the members name. A member that
 // is no push entry is dead-lettered. Returns {pushed, taken, due time of
@@ -144,8 +144,9 @@ for _, m in ipairs(due) do
     n = n + 1
   else
     redis.call('LPUSH', KEYS[2], cjson.encode({key = m, queue = KEYS[1],
-      reason = 'not a timer entry (want "push <list> <entry>")', at = tonumber(ARGV[4])}))
+      reason = 'not a timer entry (want "push <list> <entry>")', at = tonumber(ARGV[4]), class = 'invalid'}))
     redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+    redis.call('HINCRBY', KEYS[3], 'invalid', 1)
   end
 end
 local nxt = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
