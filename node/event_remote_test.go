@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/context/store"
+
 	"github.com/hyphae-run/hyphae/node/control"
 )
 
@@ -96,6 +98,13 @@ func TestRawEventContract(t *testing.T) {
 	}
 	if runs := flowsNamed(t, a, 1, "on-order"); len(runs) != 1 {
 		t.Fatalf("%d runs, want 1", len(runs))
+	}
+	// Poison quarantine: the bad event is in the dead letters, with why.
+	var dead []store.DeadLetter
+	a.call(t, "deadletter.list", map[string]any{"context": 1}, &dead)
+	if len(dead) != 1 || dead[0].Key != "message:1:900" || dead[0].Class != store.DeadInvalid ||
+		!strings.Contains(dead[0].Reason, "not JSON") {
+		t.Fatalf("dead letters %+v; want message:1:900, invalid, saying not JSON", dead)
 	}
 }
 
