@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -197,30 +196,9 @@ func (h *Handlers) registerTriggerMethods() {
 }
 
 func (h *Handlers) triggerAdd(ctx context.Context, p TriggerAddParams) (*scheduler.TriggerView, error) {
-	if p.FileContent == "" {
-		return nil, api.InvalidParams("file_content", "required: the flow file's text")
-	}
-	if p.BaseDir != "" && !filepath.IsAbs(p.BaseDir) {
-		return nil, api.InvalidParams("base_dir", "must be absolute, got %q", p.BaseDir)
-	}
-	f, _, err := scheduler.Parse([]byte(p.FileContent), p.FileName, p.BaseDir)
+	f, err := h.installable(ctx, installParams(p), func(f *scheduler.File) bool { return f.On != nil },
+		scheduler.ErrNoTrigger)
 	if err != nil {
-		return nil, api.InvalidParams("file_content", "%v", err)
-	}
-	if f.On == nil {
-		return nil, api.InvalidParams("file_content", "%v", scheduler.ErrNoTrigger)
-	}
-	_, known, err := h.flowTypes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := scheduler.UnknownTypes(f, known); err != nil {
-		return nil, api.InvalidParams("file_content", "%v", err)
-	}
-	if p.Context != 0 {
-		f.Context = p.Context
-	}
-	if err := h.checkFlowContext(ctx, f.Context); err != nil {
 		return nil, err
 	}
 	return h.Sched.AddTrigger(ctx, f, h.Self.ID)

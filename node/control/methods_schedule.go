@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/scheduler"
@@ -71,30 +70,9 @@ func checkScheduleRef(p ScheduleRef) error {
 }
 
 func (h *Handlers) scheduleAdd(ctx context.Context, p ScheduleAddParams) (*scheduler.ScheduleView, error) {
-	if p.FileContent == "" {
-		return nil, api.InvalidParams("file_content", "required: the flow file's text")
-	}
-	if p.BaseDir != "" && !filepath.IsAbs(p.BaseDir) {
-		return nil, api.InvalidParams("base_dir", "must be absolute, got %q", p.BaseDir)
-	}
-	f, _, err := scheduler.Parse([]byte(p.FileContent), p.FileName, p.BaseDir)
+	f, err := h.installable(ctx, installParams(p), func(f *scheduler.File) bool { return f.Schedule != nil },
+		scheduler.ErrNoSchedule)
 	if err != nil {
-		return nil, api.InvalidParams("file_content", "%v", err)
-	}
-	if f.Schedule == nil {
-		return nil, api.InvalidParams("file_content", "%v", scheduler.ErrNoSchedule)
-	}
-	_, known, err := h.flowTypes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := scheduler.UnknownTypes(f, known); err != nil {
-		return nil, api.InvalidParams("file_content", "%v", err)
-	}
-	if p.Context != 0 {
-		f.Context = p.Context
-	}
-	if err := h.checkFlowContext(ctx, f.Context); err != nil {
 		return nil, err
 	}
 	return h.Sched.AddSchedule(ctx, f, h.Self.ID)

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -131,15 +129,11 @@ func newTriggerAdd(g *globals) *cobra.Command {
 		Example: "  hyphae event trigger add configs/flows/order-saga.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := os.ReadFile(args[0])
+			text, dir, err := readFlowFile(args[0])
 			if err != nil {
-				return usage("flow file: %v", err)
+				return err
 			}
-			dir, err := filepath.Abs(filepath.Dir(args[0]))
-			if err != nil {
-				return usage("flow file: %v", err)
-			}
-			p := control.TriggerAddParams{FileContent: string(b), FileName: args[0], BaseDir: dir, Context: ctxID}
+			p := control.TriggerAddParams{FileContent: text, FileName: args[0], BaseDir: dir, Context: ctxID}
 			var v scheduler.TriggerView
 			if err := g.call(cmd.Context(), "event.trigger.add", p, &v); err != nil {
 				return err

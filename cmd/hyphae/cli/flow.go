@@ -97,15 +97,11 @@ func newFlowCreate(g *globals) *cobra.Command {
 // createFlow sends FILE's text and directory (so script_file works) to
 // flow.create and prints its warnings.
 func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start bool) (*control.FlowView, error) {
-	b, err := os.ReadFile(path)
+	text, dir, err := readFlowFile(path)
 	if err != nil {
-		return nil, usage("flow file: %v", err)
+		return nil, err
 	}
-	dir, err := filepath.Abs(filepath.Dir(path))
-	if err != nil {
-		return nil, usage("flow file: %v", err)
-	}
-	p := control.FlowCreateParams{FileContent: string(b), FileName: path, BaseDir: dir, Context: ctxID, Start: start}
+	p := control.FlowCreateParams{FileContent: text, FileName: path, BaseDir: dir, Context: ctxID, Start: start}
 	p.Traceparent = callerTrace() // trace_env.go
 	p.IdempotencyKey = idemKey(cmd)
 	var v control.FlowView
@@ -119,6 +115,20 @@ func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
 	}
 	return &v, nil
+}
+
+// readFlowFile reads a flow file's text and its directory, made absolute
+// (the agent resolves the file's script_file against it).
+func readFlowFile(path string) (text, dir string, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", usage("flow file: %v", err)
+	}
+	dir, err = filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return "", "", usage("flow file: %v", err)
+	}
+	return string(b), dir, nil
 }
 
 // showFlow prints the flow (JSON or drawn); an ended flow with an error

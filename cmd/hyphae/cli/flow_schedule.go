@@ -3,8 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -41,15 +39,11 @@ func newScheduleAdd(g *globals) *cobra.Command {
 		Example: "  hyphae flow schedule add configs/flows/nightly-backup.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := os.ReadFile(args[0])
+			text, dir, err := readFlowFile(args[0])
 			if err != nil {
-				return usage("flow file: %v", err)
+				return err
 			}
-			dir, err := filepath.Abs(filepath.Dir(args[0]))
-			if err != nil {
-				return usage("flow file: %v", err)
-			}
-			p := control.ScheduleAddParams{FileContent: string(b), FileName: args[0], BaseDir: dir, Context: ctxID}
+			p := control.ScheduleAddParams{FileContent: text, FileName: args[0], BaseDir: dir, Context: ctxID}
 			var v scheduler.ScheduleView
 			if err := g.call(cmd.Context(), "flow.schedule.add", p, &v); err != nil {
 				return err
