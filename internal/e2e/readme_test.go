@@ -218,8 +218,8 @@ func tail(s string, n int) string {
 // JSON-RPC call with curl and the Redis contract with redis-cli.
 func TestReadmeOneMachine(t *testing.T) {
 	blocks := readmeBlocks(t, "one-machine")
-	if len(blocks) != 3 {
-		t.Fatalf("README one-machine blocks: %d, want 3 (quick start, rpc, redis)", len(blocks))
+	if len(blocks) != 4 {
+		t.Fatalf("README one-machine blocks: %d, want 4 (quick start, rpc, redis, events)", len(blocks))
 	}
 	m := newMachine(t, "one")
 	out := m.run(t, blocks[""], nil)
@@ -230,6 +230,13 @@ func TestReadmeOneMachine(t *testing.T) {
 	needTools(t, "curl", "redis-cli")
 	mustContain(t, "curl", m.run(t, blocks["rpc"], nil), `"peer_id"`, `"result"`)
 	mustContain(t, "redis-cli", m.run(t, blocks["redis"], nil), "reply:job:7:1", "finished", `"stdout":"hi\n"`)
+	// The order saga: the order's event starts a run, the payment's ends
+	// its wait, and the run finishes all three jobs.
+	mustContain(t, "events", m.run(t, blocks["events"], nil), "order-saga", "order.created", "payment.received")
+	finished := regexp.MustCompile(`order-saga\s+finished\s+3/3`)
+	eventually(t, time.Minute, "the order saga's run finished", func() bool {
+		return finished.MatchString(m.run(t, "hyphae flow list -c 1", nil))
+	})
 }
 
 // Quick start, two machines: alice and bob on 127.0.0.1 with their own
