@@ -54,7 +54,10 @@ type TimelineEntry struct {
 // for event to the job's timeline (the job's attempt read now, the time
 // from the server's clock, detail cut to 300 bytes), keeping the newest
 // TimelineCap, and notes the job in job_changes (JobChangesKey). Scripts
-// call it after they wrote the move.
+// call it after they wrote the move. The trims cost a command each, so
+// they run only when needed: the timeline's when it has grown past the
+// cap, job_changes' on about one move in 16 (its readers ask by score, so
+// older entries left a while longer change no answer).
 var luaTimeline = fmt.Sprintf(`
 local function timeline(job, event, detail)
   local tm = redis.call('TIME')
@@ -64,12 +67,11 @@ local function timeline(job, event, detail)
   if (not detail or detail == '') and event == 'error' then detail = redis.call('HGET', job, 'error') or '' end
   if detail and detail ~= '' then e.d = string.sub(detail, 1, 300) end
   local key = 'timeline:' .. job
-  redis.call('RPUSH', key, cjson.encode(e))
-  redis.call('LTRIM', key, -%d, -1)
+  if redis.call('RPUSH', key, cjson.encode(e)) > %d then redis.call('LTRIM', key, -%d, -1) end
   redis.call('ZADD', '%s', ms, job)
-  redis.call('ZREMRANGEBYSCORE', '%s', '-inf', ms - %d)
+  if ms %% 16 == 0 then redis.call('ZREMRANGEBYSCORE', '%s', '-inf', ms - %d) end
 end
-`, TimelineCap, JobChangesKey, JobChangesKey, JobChangesKeep.Milliseconds())
+`, TimelineCap, TimelineCap, JobChangesKey, JobChangesKey, JobChangesKeep.Milliseconds())
 
 // AddTimeline appends an event to a job's timeline from Go, for moves
 // that are not made by a script (a job sent to another agent, say).
