@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/internal/lifecycle"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
-	"github.com/libp2p/go-libp2p-pubsub"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
@@ -73,6 +73,7 @@ type Overlay struct {
 	scores    map[peer.ID]float64       // guarded by mu
 	stopMDNS  func() error              // guarded by mu
 	mdns      *mdnsNotifee              // nil without mDNS; guarded by mu
+	answers   newcomerAnswers           // coalesces the answers to newcomers (newcomer.go)
 }
 
 // New builds the host on the actor key priv, the gossipsub router and the

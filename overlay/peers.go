@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
@@ -109,25 +108,6 @@ func (o *Overlay) applyRecord(r *presenceRecord) {
 		o.table.notify(row)
 	}
 }
-
-// answerNewcomer announces us to a peer newly up. It may have joined the
-// presence topic after our last record went by (through a rendezvous it was
-// not yet connected to) and would otherwise learn of us only at our next
-// interval. The first answer may pass the rendezvous before it has the
-// newcomer in its mesh (it grafts it at its next heartbeat, and forwards
-// only to mesh peers): the second one, a heartbeat later, gets through.
-func (o *Overlay) answerNewcomer() {
-	o.AnnounceNow()
-	o.spawn(func() {
-		if o.sleep(newcomerAgain) {
-			o.AnnounceNow()
-		}
-	})
-}
-
-// newcomerAgain is when a newcomer gets our second record: just past one
-// gossipsub heartbeat.
-var newcomerAgain = pubsub.GossipSubHeartbeatInterval + 100*time.Millisecond
 
 // learnAddrs adds announced addresses to the peerstore for later dials.
 func (o *Overlay) learnAddrs(p peer.ID, addrs []string) {
