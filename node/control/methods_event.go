@@ -196,7 +196,7 @@ func (h *Handlers) registerTriggerMethods() {
 }
 
 func (h *Handlers) triggerAdd(ctx context.Context, p TriggerAddParams) (*scheduler.TriggerView, error) {
-	f, err := h.installable(ctx, installParams(p), func(f *scheduler.File) bool { return f.On != nil },
+	f, err := h.installable(ctx, flowFileParams(p), func(f *scheduler.File) bool { return f.On != nil },
 		scheduler.ErrNoTrigger)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package control
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -92,33 +91,16 @@ func (h *Handlers) registerFlowMethods() {
 }
 
 func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, error) {
-	if p.FileContent == "" {
-		return nil, api.InvalidParams("file_content", "required: the flow file's text")
-	}
 	if _, err := p.adopt(); err != nil {
 		return nil, err
 	}
 	ctx = tracing.WithParent(ctx, p.caller()) // the scheduler gives the flow its trace id
-	if p.BaseDir != "" && !filepath.IsAbs(p.BaseDir) {
-		return nil, api.InvalidParams("base_dir", "must be absolute, got %q", p.BaseDir)
-	}
-	f, warns, err := scheduler.Parse([]byte(p.FileContent), p.FileName, p.BaseDir)
-	if err != nil {
-		return nil, api.InvalidParams("file_content", "%v", err)
-	}
-	served, known, err := h.flowTypes(ctx)
+	pf, err := h.readFlowFile(ctx, flowFileParams{FileContent: p.FileContent, FileName: p.FileName,
+		BaseDir: p.BaseDir, Context: p.Context})
 	if err != nil {
 		return nil, err
 	}
-	if err := scheduler.UnknownTypes(f, known); err != nil {
-		return nil, api.InvalidParams("file_content", "%v", err)
-	}
-	if p.Context != 0 {
-		f.Context = p.Context
-	}
-	if err := h.checkFlowContext(ctx, f.Context); err != nil {
-		return nil, err
-	}
+	f := pf.f
 	if h.Draining() {
 		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new flows")
 	}
@@ -137,7 +119,7 @@ func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowVie
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range append(warns, scheduler.CheckTypes(f, served)...) {
+	for _, w := range append(pf.warns, scheduler.CheckTypes(f, pf.served)...) {
 		v.Warnings = append(v.Warnings, w.String())
 	}
 	if f.Schedule != nil {

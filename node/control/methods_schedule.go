@@ -70,7 +70,7 @@ func checkScheduleRef(p ScheduleRef) error {
 }
 
 func (h *Handlers) scheduleAdd(ctx context.Context, p ScheduleAddParams) (*scheduler.ScheduleView, error) {
-	f, err := h.installable(ctx, installParams(p), func(f *scheduler.File) bool { return f.Schedule != nil },
+	f, err := h.installable(ctx, flowFileParams(p), func(f *scheduler.File) bool { return f.Schedule != nil },
 		scheduler.ErrNoSchedule)
 	if err != nil {
 		return nil, err
