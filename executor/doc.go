@@ -150,9 +150,13 @@
 //	prerequisites  JSON array of hero job ids that must finish first
 //	dependencies   the same (a JSON array, or ids separated by commas)
 //	log_path       file the job's output (stdout and stderr lines) is
-//	               written to after each run; relative paths lie under
-//	               <DataDir>/hero/<worker_id>/logs, and any path must stay
-//	               inside DataDir or the temporary directory
+//	               written to after each run, in the worker's log
+//	               directory <DataDir>/hero/<worker_id>/logs only: a
+//	               relative path lies under it, an absolute one must name
+//	               a file there once `..` and symlinks are resolved, else
+//	               the job ends error "log_path …: outside the allowed
+//	               directory <dir> …" before it runs and nothing is
+//	               created; rewritten as the file it names (written)
 //	status         dispatched → started → finished | error (written by the
 //	               worker; dispatched again when requeued)
 //	output         stdout, capped like a job's (written)

@@ -56,6 +56,11 @@ func (r *Runner) prepareHero(id string) (heroJob, string) {
 	case !r.hasType(hj.typ):
 		return hj, r.unknownType(hj.typ)
 	}
+	// Checked before anything runs or is created; kept as it resolved
+	// (heroStarted writes it back: get_job_logs reads the file it names).
+	if hj.logPath, err = r.heroLogPath(hj.logPath); err != nil {
+		return hj, err.Error()
+	}
 	return hj, ""
 }
 
@@ -64,12 +69,6 @@ func (r *Runner) prepareHero(id string) (heroJob, string) {
 // both at once, and a client awaiting the reply waits about the timeout).
 func (r *Runner) heroAttempts(a *attempt, hj heroJob) {
 	dir := filepath.Join(r.cfg.DataDir, "hero", safeName(r.cfg.WorkerID), safeName(hj.id))
-	logTo, err := r.heroLogPath(hj.logPath)
-	if err != nil {
-		r.freeSlot(a)
-		r.heroAnswer(hj.id, outcome{reason: err.Error()})
-		return
-	}
 	if hj.attempts == 0 { // a fresh job: no output of an earlier one with its id
 		_ = os.RemoveAll(dir)
 	}
@@ -78,7 +77,7 @@ func (r *Runner) heroAttempts(a *attempt, hj heroJob) {
 			return
 		}
 		out := r.heroRun(a, hj, dir)
-		r.heroWriteLog(a, dir, logTo)
+		r.heroWriteLog(a, dir, hj.logPath)
 		out.reason = heroReason(out)
 		if out.reason == "" || out.cause != nil || hj.attempts > hj.retries {
 			r.freeSlot(a)
@@ -107,7 +106,7 @@ func (r *Runner) heroBegin(a *attempt, hj *heroJob) bool {
 		return false
 	}
 	hj.attempts++
-	r.heroStarted(hj.id, hj.attempts)
+	r.heroStarted(*hj)
 	return true
 }
 
@@ -121,13 +120,19 @@ func (r *Runner) heroRun(a *attempt, hj heroJob, dir string) outcome {
 		notes: notes, timeout: hj.timeout})
 }
 
-// heroStarted marks a hero job started by this worker as attempt n.
-func (r *Runner) heroStarted(id string, n int) {
+// heroStarted marks a hero job started by this worker as attempt
+// hj.attempts. A log_path is written back as the file it names, so a
+// client reading it (the seed's get_job_logs) finds the file a relative
+// path named.
+func (r *Runner) heroStarted(hj heroJob) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	fields := model.Hash{"status": heroStarted, "updated_at": store.HeroTime(time.Now()),
-		"worker_id": r.cfg.WorkerID, "attempts": fmt.Sprint(n)}
-	if err := r.st.HeroUpdate(ctx, id, fields); err != nil {
-		r.log.Warn("executor: hero start", "id", id, "err", err)
+		"worker_id": r.cfg.WorkerID, "attempts": fmt.Sprint(hj.attempts)}
+	if hj.logPath != "" {
+		fields["log_path"] = hj.logPath
+	}
+	if err := r.st.HeroUpdate(ctx, hj.id, fields); err != nil {
+		r.log.Warn("executor: hero start", "id", hj.id, "err", err)
 	}
 }

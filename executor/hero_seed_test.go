@@ -80,10 +80,11 @@ func TestHeroStopWhileWaiting(t *testing.T) {
 }
 
 // Seed 004 "log_path: Optional path to log file for job output" (read by
-// get_job_logs); a path outside the allowed directories is refused.
+// get_job_logs); a path outside the allowed directory (the worker's log
+// directory, see TestHeroLogPathConfined) is refused.
 func TestHeroLogPath(t *testing.T) {
-	_, c := heroHarness(t)
-	logf := filepath.Join(t.TempDir(), "logs", "job.log")
+	h, c := heroHarness(t)
+	logf := filepath.Join(h.dir, "hero", "w1", "logs", "job.log")
 	heroJob(t, c, "l", `echo to-stdout; echo to-stderr >&2`, "log_path", logf)
 	heroJob(t, c, "evil", `echo x`, "log_path", "/proc/hyphae-hero.log")
 	heroPush(t, c, "l", "evil")
@@ -94,7 +95,7 @@ func TestHeroLogPath(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "to-stdout") || !strings.Contains(string(b), "to-stderr") {
 		t.Fatalf("log_path holds %q (%v)", b, err)
 	}
-	if _, hj := heroAwait(t, c, "evil"); hj["status"] != "error" || !strings.Contains(hj["error"], "outside the allowed directories") {
+	if _, hj := heroAwait(t, c, "evil"); hj["status"] != "error" || !strings.Contains(hj["error"], "outside the allowed directory") {
 		t.Fatalf("evil: hash %v", hj)
 	}
 }

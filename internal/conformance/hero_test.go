@@ -90,11 +90,13 @@ func TestHeroDependencies(t *testing.T) {
 }
 
 // Seed 004 "log_path: Optional path to log file for job output", read by
-// get_job_logs from the filesystem.
+// get_job_logs from the filesystem. The worker writes only inside its own
+// log directory: a relative log_path lies there, and the worker writes
+// back the file it names.
 func TestHeroLogPath(t *testing.T) {
 	w := startHeroWorker(t)
-	id, logf := uuid4(), filepath.Join(t.TempDir(), "job.log")
-	w.job(t, id, `echo line-one; echo line-two`, "log_path", logf)
+	id := uuid4()
+	w.job(t, id, `echo line-one; echo line-two`, "log_path", "conformance-"+id+".log")
 	w.submit(t, id)
 	if _, hj := w.await(t, id); hj["status"] != "finished" {
 		t.Fatalf("job %v", hj)
