@@ -27,6 +27,9 @@ type Server struct {
 	classify Classifier
 	mux      *http.ServeMux
 	page     Page // the dashboard at GET / (page.go); nil: 426
+	// allowedHosts: Host names the TCP listener answers besides loopback
+	// and its own address (host_guard.go).
+	allowedHosts []string
 
 	base   context.Context // stream requests run under it; cancelled late in Shutdown
 	cancel context.CancelFunc
@@ -100,13 +103,15 @@ func (s *Server) ListenUnixGroup(path string, gid int) error {
 }
 
 // ListenTCP serves on addr; every request except the open handlers needs
-// "Authorization: Bearer <token>". It returns the bound address.
+// "Authorization: Bearer <token>", and every request at all a Host that
+// names this agent (host_guard.go). It returns the bound address.
 func (s *Server) ListenTCP(addr string) (net.Addr, error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("api: listen %s: %w", addr, err)
 	}
-	s.serve(l, s.sessionGuard(s.tcpGuard(s.mux)))
+	host, _, _ := net.SplitHostPort(addr)
+	s.serve(l, s.hostGuard(host, s.sessionGuard(s.tcpGuard(s.mux))))
 	return l.Addr(), nil
 }
 
