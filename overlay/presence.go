@@ -67,7 +67,19 @@ func parsePresence(data []byte, author peer.ID) (*presenceRecord, error) {
 		return nil, fmt.Errorf("id %s is not the author %s", id, author)
 	}
 	r.peer = id
+	r.plain()
 	return &r, r.check()
+}
+
+// plain strips control bytes, C1 controls and bidi overrides from the
+// record's strings (model.PlainText): they reach `hyphae peers` and the
+// dashboard, and a stranger may announce anything. A list entry left
+// empty fails check.
+func (r *presenceRecord) plain() {
+	r.Ver, r.Host = model.PlainText(r.Ver), model.PlainText(r.Host)
+	model.PlainTexts(r.Addrs)
+	model.PlainTexts(r.Roles)
+	model.PlainTexts(r.Types)
 }
 
 // check bounds the record's fields.

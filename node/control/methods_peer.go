@@ -50,10 +50,12 @@ func (h *Handlers) registerPeerMethods() {
 			}
 			out := make([]PeerView, 0, len(ps))
 			for _, p := range ps {
-				out = append(out, PeerView{PeerID: p.PeerID, State: string(p.State), Roles: nzs(p.Roles),
-					ScriptTypes: nzs(p.ScriptTypes), Load: p.Load, Capacity: p.Capacity, LastSeen: p.LastSeen,
-					FoundVia: p.FoundVia, Addrs: nzs(p.Addrs), Version: p.Version, Conn: h.connKind(p.PeerID),
-					Host: model.PeerHost(p), Breaker: h.breakerView(p.PeerID)})
+				// A row kept before presence strings were made plain (or by
+				// an older agent on the same store) is made plain here.
+				out = append(out, PeerView{PeerID: p.PeerID, State: string(p.State), Roles: nzs(model.PlainTexts(p.Roles)),
+					ScriptTypes: nzs(model.PlainTexts(p.ScriptTypes)), Load: p.Load, Capacity: p.Capacity, LastSeen: p.LastSeen,
+					FoundVia: p.FoundVia, Addrs: nzs(model.PlainTexts(p.Addrs)), Version: model.PlainText(p.Version),
+					Conn: h.connKind(p.PeerID), Host: model.PlainText(model.PeerHost(p)), Breaker: h.breakerView(p.PeerID)})
 			}
 			return out, nil
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/control"
 )
 
@@ -88,10 +89,12 @@ func printPeerTable(w io.Writer, ps []control.PeerView, whole bool) {
 		if !whole {
 			id = shortRunner(id)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", id, orDash(p.Host), p.State,
-			breakerCell(p.Breaker, time.Now()), orDash(p.Conn),
-			orDash(strings.Join(p.Roles, ",")), orDash(strings.Join(p.ScriptTypes, ",")), p.Load, p.Capacity,
-			seen(&p), orDash(p.FoundVia), orDash(p.Version))
+		// Strings a peer announced are plain already (the agent strips
+		// control bytes from presence); an older agent's answer may not be.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", model.PlainText(id), orDash(model.PlainText(p.Host)),
+			model.PlainText(p.State), breakerCell(p.Breaker, time.Now()), orDash(model.PlainText(p.Conn)),
+			orDash(model.PlainText(strings.Join(p.Roles, ","))), orDash(model.PlainText(strings.Join(p.ScriptTypes, ","))),
+			p.Load, p.Capacity, seen(&p), orDash(model.PlainText(p.FoundVia)), orDash(model.PlainText(p.Version)))
 	}
 	tw.Flush()
 }
