@@ -139,8 +139,28 @@ Views.jobs = (r) => {
 
 function ended(status) { return status === 'finished' || status === 'error'; }
 
-// secretish names env values the page masks.
+// Env values are masked on screen only: job.load returns them as they are
+// to whoever may read the job (docs/ui.md). A name that looks secret
+// (secretish) hides its whole value; any other value is shown with what
+// looks secret inside it masked (maskSecrets).
 const secretish = /secret|token|passw|pass$|key|credential|auth|private|cookie|session/i;
+
+// maskSecrets is val with the passwords of URLs (postgres://u:****@db) and
+// of a DSN that starts it (u:****@tcp(db:3306)/x), and the values of
+// secret-looking parameters (?access_token=****, ;password=****), masked.
+function maskSecrets(val) {
+  return String(val)
+    .replace(/([a-z][a-z0-9+.-]*:\/\/[^\/\s:@?#]*:)[^\/\s?#]*@/gi, '$1****@')
+    .replace(/^([^\s:@\/]+:)[^\s\/]*@/, '$1****@')
+    .replace(/([?&;])([^=&;#\s?]+)=([^&;#\s]*)/g, (m, sep, name) => secretish.test(name) ? sep + name + '=****' : m);
+}
+
+// envValue is how the job page shows env value val of name k.
+function envValue(k, val) {
+  if (secretish.test(k)) return el('span', {class: 'muted', 'data-masked': k}, '•••••• (masked)');
+  const shown = maskSecrets(val);
+  return shown === String(val) ? val : el('span', {'data-masked-part': k, title: 'partly masked on screen'}, shown);
+}
 
 Views.job = (r) => {
   const ctx = Number(r.args[0]), key = r.args[1];
@@ -240,7 +260,7 @@ function jobDetail(ctx, j, logs, timeline) {
         j.unreachable_since ? ['unreachable since', when(j.unreachable_since)] : null,
         j.trace_id ? ['trace id', el('code', {id: 'trace-id'}, j.trace_id)] : null])),
       card('Result', result.length ? kv(result) : el('p', {class: 'muted'}, 'none')),
-      card('Env', env.length ? kv(env.map(([k, val]) => [k, secretish.test(k) ? el('span', {class: 'muted', 'data-masked': k}, '•••••• (masked)') : val]))
+      card('Env', env.length ? kv(env.map(([k, val]) => [k, envValue(k, val)]))
         : el('p', {class: 'muted'}, 'none'))),
     timeline,
     card('Script', el('pre', {}, j.script)),
