@@ -54,7 +54,7 @@ func hostFrom(mountinfo, procCgroup string) cgroupHost {
 			}
 		case !m.v2:
 			for _, c := range m.controllers {
-				if p, ok := own[c]; ok && (c == "memory" || c == "cpu") && h.v1[c] == "" {
+				if p, ok := own[c]; ok && (c == "memory" || c == "cpu" || c == "pids") && h.v1[c] == "" {
 					if d, ok := m.dirOf(p); ok {
 						h.v1[c] = d
 					}

@@ -31,6 +31,9 @@ func memoryBytes(mb int64) string {
 // kill ends the whole job, not only its largest process: a job is one
 // unit, as a Nomad task is.
 func setLimitV2(dir, ctl string, lim jobLimits) error {
+	if ctl == "pids" {
+		return writeCgroup(dir, "pids.max", strconv.FormatInt(lim.pids, 10))
+	}
 	if ctl == "cpu" {
 		return writeCgroup(dir, "cpu.max", strconv.FormatInt(cpuQuota(lim.cpu), 10)+" "+strconv.Itoa(cpuPeriod))
 	}
@@ -47,6 +50,9 @@ func setLimitV2(dir, ctl string, lim jobLimits) error {
 // hierarchy; swap counts against the memory limit where the kernel
 // accounts for it (memsw).
 func setLimitV1(dir, ctl string, lim jobLimits) error {
+	if ctl == "pids" {
+		return writeCgroup(dir, "pids.max", strconv.FormatInt(lim.pids, 10))
+	}
 	if ctl == "cpu" {
 		if err := writeCgroup(dir, "cpu.cfs_period_us", strconv.Itoa(cpuPeriod)); err != nil {
 			return err

@@ -50,6 +50,7 @@ func setupCgroups(cfg Config, log *slog.Logger) (*cgroups, Isolation) {
 	for _, ctl := range limitControllers {
 		c.enableLimit(h, name, ctl)
 	}
+	c.enableLimit(h, name, "pids") // contained jobs' default limit (contain.go)
 	if n := c.removeLeftovers(); n > 0 {
 		log.Info("executor: killed what an earlier run of this runner left in its cgroups", "cgroups", n)
 	}
@@ -119,6 +120,9 @@ func (c *cgroups) enableV2(h cgroupHost, ctl string) error {
 	}
 	return nil
 }
+
+// has reports whether jobs can be limited through controller ctl.
+func (c *cgroups) has(ctl string) bool { return c.v2[ctl] || c.v1[ctl] != "" }
 
 // isolation describes c for Runner.Isolation.
 func (c *cgroups) isolation() Isolation {

@@ -26,6 +26,7 @@ func (*cgroups) newJob(string, jobLimits) (*jobCgroup, []string, error) {
 
 func (*cgroups) killLeftover(string) bool  { return false }
 func (*cgroups) remove()                   {}
+func (*cgroups) has(string) bool           { return false }
 func (*jobCgroup) prepare(*exec.Cmd) error { return nil }
 func (*jobCgroup) started(int) error       { return nil }
 func (*jobCgroup) signal(syscall.Signal)   {}

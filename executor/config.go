@@ -66,6 +66,9 @@ type Config struct {
 	MaxInFlightPerContext int
 	TypeLimits            map[string]int
 
+	// Contain says which jobs run contained (contain.go).
+	Contain Contain
+
 	// Tracer exports a run span per attempt; nil: off.
 	Tracer *tracing.Tracer
 }
@@ -103,6 +106,7 @@ func (c Config) withDefaults() Config {
 	if c.limited() { // chains and offers claim outside the limits' check
 		c.NoChain = true
 	}
+	c.Contain = c.Contain.withDefaults()
 	if c.RunnerID == "" && c.DataDir != "" {
 		c.RunnerID = defaultRunnerID(c.DataDir)
 	}
@@ -142,6 +146,9 @@ func (c Config) Validate() error {
 		{"Heartbeat", d.Heartbeat}, {"RetryBackoff", d.RetryBackoff}, {"RetryBackoffMax", d.RetryBackoffMax},
 		{"ContextRefresh", d.ContextRefresh}, {"Sweep", d.Sweep}} {
 		check(f.v > 0, "%s %v must be positive", f.name, f.v)
+	}
+	if err := d.Contain.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	check(d.Poll >= 0, "Poll %v must not be negative", d.Poll)
 	check(d.Heartbeat < d.Lease, "Heartbeat %v must be shorter than Lease %v", d.Heartbeat, d.Lease)

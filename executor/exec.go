@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hyphae-run/hyphae/executor/sandbox"
 )
 
 // stopGrace caps the SIGTERM → SIGKILL delay for stops, which must take
@@ -33,6 +35,8 @@ type procSpec struct {
 	cred    *syscall.Credential // run as this user, or nil
 	cg      *jobCgroup          // the job's cgroup, or nil: its process group only
 	limits  jobLimits           // what cg enforces, for the reason of an OOM kill
+	contain *sandbox.Job        // run contained through box, or nil
+	box     *sandbox.Sandbox
 }
 
 // procResult is how the process ended.
@@ -59,6 +63,11 @@ func runProcess(ctx context.Context, spec procSpec, out *capture) procResult {
 		cmd.Stdin = spec.stdin // else os/exec opens /dev/null per job
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: spec.cred}
+	if spec.contain != nil {
+		if err := spec.box.Wrap(cmd, *spec.contain); err != nil {
+			return procResult{exitCode: -1, startErr: err}
+		}
+	}
 	if err := out.attach(cmd); err != nil {
 		return procResult{exitCode: -1, startErr: err}
 	}

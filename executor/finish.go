@@ -29,7 +29,7 @@ func (r *Runner) settle(a *attempt, out outcome) {
 		r.releaseLease(context.Background(), a.ctxID, a.lease)
 	case out.reason == "":
 		r.complete(a, model.JobFinished, out)
-	case errors.Is(out.cause, errStopped):
+	case errors.Is(out.cause, errStopped), errors.Is(out.cause, errUncontainable):
 		r.complete(a, model.JobError, out)
 	case errors.Is(out.cause, errDrained):
 		r.retryOrFail(a, out, 0)

@@ -68,12 +68,16 @@ func (r *Runner) Isolation() Isolation {
 type jobLimits struct {
 	memoryMB int64
 	cpu      float64
+	pids     int64 // a contained job's default, not the job's own field
 }
 
 // describe names the limit as the job spelled it, e.g. "memory_mb 50".
 func (l jobLimits) describe(controller string) string {
-	if controller == "memory" {
+	switch controller {
+	case "memory":
 		return "memory_mb " + strconv.FormatInt(l.memoryMB, 10)
+	case "pids":
+		return "pids " + strconv.FormatInt(l.pids, 10)
 	}
 	return "cpu " + strconv.FormatFloat(l.cpu, 'f', -1, 64)
 }
@@ -94,6 +98,9 @@ func (l jobLimits) asked() []string {
 	}
 	if l.cpu > 0 {
 		out = append(out, "cpu")
+	}
+	if l.pids > 0 {
+		out = append(out, "pids")
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/executor/sandbox"
 )
 
 // scriptSpec is one script to run, whatever its source (job or hero job).
@@ -26,6 +27,7 @@ type scriptSpec struct {
 	notes   []string // logged before the script runs
 	timeout time.Duration
 	limits  jobLimits
+	contain containment
 }
 
 // execute runs a job attempt's script in its job directory.
@@ -35,9 +37,10 @@ func (r *Runner) execute(a *attempt) outcome {
 	if a.lease.Attempt > 1 {
 		notes = append([]string{fmt.Sprintf("attempt %d", a.lease.Attempt)}, notes...)
 	}
+	c := r.containFor(a.ctx, a)
 	return r.runScript(a.ctx, scriptSpec{ctxID: a.ctxID, logKey: a.key, typ: a.typ, script: a.job.Script,
 		dir: dir, env: env, notes: notes, timeout: r.timeout(a.job),
-		limits: jobLimits{memoryMB: a.job.MemoryMB, cpu: a.job.CPU}})
+		limits: r.limitsFor(a.job, c), contain: c})
 }
 
 // runScript writes the script into its directory, runs it and collects
@@ -51,8 +54,10 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 	if err != nil {
 		return outcome{result: map[string]string{}, reason: "prepare job directory: " + err.Error()}
 	}
-	if err := r.handOver(s.dir, file); err != nil {
-		return outcome{result: map[string]string{}, reason: "prepare job directory for " + r.cfg.User + ": " + err.Error()}
+	if !s.contain.on {
+		if err := r.handOver(s.dir, file); err != nil {
+			return outcome{result: map[string]string{}, reason: "prepare job directory for " + r.cfg.User + ": " + err.Error()}
+		}
 	}
 	if err := r.writeEventFile(s.dir, s.env); err != nil {
 		return outcome{result: map[string]string{}, reason: "write the event file: " + err.Error()}
@@ -60,6 +65,11 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 	argv, err := in.command(r.python, file)
 	if err != nil {
 		return outcome{result: map[string]string{}, reason: err.Error()}
+	}
+	if s.contain.on {
+		if out, ok := r.prepareContained(s, in, argv); !ok {
+			return out
+		}
 	}
 	logs := r.newLogSink(s.ctxID, s.logKey, s.dir)
 	defer logs.Close()
@@ -91,7 +101,10 @@ func (r *Runner) runScript(ctx context.Context, s scriptSpec) outcome {
 func (r *Runner) procSpec(s scriptSpec, argv []string) (procSpec, []string, error) {
 	spec := procSpec{argv: argv, dir: s.dir, env: s.env, timeout: s.timeout, grace: r.cfg.KillGrace,
 		stdin: r.devNull, limits: s.limits}
-	if r.user != nil {
+	if s.contain.on {
+		spec.contain = &sandbox.Job{Dir: s.dir, Context: s.ctxID, NoNet: s.contain.noNet}
+		spec.box = r.box
+	} else if r.user != nil {
 		spec.cred = r.user.cred
 	}
 	if r.cg == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/executor/sandbox"
 	"github.com/hyphae-run/hyphae/internal/lifecycle"
 )
 
@@ -31,6 +32,10 @@ type Runner struct {
 	eventsChecked atomic.Bool
 
 	cg *cgroups // the jobs' cgroups, nil = process groups only; set by Start
+
+	box        *sandbox.Sandbox // contains jobs (contain.go); set by Start, guarded by mu
+	exposeOnce sync.Once
+	policies   policyCache
 
 	mu          sync.Mutex
 	iso         Isolation                        // guarded by mu
@@ -196,6 +201,13 @@ func (r *Runner) Start(ctx context.Context) error {
 	}
 	r.enableEvents(ctx)
 	r.contain()
+	if err := r.openSandbox(); err != nil {
+		r.mu.Lock()
+		r.started = false
+		r.mu.Unlock()
+		r.uncontain()
+		return fmt.Errorf("executor.Start: %w", err)
+	}
 	if err := r.refreshContexts(ctx); err != nil { // nothing runs yet: Start may be retried
 		r.mu.Lock()
 		r.started = false
@@ -213,7 +225,8 @@ func (r *Runner) Start(ctx context.Context) error {
 		r.goService(r.heroStopLoop)
 	}
 	r.log.Info("executor: started", "types", r.served, "concurrency", r.cfg.Concurrency,
-		"keyspace_events", r.events.Load(), "hero_worker", r.cfg.WorkerID, "isolation", r.Isolation().String())
+		"keyspace_events", r.events.Load(), "hero_worker", r.cfg.WorkerID, "isolation", r.Isolation().String(),
+		"containment", r.Containment())
 	return nil
 }
 

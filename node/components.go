@@ -92,6 +92,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 
 		MaxInFlightPerContext: n.cfg.Runner.MaxInFlightPerContext,
 		TypeLimits:            config.TypeLimits(n.cfg.Runner.Types),
+		Contain:               n.containConfig(),
 	}, n.store, n.log.With("part", "runner"))
 	if err != nil {
 		return err
@@ -212,4 +213,15 @@ func (n *Node) bridgePlain() bridge.Plain {
 	off := n.cfg.Bus.Off
 	return bridge.Plain{Submit: off("submit"), Overlap: off("overlap"), Early: off("early"), Acks: off("acks"),
 		Replay: off("replay"), Caches: off("caches"), Pair: off("pair")}
+}
+
+// containConfig is runner.isolation for the runner; the config file is
+// hidden from contained jobs wherever it lives.
+func (n *Node) containConfig() executor.Contain {
+	iso := n.cfg.Runner.Isolation
+	c := executor.Contain{Own: iso.Own, Remote: iso.Remote, User: iso.User, PidsMax: iso.PidsMax}
+	if n.cfg.File != "" {
+		c.Hide = append(c.Hide, n.cfg.File)
+	}
+	return c
 }

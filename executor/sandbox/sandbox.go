@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Default dynamic uid range, as systemd's DynamicUser= uses.
@@ -40,10 +41,12 @@ type Config struct {
 // Sandbox contains jobs' processes on this machine. Its zero value is not
 // usable; New probes what the machine allows.
 type Sandbox struct {
-	mode     Mode   // "" = cannot contain
-	why      string // why not, with the fix
-	exe      string // the agent's own binary, re-executed as the helper
-	steps    []Step
+	cfg      Config
+	mu       sync.Mutex
+	mode     Mode       // "" = cannot contain
+	why      string     // why not, with the fix
+	exe      string     // the agent's own binary, re-executed as the helper
+	steps    []Step     // guarded by mu
 	user     *user.User // Config.User, resolved
 	uid, gid uint32     // Config.User's ids
 }
@@ -104,6 +107,13 @@ func plan(mode Mode, cfg Config) []Step {
 			add(home)
 		}
 		add("/run/user/" + strconv.Itoa(os.Getuid()))
+	}
+	if mode == ModeRoot {
+		for _, e := range cfg.Expose {
+			if a := untraversable(absOr(e)); a != absOr(e) {
+				add(a)
+			}
+		}
 	}
 	var files []string
 	for _, h := range cfg.Hide {
@@ -186,4 +196,15 @@ func absOr(p string) string {
 		return a
 	}
 	return filepath.Clean(p)
+}
+
+// Expose lets contained jobs read path (read-only) although a mask
+// covers it; it applies to jobs wrapped after the call.
+func (s *Sandbox) Expose(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg.Expose = append(s.cfg.Expose, path)
+	if s.mode != "" {
+		s.steps = plan(s.mode, s.cfg)
+	}
 }

@@ -22,7 +22,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox.New: %w", err)
 	}
-	s := &Sandbox{exe: exe}
+	s := &Sandbox{exe: exe, cfg: cfg}
 	if cfg.User != "" {
 		if err := s.resolveUser(cfg.User); err != nil {
 			return nil, fmt.Errorf("sandbox.New: %w", err)
@@ -108,7 +108,10 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, j Job) error {
 	if s.mode == "" {
 		return fmt.Errorf("%w: %s", ErrUnavailable, s.why)
 	}
-	sp := Spec{Mode: s.mode, Dir: absOr(j.Dir), Steps: s.steps, NoNet: j.NoNet, Program: cmd.Path}
+	s.mu.Lock()
+	steps := s.steps
+	s.mu.Unlock()
+	sp := Spec{Mode: s.mode, Dir: absOr(j.Dir), Steps: steps, NoNet: j.NoNet, Program: cmd.Path}
 	if uid, gid, ok := s.IDs(j.Context); ok {
 		sp.UID, sp.GID = uint32(uid), uint32(gid)
 	}

@@ -20,6 +20,9 @@ import (
 
 // Config is everything `hyphae run` needs. Zero values mean "default".
 type Config struct {
+	// File is the path the config was read from ("" = none); contained
+	// jobs do not see it.
+	File    string   `yaml:"-"`
 	DataDir string   `yaml:"data_dir"` // default $HYPHAE_DATA_DIR, then ~/.hyphae
 	Roles   []string `yaml:"roles"`    // supervisor, runner; default both
 	Log     Log      `yaml:"log"`
@@ -119,6 +122,8 @@ type Runner struct {
 	// Concurrency; 0 or absent = no cap of their own (runner_limits.go).
 	MaxInFlightPerContext int                   `yaml:"max_in_flight_per_context"`
 	Types                 map[string]RunnerType `yaml:"types"`
+	// Isolation says which jobs run contained (runner_isolation.go).
+	Isolation RunnerIsolation `yaml:"isolation"`
 }
 
 // Bus tunes message delivery.
@@ -295,6 +300,7 @@ func (c *Config) validateMore() []error {
 		errs = append(errs, fmt.Errorf("runner.concurrency: %d must not be negative", c.Runner.Concurrency))
 	}
 	errs = append(errs, validateRunnerLimits(c.Runner.MaxInFlightPerContext, c.Runner.Types)...)
+	errs = append(errs, validateIsolation(c.Runner.Isolation)...)
 	for t, argv := range c.Executors {
 		if !model.ValidScriptType(t) {
 			errs = append(errs, fmt.Errorf("executors: script type %q: want letters, digits and . _ + - (a flow's type: must match it)", t))

@@ -31,6 +31,9 @@ type JobRunParams struct {
 	// which).
 	MemoryMB int64   `json:"memory_mb,omitempty"`
 	CPU      float64 `json:"cpu,omitempty"`
+	// Network "none" runs the job in a network namespace of its own with
+	// only loopback (contained, DESIGN §5); "" or "host" = the host's.
+	Network string `json:"network,omitempty"`
 	// Wait, in seconds, makes job.run block until the job ends (or Wait
 	// passes) and return it as it is then: a submit and a job.wait in
 	// one call.
@@ -215,6 +218,7 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 	j := &model.RunnerJob{CallerID: h.Self.ID, ContextID: p.Context, Name: p.Name, Script: p.Script,
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU}
 	j.ID = p.id
+	j.SetNetwork(p.Network)
 	j.SetIdempotencyKey(p.IdempotencyKey)
 	j.SetTraceID(p.trace)
 	j.SetConcurrency(p.concurrency())
@@ -248,6 +252,8 @@ func checkJobParams(p JobRunParams) error {
 		return api.InvalidParams("memory_mb", "MiB from 1 to %d, or 0 for no limit", scheduler.MaxMemoryMB)
 	case p.CPU != 0 && !(p.CPU >= scheduler.MinCPU && p.CPU <= scheduler.MaxCPU):
 		return api.InvalidParams("cpu", "cores from %g to %d, such as 0.5 or 2, or 0 for no limit", scheduler.MinCPU, scheduler.MaxCPU)
+	case model.CheckNetwork(p.Network) != nil:
+		return api.InvalidParams("network", "none (only loopback) or host (the default)")
 	case p.Wait < 0 || p.Wait > 3600:
 		return api.InvalidParams("wait", "seconds to wait for the job's end: 0 (do not wait) to 3600")
 	}

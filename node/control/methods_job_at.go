@@ -84,6 +84,7 @@ func (h *Handlers) submitRemoteAt(ctx context.Context, p JobRunParams, at time.T
 		Status: model.MsgDispatched, Dst: dst, Timeout: int64(h.Cfg.Bus.Timeout / time.Second)}
 	j.SetMessageKey(store.MessageKey(m.CallerID, m.ID))
 	j.SetTraceID(p.trace)
+	j.SetNetwork(p.Network)
 	j.SetConcurrency(p.concurrency())
 	m.SetTraceID(p.trace)
 	m.Job = []*model.RunnerJob{j}

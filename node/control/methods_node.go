@@ -30,6 +30,9 @@ type InfoView struct {
 	// Isolation says how jobs are contained and limited: in cgroups (where,
 	// how they are killed, which limits) or in process groups, and why.
 	Isolation string `json:"isolation,omitempty"`
+	// Containment says whether and how this agent contains jobs of other
+	// actors (DESIGN §5), or why it cannot and what fixes it.
+	Containment string `json:"containment,omitempty"`
 }
 
 func (h *Handlers) registerNodeMethods() {
@@ -48,6 +51,7 @@ func (h *Handlers) info(ctx context.Context) (*InfoView, error) {
 	}
 	if h.Runner != nil {
 		v.Isolation = h.Runner.Isolation().String()
+		v.Containment = h.Runner.Containment()
 	}
 	cs, err := h.Store.ListContexts(ctx)
 	if err != nil {

@@ -41,6 +41,7 @@ func (h *Handlers) submitRemote(ctx context.Context, p JobRunParams) (*JobView, 
 		ScriptType: p.Type, Timeout: p.Timeout, Retries: p.Retries, EnvVars: p.Env, MemoryMB: p.MemoryMB, CPU: p.CPU,
 		Status: model.JobDispatched, Attempt: 1, Runner: dst}
 	j.SetTraceID(p.trace)
+	j.SetNetwork(p.Network)
 	j.SetConcurrency(p.concurrency())
 	j.SetIdempotencyKey(p.IdempotencyKey)
 	w, err := h.Bridge.Submit(ctx, origin, p.Context, dst, j, h.Cfg.Bus.Timeout, p.Wait != 0)

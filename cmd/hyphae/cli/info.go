@@ -60,6 +60,9 @@ func printInfo(w io.Writer, v *control.InfoView) {
 	line("contexts", or(strings.Join(ids, ", "), "none"))
 	line("listening", or(strings.Join(v.ListenAddrs, " "), "none"))
 	line("script types", strings.Join(v.ScriptTypes, ", "))
+	if v.Containment != "" {
+		line("containment", v.Containment)
+	}
 	if v.Isolation != "" {
 		line("isolation", v.Isolation)
 	}

@@ -30,6 +30,7 @@ type jobRunFlags struct {
 	env                         []string
 	timeout                     time.Duration
 	retries, memoryMB           int64
+	network                     string
 	cpu                         float64
 	wait, asJSON                bool
 	at                          string        // --at: RFC 3339 or unix seconds
@@ -84,6 +85,7 @@ bus.timeout (a note on stderr says so).`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "kill the job after this long (default: the runner's)")
 	fl.Int64Var(&f.retries, "retries", 0, "extra attempts when the job fails")
 	fl.Int64Var(&f.memoryMB, "memory-mb", 0, "memory limit in MiB (where the runner has cgroups; see hyphae info)")
+	fl.StringVar(&f.network, "network", "", "none: run the job contained with only loopback (no network); default: the host's")
 	fl.Float64Var(&f.cpu, "cpu", 0, "CPU limit in cores, e.g. 0.5 (where the runner has cgroups)")
 	fl.BoolVar(&f.wait, "wait", false, "wait for the job to end and print its result")
 	fl.StringVar(&f.at, "at", "", "start no earlier than this time: RFC 3339 (2026-12-24T18:00:00Z) or unix seconds; kept in Redis, survives restarts")
@@ -194,7 +196,7 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 	}
 	p := &control.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
 		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries,
-		MemoryMB: f.memoryMB, CPU: f.cpu}
+		MemoryMB: f.memoryMB, CPU: f.cpu, Network: f.network}
 	p.IdempotencyKey = f.idemKey
 	p.KeyedParams = f.KeyedParams
 	p.Traceparent = callerTrace() // trace_env.go

@@ -98,6 +98,7 @@ func loadRunConfig(g *globals, f *runFlags, fl *pflag.FlagSet) (*config.Config, 
 			return nil, err
 		}
 		cfg = c
+		cfg.File = path
 	}
 	if fl.Changed("data-dir") || cfg.DataDir == "" {
 		cfg.DataDir = g.dataDir
