@@ -71,6 +71,12 @@ func dropPrivilege(sp *Spec) error {
 		if err := syscall.Setuid(int(sp.UID)); err != nil {
 			return fmt.Errorf("setuid %d: %w", sp.UID, err)
 		}
+		// An agent that is not root but holds capabilities (a service with
+		// AmbientCapabilities=) keeps them across setuid: drop them on
+		// this thread, which starts the job.
+		if err := dropCaps(); err != nil {
+			return err
+		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
@@ -140,4 +146,18 @@ func jobEnv() []string {
 		out = append(out, kv)
 	}
 	return out
+}
+
+// dropCaps empties this thread's ambient, permitted, effective and
+// inheritable capability sets.
+func dropCaps() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
+	}
+	return nil
 }

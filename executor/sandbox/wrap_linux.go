@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // New probes how this machine lets the agent contain jobs: as root, or
@@ -30,7 +32,7 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	var whys []string
 	modes := []Mode{ModeUserNS}
-	if os.Geteuid() == 0 {
+	if os.Geteuid() == 0 || privileged() {
 		modes = []Mode{ModeRoot, ModeUserNS}
 	}
 	for _, m := range modes {
@@ -143,4 +145,23 @@ func (s *Sandbox) setup(cmd *exec.Cmd, sp Spec) error {
 		a.GidMappingsEnableSetgroups = false
 	}
 	return nil
+}
+
+// privileged reports whether the agent, though not root, holds what the
+// root mode needs (a service given AmbientCapabilities=): CAP_SYS_ADMIN,
+// CAP_SETUID, CAP_SETGID, CAP_CHOWN and CAP_KILL in its effective set.
+func privileged() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			eff, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			need := uint64(1)<<unix.CAP_SYS_ADMIN | 1<<unix.CAP_SETUID | 1<<unix.CAP_SETGID |
+				1<<unix.CAP_CHOWN | 1<<unix.CAP_KILL
+			return err == nil && eff&need == need
+		}
+	}
+	return false
 }

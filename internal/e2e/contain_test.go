@@ -42,12 +42,22 @@ type containLab struct {
 	other      string // a file in one of bob's context 2 job directories
 }
 
-func newContainLab(t *testing.T, bobPrefix []string) containLab {
+// newContainLab starts bob (under the prefix command prefix returns for
+// its data dir, when prefix is not nil) and alice.
+func newContainLab(t *testing.T, prefix func(t *testing.T, dir string) []string) containLab {
 	t.Helper()
-	b := startFlowAgent(t, "b", "")
-	if bobPrefix != nil {
-		b.proc.kill9()
-		b.proc = startRun(t, b.dir, bobPrefix, b.args...)
+	var b *flowAgent
+	if prefix == nil {
+		b = startFlowAgent(t, "b", "")
+	} else {
+		dir := newDataDir(t)
+		b = &flowAgent{name: "b", dir: dir, args: append(localArgs(), "--presence-interval", "300ms")}
+		b.proc = startRun(t, dir, prefix(t, dir), b.args...)
+		var id struct {
+			PeerID string `json:"peer_id"`
+		}
+		decode(t, hy(t, "id", "--json", "--data-dir", dir), &id)
+		b.peer = id.PeerID
 	}
 	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
 	a.waitPeerUp(t, b.peer, "sh")

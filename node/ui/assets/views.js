@@ -24,7 +24,8 @@ function agentCard(info) {
   return kv([['peer ID', el('code', {id: 'peer-id'}, info.peer_id)], ['roles', info.roles.join(', ')],
     ['version', info.version], ['store', info.store + (info.persistent ? ' (persistent)' : ' (not persistent)')],
     ['uptime', dur(info.uptime_seconds)], ['types', info.script_types.join(', ')], ['API', info.api || 'socket only'],
-    info.draining ? ['state', badge('draining')] : null, info.isolation ? ['isolation', info.isolation] : null]);
+    info.draining ? ['state', badge('draining')] : null, info.isolation ? ['isolation', info.isolation] : null,
+    info.containment ? ['containment', info.containment] : null]);
 }
 
 function contextsCard(stats) {
