@@ -128,7 +128,7 @@ func (s *Scheduler) fireTriggers(ctx context.Context, ctxID uint64, e *model.Eve
 		return err
 	}
 	for name, t := range ts {
-		if t.Flow.On.Event != e.Name || !matchWhere(t.Flow.On.Where, e.Data) {
+		if t.Flow.On.Event != e.Name || !matchWhere(t.Flow.On.Where, e, s.cfg.Self) {
 			continue
 		}
 		if err := s.startTriggered(ctx, ctxID, name, t, e, m); err != nil {

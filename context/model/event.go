@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // An event is a Message of type MsgTypeEvent: its name, id and
@@ -36,6 +37,32 @@ var eventName = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
 func CheckEventName(name string) error {
 	if len(name) > 200 || !eventName.MatchString(name) {
 		return fmt.Errorf("event name %q: want dot-separated words of letters, digits, '_' and '-' (such as order.created)", name)
+	}
+	return nil
+}
+
+// ReservedEventPrefixes begin the names of the events only the agent
+// itself publishes: message.chat and message.mail (a chat or mail message
+// it received, its sender the envelope's signer), flow.finished and
+// job.ended (its scheduler's). A trigger may listen for them; nobody may
+// publish one: event.publish, a client's msg_out and another agent are
+// refused (CheckPublishedEventName).
+var ReservedEventPrefixes = []string{"message.", "flow.", "job."}
+
+// CheckPublishedEventName says why name cannot name an event that a
+// client or another agent publishes: CheckEventName's reasons, and a
+// reserved prefix (compared regardless of case).
+func CheckPublishedEventName(name string) error {
+	if err := CheckEventName(name); err != nil {
+		return err
+	}
+	lower := strings.ToLower(name)
+	for _, p := range ReservedEventPrefixes {
+		if strings.HasPrefix(lower, p) {
+			return fmt.Errorf("event name %q: the prefixes %s are reserved for the agent's own events "+
+				"(received chat and mail, flow.finished, job.ended); publish it under another name", name,
+				strings.Join(ReservedEventPrefixes, ", "))
+		}
 	}
 	return nil
 }

@@ -57,7 +57,8 @@ type TriggerRef struct {
 func (h *Handlers) registerEventMethods() {
 	api.Register(h.table, "event.publish", "Publish an event {context, name, data (JSON), correlation_id, id, to}: "+
 		"without to, this agent's own (its triggers start runs, its wait_for steps may resume); with to (a peer ID), "+
-		"sent there, signed, as a message of type event (the sender must be an executor of that context).", h.eventPublish)
+		"sent there, signed, as a message of type event (the sender must be an executor of that context). "+
+		"Names beginning message., flow. or job. are reserved for the agent's own events.", h.eventPublish)
 	api.Register(h.table, "event.list", "List the newest events of a context {context, limit (default 100)}.",
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
@@ -108,7 +109,7 @@ func (h *Handlers) eventPublish(ctx context.Context, p EventPublishParams) (*Eve
 
 // eventMessage checks p and makes its event message.
 func eventMessage(p EventPublishParams) (*model.Message, error) {
-	if err := model.CheckEventName(p.Name); err != nil {
+	if err := model.CheckPublishedEventName(p.Name); err != nil { // message.*, flow.*, job.*: the agent's own
 		return nil, api.InvalidParams("name", "%v", err)
 	}
 	data := string(p.Data)

@@ -18,6 +18,13 @@ import (
 // context's events list in one script (store.ReceiveEvent). An event
 // whose name or payload is unusable is answered with an error naming the
 // problem, so the sender's message ends error with it; nothing is stored.
+// Names beginning message., flow. or job. are the agent's own events
+// (model.ReservedEventPrefixes): one received is refused so (and counted,
+// reasonReservedEvent), and a client's is refused at msg_out. A received
+// event's from is always its envelope's signer, never a field it carries.
+
+// reasonReservedEvent counts events of a reserved name from other agents.
+const reasonReservedEvent = "reserved_event"
 
 // takeEvent handles an event taken from msg_out: one without a recipient
 // is this agent's own, handed to its event loop (store.QueueLocalEvent);
@@ -28,6 +35,9 @@ func (b *Bridge) takeEvent(ctx context.Context, ctxID uint64, key string, m *mod
 		return false, nil
 	}
 	if _, err := model.EventOf(key, m); err != nil {
+		return true, bad("%v", err)
+	}
+	if err := model.CheckPublishedEventName(m.Extra[model.ExtraEventName]); err != nil {
 		return true, bad("%v", err)
 	}
 	if m.Dst != "" {
@@ -54,6 +64,11 @@ func (b *Bridge) onEvent(ctx context.Context, from peer.ID, target uint64, p *pa
 		}
 	}
 	if _, err := model.EventOf("", m); err != nil {
+		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "event refused: "+err.Error())
+		return nil
+	}
+	if err := model.CheckPublishedEventName(m.Extra[model.ExtraEventName]); err != nil {
+		b.refused(from, reasonReservedEvent, err)
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "event refused: "+err.Error())
 		return nil
 	}
