@@ -15,7 +15,7 @@ type lab struct {
 	data, job, other string
 }
 
-func newLab(t *testing.T) lab {
+func newLab(t testing.TB) lab {
 	t.Helper()
 	base := t.TempDir()
 	if err := os.Chmod(base, 0o755); err != nil {

@@ -96,17 +96,21 @@ func bench(ctx context.Context, o options) error {
 		if only != nil && !only.MatchString(r.pkg) && !only.MatchString(r.bench) {
 			continue
 		}
-		exe, ok := built[r.pkg]
+		key := r.pkg + map[bool]string{true: " static"}[r.static]
+		exe, ok := built[key]
 		if !ok {
-			exe = filepath.Join(bin, strings.NewReplacer("./", "", "/", "_").Replace(r.pkg)+".test")
-			fmt.Fprintf(os.Stderr, "bench: building %s\n", r.pkg)
+			exe = filepath.Join(bin, strings.NewReplacer("./", "", "/", "_", " ", "_").Replace(key)+".test")
+			fmt.Fprintf(os.Stderr, "bench: building %s\n", key)
 			build := exec.CommandContext(ctx, "go", "test", "-c", "-o", exe, r.pkg)
 			build.Dir = root
+			if r.static {
+				build.Env = append(os.Environ(), "CGO_ENABLED=0")
+			}
 			if out, err := build.CombinedOutput(); err != nil {
 				fmt.Fprintf(os.Stderr, "bench: build %s: %v\n%s", r.pkg, err, out)
 				exe = ""
 			}
-			built[r.pkg] = exe
+			built[key] = exe
 		}
 		fmt.Fprintf(os.Stderr, "bench: [%d/%d] %s -bench '%s' -benchtime %dx\n", i+1, len(runs), r.pkg, r.bench, r.iterations(o.quick))
 		start := time.Now()

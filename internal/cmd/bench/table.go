@@ -167,6 +167,12 @@ func build(res *results) *table {
 	t.cost("cost per sh `true` job: CPU, runner process + redis-server + sh (vs bare fork/exec: Go + sh)",
 		"BenchmarkShTrueCost", "BenchmarkRawForkExecCost")
 
+	t.group("Contained jobs (issue 37) — directions: containment adds at most 2 ms to a job's start and costs at most 15 % of sh-job throughput")
+	t.cmp("contained sh `true` job, 1 in flight, enqueue → finished: p50 (vs the same job on the host)",
+		t.fig("BenchmarkShStartContained", "p50-µs"), t.fig("BenchmarkShStartUncontained", "p50-µs"), µs, "+2 ms at most", nil)
+	t.cmp("contained sh `true` jobs/s at concurrency 2, 4 submitters (vs the same jobs on the host)",
+		t.fig("BenchmarkShContained", "jobs/s"), t.fig("BenchmarkShUncontained", "jobs/s"), rate, "≥ 0.85×", atLeast(0.85))
+
 	t.group("Cross-agent jobs and envelopes (issue 5) — targets: round trip p50 ≤ 3× raw pubsub request/response; seal+open ≤ 200 µs")
 	t.cmp("cross-agent round trip, 2 agents on loopback (API submit → remote noop → result at origin): p50 (vs raw gossipsub request/response p50, 2 bare hosts), each measured with nothing beside it, in the same loop: 50 of ours, then 50 of raw, in turn (CrossAgentRoundTripBlocks)",
 		t.fig("BenchmarkCrossAgentRoundTripBlocks", "p50-µs"), t.fig("BenchmarkCrossAgentRoundTripBlocks", "raw-p50-µs"), µs, "≤ 3×", atMost(3))
@@ -239,7 +245,7 @@ func build(res *results) *table {
 	under5s := func(v float64) bool { return v < 5000 }
 	t.abs("time to first peer via bootstrap address, p50 (overlay.New → peer up)",
 		t.fig("BenchmarkTimeToFirstPeer/bootstrap", "p50-ms"), ms, "< 5 s", under5s)
-	t.abs("time to first peer via mDNS, p50 (two agents in one process, on a multicast interface)",
+	t.abs("time to first peer via mDNS, p50 (two agents in one process, in a network namespace on a veth; root)",
 		t.fig("BenchmarkTimeToFirstPeer/mdns", "p50-ms"), ms, "< 5 s", under5s)
 	t.presence()
 
