@@ -30,7 +30,7 @@ func yamlKeys(t reflect.Type, prefix string) []string {
 	return out
 }
 
-var codeSpan = regexp.MustCompile("`([a-z_]+(\\.[a-z_]+)?)`")
+var codeSpan = regexp.MustCompile("`([a-z_]+(\\.[a-z_]+)*)`")
 
 // documentedKeys reads the keys named in the first column of the README's
 // configuration table.
