@@ -71,13 +71,13 @@ type containment struct {
 }
 
 // containFor decides how a's job runs: contained when it came from
-// another actor (unless its context opts out with isolation host), or
+// another actor, or its run was started by another actor's event (unless its context opts out with isolation host), or
 // when the context or the configuration contains own jobs too; a job
 // with network none is always contained (that needs the namespaces).
 func (r *Runner) containFor(ctx context.Context, a *attempt) containment {
 	pol := r.policies.get(ctx, r, a.ctxID)
 	mode := r.cfg.Contain.Own
-	if a.job.Origin().Received() {
+	if a.job.Origin().Received() || a.job.TriggeredBy() != "" {
 		mode = r.cfg.Contain.Remote
 		if pol.isolation == model.IsolationHost {
 			mode = model.IsolationHost

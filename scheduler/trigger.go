@@ -222,7 +222,14 @@ func (s *Scheduler) createTriggered(ctx context.Context, ctxID uint64, t *Trigge
 	}
 	f.Env[EnvEventName], f.Env[EnvEvent], f.Env[EnvEventID] = e.Name, string(e.Data), e.ID
 	f.Env[EnvCorrelationID] = corr
-	return s.create(ctx, &f, t.Caller, func(fl *model.Flow, _ []*model.RunnerJob, _ map[string]string) {
+	from := e.From // another actor's event: its run's jobs run contained (DESIGN §5)
+	if from == s.cfg.Self {
+		from = ""
+	}
+	return s.create(ctx, &f, t.Caller, func(fl *model.Flow, jobs []*model.RunnerJob, _ map[string]string) {
+		for _, j := range jobs {
+			j.SetTriggeredBy(from)
+		}
 		fl.Extra[fEventID], fl.Extra[fEventName], fl.Extra[fCorrID] = e.ID, e.Name, corr
 		if tp := m.Extra[fTraceID]; tp != "" {
 			fl.Extra[fTraceID] = tp

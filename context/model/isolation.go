@@ -12,6 +12,10 @@ const (
 	// ExtraNetwork on a job or a context: "none" gives the job a network
 	// namespace with only loopback; "" = the host's network.
 	ExtraNetwork = "network"
+	// ExtraTriggeredBy on a job: the peer ID of another actor whose event
+	// started the job's run; such a job counts as that actor's and runs
+	// contained like a job received from it.
+	ExtraTriggeredBy = "triggered_by"
 )
 
 // Isolation and network values.
@@ -45,6 +49,13 @@ func (j *RunnerJob) Network() string { return j.Extra[ExtraNetwork] }
 
 // SetNetwork records the job's network setting ("" removes it).
 func (j *RunnerJob) SetNetwork(v string) { setExtra(&j.Extra, ExtraNetwork, v) }
+
+// TriggeredBy is the peer ID of the other actor whose event started the
+// job's run ("" = none).
+func (j *RunnerJob) TriggeredBy() string { return j.Extra[ExtraTriggeredBy] }
+
+// SetTriggeredBy records it ("" removes it).
+func (j *RunnerJob) SetTriggeredBy(peer string) { setExtra(&j.Extra, ExtraTriggeredBy, peer) }
 
 // Isolation is the context's isolation setting ("" = the runner's).
 func (c *Context) Isolation() string { return c.Extra[ExtraIsolation] }
