@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,6 +58,7 @@ type compSpec struct {
 	Env     map[string]string `json:"env,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"`
 	Retries int64             `json:"retries,omitempty"`
+	Network string            `json:"network,omitempty"` // its own, else the job's (network.go)
 }
 
 // countCompensations is how many jobs of f name a compensation.
@@ -79,7 +81,7 @@ func addCompensations(f *File, jobs []*model.RunnerJob, next uint64) {
 			continue
 		}
 		cs := compSpec{Type: c.Type, Script: c.Script, Runner: c.Runner, Env: c.Env,
-			Timeout: atoi(seconds(c.Timeout)), Retries: c.Retries}
+			Timeout: atoi(seconds(c.Timeout)), Retries: c.Retries, Network: cmp.Or(c.Network, networkOf(f, spec))}
 		b, _ := json.Marshal(cs) // strings and ints always encode
 		jobs[i].Extra[fCompensate] = string(b)
 		jobs[i].Extra[fCompKey] = store.JobKey(jobs[i].CallerID, next)
@@ -108,6 +110,7 @@ func compNode(j *model.RunnerJob) *node {
 		FlowID: j.FlowID, Script: cs.Script, ScriptType: cs.Type, Timeout: cs.Timeout,
 		Retries: cs.Retries, EnvVars: env, Result: map[string]string{}, Status: model.JobWaiting,
 		Runner: cs.Runner, Extra: model.Hash{fPin: cs.Runner, fCompensates: j.Name}}
+	cj.SetNetwork(cs.Network)
 	return &node{name: name, key: key, job: cj, pin: cs.Runner, comp: j.Name}
 }
 

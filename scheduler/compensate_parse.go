@@ -7,7 +7,7 @@ import (
 // compensateKeys are the keys of a job's `compensate:` mapping: a job of
 // its own, run only when the flow fails or is cancelled after the job
 // finished (see compensate.go).
-var compensateKeys = []string{"type", "script", "script_file", "runner", "env", "timeout", "retries"}
+var compensateKeys = []string{"type", "script", "script_file", "runner", "env", "timeout", "retries", "network"}
 
 // compensate decodes a job's `compensate:` mapping into a JobSpec named
 // after the job it undoes.
@@ -34,6 +34,8 @@ func (p *parser) compensate(e entry, job string) *JobSpec {
 			c.Timeout = p.duration(f, job)
 		case "retries":
 			c.Retries = p.count(f, job)
+		case "network": // network.go; default: the job's
+			c.Network = p.network(f, job)
 		default:
 			p.unknownKey(f, job, compensateKeys)
 		}

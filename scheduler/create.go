@@ -80,6 +80,7 @@ func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow
 	for i, spec := range f.Jobs {
 		jobs[i] = jobOf(spec, fl, ids)
 		jobs[i].SetConcurrency(spec.concurrencyIn(fl.EnvVars))
+		jobs[i].SetNetwork(networkOf(f, spec))
 		fl.Jobs = append(fl.Jobs, jobs[i].ID)
 		nodes[spec.Name] = string(model.NodePending)
 	}

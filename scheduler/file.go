@@ -31,6 +31,7 @@ type File struct {
 	Source    string        // the file name messages use
 	Schedule  *ScheduleSpec // + when to start runs (flow schedule add); nil = none
 	On        *OnSpec       // + the events that start runs (flow trigger add); nil = none
+	Network   string        // + every job's network unless it says (network.go): "none", "host" or ""
 }
 
 // JobSpec is one job of a flow file.
@@ -53,6 +54,7 @@ type JobSpec struct {
 	Compensate      *JobSpec      // + what undoes this job when the flow fails after it finished; nil = none
 	Concurrency     keyedSpec     // + concurrency_key (${VAR} filled in per run) and max_in_flight (keyed.go)
 	WaitFor         *WaitForSpec  // + a step that waits for an event (parse_on.go); nil = none
+	Network         string        // + "none" (only loopback), "host" or "" (the flow's; network.go)
 	Line            int
 }
 

@@ -34,6 +34,7 @@ var parseSeeds = []string{
 	"base: &b {type: sh, script: x}\njobs:\n  a: *b\n  b: {<<: *b, needs: a}\n",
 	"jobs:\n  a: {type: sh, script: x, needs: c}\n  b: {type: sh, script: x, needs: a}\n  c: {type: sh, script: x, needs: b}\n",
 	"jobs:\n  a: {type: sh, script: x, needs: [a]}\n",
+	"network: none\njobs:\n  a: {type: sh, script: x}\n  b: {type: sh, script: x, network: host, compensate: {type: sh, script: y, network: none}}\n  c: {type: sh, script: x, network: off}\n",
 	"jobs:\n  a: {type: 'sh; rm -rf /', script: x}\n",
 	"jobs:\n  a: {type: sh, script: x, nedds: [b]}\njobz: {}\n",
 	"jobs:\n  a-b: {type: sh, script: x}\n  a_b: {type: sh, script: x}\n",

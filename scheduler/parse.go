@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var flowKeys = []string{"name", "context", "env", "timeout", "on_failure", "jobs", "schedule", "on"}
+var flowKeys = []string{"name", "context", "env", "timeout", "on_failure", "jobs", "schedule", "on", "network"}
 
 // ParseFile reads and validates the flow file at path; script_file paths
 // are relative to its directory and messages name it as given.
@@ -122,6 +122,8 @@ func (p *parser) flow(n *yaml.Node) *File {
 			f.Schedule = p.schedule(e)
 		case "on":
 			f.On = p.on(e)
+		case "network": // network.go
+			f.Network = p.network(e, "")
 		default:
 			p.unknownKey(e, "", flowKeys)
 		}

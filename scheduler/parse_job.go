@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate", "wait_for", "concurrency_key", "max_in_flight"}
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate", "wait_for", "concurrency_key", "max_in_flight", "network"}
 
 // jobs decodes the jobs mapping, in file order.
 func (p *parser) jobs(n *yaml.Node) []*JobSpec {
@@ -77,6 +77,8 @@ func (p *parser) job(e entry) *JobSpec {
 			j.Concurrency.MaxInFlight = p.maxInFlight(f, j.Name)
 		case "wait_for":
 			j.WaitFor, waitKey = p.waitFor(f, j.Name), f.k
+		case "network": // network.go
+			j.Network = p.network(f, j.Name)
 		default:
 			p.unknownKey(f, j.Name, jobKeys)
 		}

@@ -41,7 +41,7 @@ func specOf(j *model.RunnerJob, byID map[uint64]string, flowEnv map[string]strin
 	spec := &JobSpec{Name: j.Name, Type: j.ScriptType, Script: j.Script, Runner: j.Runner,
 		Timeout: time.Duration(j.Timeout) * time.Second, Retries: j.Retries, MemoryMB: j.MemoryMB,
 		CPU: j.CPU, ContinueOnError: j.Extra[fContinue] == "true", Env: map[string]string{},
-		Concurrency: j.Concurrency()}
+		Concurrency: j.Concurrency(), Network: j.Network()}
 	if pin, ok := j.Extra[fPin]; ok {
 		spec.Runner = pin
 	}
@@ -70,5 +70,5 @@ func compSpecOf(j *model.RunnerJob) *JobSpec {
 		return nil
 	}
 	return &JobSpec{Name: j.Name, Type: cs.Type, Script: cs.Script, Runner: cs.Runner, Env: cs.Env,
-		Timeout: time.Duration(cs.Timeout) * time.Second, Retries: cs.Retries}
+		Timeout: time.Duration(cs.Timeout) * time.Second, Retries: cs.Retries, Network: cs.Network}
 }

@@ -84,6 +84,7 @@ func TestSchemaAgreesWithTheParser(t *testing.T) {
 	accepted := []string{
 		"schedule: '*/5 * * * *'\njobs:\n  a: {type: sh, script: x, run_at: 2026-12-24T18:00:00Z}\n",
 		"schedule: {cron: '@every 5m', catch_up: run_once, overlap: cancel_previous}\njobs:\n  a: {type: sh, script: x, run_at: 1798000000}\n",
+		"network: none\njobs:\n  a: {type: sh, script: x, network: host, compensate: {type: sh, script: y, network: none}}\n",
 	}
 	for _, text := range accepted {
 		if _, _, err := scheduler.Parse([]byte(text), "ok.yaml", "../configs/flows"); err != nil {
@@ -123,6 +124,9 @@ func TestSchemaRefusesWhatTheParserRefuses(t *testing.T) {
 		"jobs:\n  a: {type: sh, script: x, run_at: 2026-12-24T18:00:00Z, delay: 5m}\n",
 		"schedule: {cron: '@daily', overlap: sometimes}\njobs:\n  a: {type: sh, script: x}\n",
 		"schedule: {timezone: UTC}\njobs:\n  a: {type: sh, script: x}\n",
+		"jobs:\n  a: {type: sh, script: x, network: off}\n",
+		"network: ''\njobs:\n  a: {type: sh, script: x}\n",
+		"jobs:\n  a: {type: sh, script: x, compensate: {type: sh, script: y, network: lan}}\n",
 	} {
 		if _, _, err := scheduler.Parse([]byte(text), "bad.yaml", "../configs/flows"); err == nil {
 			t.Errorf("the parser accepts:\n%s", text)

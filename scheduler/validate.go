@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hyphae-run/hyphae/context/model"
 )
 
 var jobName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
@@ -147,6 +149,12 @@ func (f *File) Validate() error {
 		if msg := checkRunner(j.Runner); msg != "" {
 			p.errs = append(p.errs, &FileError{File: p.src, Line: j.Line, Job: j.Name, Msg: msg})
 		}
+		if err := model.CheckNetwork(j.Network); err != nil {
+			p.errs = append(p.errs, &FileError{File: p.src, Line: j.Line, Job: j.Name, Msg: err.Error()})
+		}
+	}
+	if err := model.CheckNetwork(f.Network); err != nil {
+		p.errs = append(p.errs, &FileError{File: p.src, Msg: err.Error()})
 	}
 	if len(p.errs) == 0 {
 		p.validate(f)
