@@ -145,6 +145,7 @@ func (n *Node) Start(ctx context.Context) error {
 			return fmt.Errorf("node: start %s: %w", s.name, err)
 		}
 	}
+	n.logHostIsolation(ctx)
 	n.ready.Store(true)
 	n.log.Info("agent running", "peer_id", n.id.PeerID().String(), "roles", n.cfg.Roles,
 		"data_dir", n.cfg.DataDir, "api", n.apiAddr, "socket", n.paths.Socket, "version", Version)

@@ -109,14 +109,23 @@ func (s *Store) DeleteContext(ctx context.Context, id uint64) error {
 }
 
 // UpdateContext applies fn to the context under optimistic locking (WATCH),
-// retrying on conflict, and saves both copies.
+// retrying on conflict, and saves both copies. A field fn takes away (an
+// Extra deleted, a name emptied) is removed from both copies, not left.
 func (s *Store) UpdateContext(ctx context.Context, id uint64, fn func(*model.Context) error) (*model.Context, error) {
+	return s.updateContext(ctx, id, fn)
+}
+
+// updateContext is UpdateContext; the fields of clear are removed from
+// both copies too whenever the context after fn lacks them, whatever the
+// copies held (a registry copy that drifted from the context's own).
+func (s *Store) updateContext(ctx context.Context, id uint64, fn func(*model.Context) error, clear ...string) (*model.Context, error) {
 	db, err := s.DB(id)
 	if err != nil {
 		return nil, fmt.Errorf("store.UpdateContext: %w", err)
 	}
 	key := ContextKey(id)
 	var out *model.Context
+	var gone []string
 	for try := 0; try < 20; try++ {
 		err = db.Watch(ctx, func(tx *redis.Tx) error {
 			h, err := tx.HGetAll(ctx, key).Result()
@@ -130,12 +139,18 @@ func (s *Store) UpdateContext(ctx context.Context, id uint64, fn func(*model.Con
 			if err != nil {
 				return err
 			}
+			before := c.ToHash()
 			if err := fn(c); err != nil {
 				return err
 			}
 			stamp(&c.CreatedAt, &c.UpdatedAt)
+			after := c.ToHash()
+			gone = removedFields(before, after, clear)
 			_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.HSet(ctx, key, pairs(c.ToHash())...)
+				p.HSet(ctx, key, pairs(after)...)
+				if len(gone) > 0 {
+					p.HDel(ctx, key, gone...)
+				}
 				return nil
 			})
 			out = c
@@ -148,10 +163,34 @@ func (s *Store) UpdateContext(ctx context.Context, id uint64, fn func(*model.Con
 	if err != nil {
 		return nil, fmt.Errorf("store.UpdateContext %d: %w", id, err)
 	}
-	if err := hset(ctx, s.global, key, out.ToHash()); err != nil {
+	_, err = s.global.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, pairs(out.ToHash())...)
+		if len(gone) > 0 {
+			p.HDel(ctx, key, gone...)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("store.UpdateContext registry: %w", err)
 	}
 	return out, nil
+}
+
+// removedFields lists the fields of before, and of clear, that after lacks.
+func removedFields(before, after model.Hash, clear []string) []string {
+	var out []string
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	for _, k := range clear {
+		if _, ok := after[k]; !ok && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Grant gives actor role in context id.

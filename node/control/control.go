@@ -12,6 +12,7 @@ package control
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -42,6 +43,7 @@ type Deps struct {
 	Metrics *Metrics             // the node hooks its job counters to the runner
 	Janitor *retention.Janitor   // retention: node.prune
 	Tracer  *tracing.Tracer      // submit spans; nil: export off
+	Log     *slog.Logger         // the agent's log (nil: slog's default)
 
 	Version    string
 	Socket     string    // path of the local API socket
@@ -74,6 +76,14 @@ func New(d Deps) *Handlers {
 	h := &Handlers{Deps: d}
 	d.Metrics.collect(h)
 	return h
+}
+
+// log is the agent's logger.
+func (h *Handlers) log() *slog.Logger {
+	if h.Log != nil {
+		return h.Log
+	}
+	return slog.Default()
 }
 
 // Register fills table with every method; each noun has its own file.

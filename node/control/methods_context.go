@@ -69,6 +69,12 @@ func (h *Handlers) registerContextMethods() {
 		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, true) })
 	api.Register(h.table, "context.revoke", "Take a role away from an actor.",
 		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, false) })
+	api.Register(h.table, "context.set", "Set a context's containment (an admin's choice, DESIGN §5): "+
+		"isolation host (jobs from other actors run uncontained: they can read this agent's key, token and store), "+
+		"contained (this agent's own jobs run contained too) or \"\" (the runner's configuration); "+
+		"network none (every job of the context runs contained with only loopback), host or \"\" (each job's own). "+
+		"A field left out keeps its value, \"\" removes it. Jobs that start from a few seconds on follow it.",
+		h.setContext)
 }
 
 // createContext creates c; when its id names the context the agent made by

@@ -83,13 +83,19 @@ type ContextView struct {
 	Admins    []uint64 `json:"admins"`
 	Readers   []uint64 `json:"readers"`
 	Executors []uint64 `json:"executors"`
-	CreatedAt int64    `json:"created_at"`
-	UpdatedAt int64    `json:"updated_at"`
+	// Isolation and Network are the admin's containment settings
+	// (context.set; DESIGN §5): isolation host or contained, network none
+	// or host; absent, the runner's configuration applies.
+	Isolation string `json:"isolation,omitempty"`
+	Network   string `json:"network,omitempty"`
+	CreatedAt int64  `json:"created_at"`
+	UpdatedAt int64  `json:"updated_at"`
 }
 
 func contextView(c *model.Context) *ContextView {
 	return &ContextView{ID: c.ID, Name: c.Name, Admins: nz(c.Admins), Readers: nz(c.Readers),
-		Executors: nz(c.Executors), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		Executors: nz(c.Executors), Isolation: c.Isolation(), Network: c.Network(),
+		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 // ActorView is an actor as the API shows it.
