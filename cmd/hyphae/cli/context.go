@@ -16,13 +16,14 @@ func newContext(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "context",
 		Aliases: []string{"ctx"},
-		Short:   "Create contexts (tenants) and grant actors roles in them",
+		Short:   "Create contexts (tenants), grant actors roles in them, choose their containment",
 		Long: `A context is a tenant: Redis DB N on this agent, with lists of admins,
 executors (may submit jobs) and readers. Other agents' actors are named by
-their peer ID (hyphae id on their machine prints it).`,
+their peer ID (hyphae id on their machine prints it). hyphae context set
+chooses how its jobs are contained and whether they reach the network.`,
 	}
 	cmd.AddCommand(newContextCreate(g), newContextGrant(g, true), newContextGrant(g, false),
-		newContextShow(g), newContextList(g))
+		newContextShow(g), newContextList(g), newContextSet(g))
 	return cmd
 }
 
@@ -160,6 +161,31 @@ func printContext(w io.Writer, c *control.ContextView, names map[uint64]string) 
 	}
 	fmt.Fprintf(w, "%s\n  admins:    %s\n  executors: %s\n  readers:   %s\n", title,
 		holders(c.Admins, names), holders(c.Executors, names), holders(c.Readers, names))
+	if c.Isolation != "" {
+		fmt.Fprintf(w, "  isolation: %s\n", isolationNote(c.Isolation))
+	}
+	if c.Network != "" {
+		fmt.Fprintf(w, "  network:   %s\n", networkNote(c.Network))
+	}
+}
+
+// isolationNote is a context's isolation setting with what it means.
+func isolationNote(v string) string {
+	switch v {
+	case "host":
+		return "host (jobs from other actors run uncontained)"
+	case "contained":
+		return "contained (every job, this agent's own too)"
+	}
+	return v
+}
+
+// networkNote is a context's network setting with what it means.
+func networkNote(v string) string {
+	if v == "none" {
+		return "none (every job gets only loopback)"
+	}
+	return v
 }
 
 // holders lists the actors of one role: "1 12D3KooW… (this agent), 2 12D3KooW…".
