@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/context/jobdir"
 )
 
 // orphanGrace is how long a job directory whose job no longer exists is
@@ -36,7 +36,7 @@ func readJobDirs(root string) (*jobDirs, error) {
 		return nil, err
 	}
 	for _, e := range entries {
-		if key, ok := executor.JobOfDir(e.Name()); ok && e.IsDir() {
+		if key, ok := jobdir.JobOf(e.Name()); ok && e.IsDir() {
 			d.byKey[key] = append(d.byKey[key], e)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hyphae-run/hyphae/context/jobdir"
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
@@ -126,7 +127,7 @@ func (h *harness) waitStatus(t testing.TB, key string, want ...string) {
 
 // jobDir is attempt 1's directory of job:1:<id>.
 func (h *harness) jobDir(id int) string {
-	return filepath.Join(executor.JobsDir(h.dir, 1), fmt.Sprintf("1-%d-1", id))
+	return filepath.Join(jobdir.JobsDir(h.dir, 1), fmt.Sprintf("1-%d-1", id))
 }
 
 func exists(path string) bool {

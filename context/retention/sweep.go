@@ -3,8 +3,8 @@ package retention
 import (
 	"context"
 
+	"github.com/hyphae-run/hyphae/context/jobdir"
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/executor"
 )
 
 // maxBatchJobs bounds the jobs of flows one PruneFlows call takes (four
@@ -20,7 +20,7 @@ const msgInPage = 1000
 // job is gone. It stops at the first error, reporting what it did so far.
 func (j *Janitor) sweep(ctx context.Context, id uint64, r rules) (ContextReport, error) {
 	rep := ContextReport{Context: id}
-	dirs, err := readJobDirs(executor.JobsDir(j.cfg.DataDir, id))
+	dirs, err := readJobDirs(jobdir.JobsDir(j.cfg.DataDir, id))
 	if err != nil {
 		return rep, err
 	}
