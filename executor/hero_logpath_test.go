@@ -85,3 +85,23 @@ func TestHeroLogPathConfined(t *testing.T) {
 		}
 	}
 }
+
+// A hero job whose id is "logs" runs beside the worker's log directory,
+// not in it: the logs of other jobs stay.
+func TestHeroJobNamedLogsKeepsTheLogs(t *testing.T) {
+	h, c := heroHarness(t)
+	heroJob(t, c, "first", `echo first-line`, "log_path", "first.log")
+	heroPush(t, c, "first")
+	if _, hj := heroAwait(t, c, "first"); hj["status"] != "finished" {
+		t.Fatalf("first: %v", hj)
+	}
+	heroJob(t, c, "logs", `echo from-logs`)
+	heroPush(t, c, "logs")
+	if rep, hj := heroAwait(t, c, "logs"); hj["status"] != "finished" || !strings.Contains(rep, "from-logs") {
+		t.Fatalf("job logs: reply %q, %v", rep, hj)
+	}
+	b, err := os.ReadFile(filepath.Join(h.dir, "hero", "w1", "logs", "first.log"))
+	if err != nil || !strings.Contains(string(b), "first-line") {
+		t.Fatalf("the first job's log after a job named logs ran: %q %v", b, err)
+	}
+}

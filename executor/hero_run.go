@@ -68,7 +68,7 @@ func (r *Runner) prepareHero(id string) (heroJob, string) {
 // left, or is stopped or times out (neither is retried: the seed ends
 // both at once, and a client awaiting the reply waits about the timeout).
 func (r *Runner) heroAttempts(a *attempt, hj heroJob) {
-	dir := filepath.Join(r.cfg.DataDir, "hero", safeName(r.cfg.WorkerID), safeName(hj.id))
+	dir := r.heroJobDir(hj.id)
 	if hj.attempts == 0 { // a fresh job: no output of an earlier one with its id
 		_ = os.RemoveAll(dir)
 	}
@@ -135,4 +135,15 @@ func (r *Runner) heroStarted(hj heroJob) {
 	if err := r.st.HeroUpdate(ctx, hj.id, fields); err != nil {
 		r.log.Warn("executor: hero start", "id", hj.id, "err", err)
 	}
+}
+
+// heroJobDir is <DataDir>/hero/<worker>/<id>, or <id>.job for an id that
+// names the worker's log directory (a job with id "logs" must not run in,
+// and clear, the directory that keeps every job's log).
+func (r *Runner) heroJobDir(id string) string {
+	name := safeName(id)
+	if name == filepath.Base(r.heroLogDir()) {
+		name += ".job"
+	}
+	return filepath.Join(r.cfg.DataDir, "hero", safeName(r.cfg.WorkerID), name)
 }
