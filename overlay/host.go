@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
@@ -25,7 +26,8 @@ const UserAgent = "hyphae"
 // at once, and a dial made before the listeners exist leaves from a random
 // port. Then the address the bootstrap peer observes is not the listen
 // port's, libp2p learns no public address, and hole punching never starts.
-func newHost(ctx context.Context, cfg Config, priv crypto.PrivKey, log *slog.Logger) (host.Host, *dht.IpfsDHT, *connmgr.BasicConnMgr, error) {
+// portMap is set when libp2p builds a port mapper (cfg.NATPortMap).
+func newHost(ctx context.Context, cfg Config, priv crypto.PrivKey, log *slog.Logger, portMap *atomic.Bool) (host.Host, *dht.IpfsDHT, *connmgr.BasicConnMgr, error) {
 	listen := listenAddrs(cfg, log)
 	if err := checkListenFree(listen); err != nil {
 		return nil, nil, nil, err
@@ -39,7 +41,7 @@ func newHost(ctx context.Context, cfg Config, priv crypto.PrivKey, log *slog.Log
 		_ = rm.Close()
 		return nil, nil, nil, fmt.Errorf("connection manager: %w", err)
 	}
-	h, err := libp2p.New(hostOptions(cfg, listen, priv, rm, cm)...)
+	h, err := libp2p.New(hostOptions(cfg, listen, priv, rm, cm, portMap)...)
 	if err != nil {
 		_ = rm.Close()
 		_ = cm.Close()
@@ -57,7 +59,7 @@ func newHost(ctx context.Context, cfg Config, priv crypto.PrivKey, log *slog.Log
 }
 
 // hostOptions are the libp2p options other than routing.
-func hostOptions(cfg Config, listen []string, priv crypto.PrivKey, rm network.ResourceManager, cm *connmgr.BasicConnMgr) []libp2p.Option {
+func hostOptions(cfg Config, listen []string, priv crypto.PrivKey, rm network.ResourceManager, cm *connmgr.BasicConnMgr, portMap *atomic.Bool) []libp2p.Option {
 	opts := []libp2p.Option{
 		libp2p.Identity(priv),
 		libp2p.ListenAddrStrings(listen...),
@@ -69,7 +71,7 @@ func hostOptions(cfg Config, listen []string, priv crypto.PrivKey, rm network.Re
 		opts = append(opts, libp2p.PrivateNetwork(cfg.SwarmKey))
 	}
 	opts = append(opts, libp2p.ConnectionGater(newDialGater(cfg)))
-	return append(opts, natOptions(cfg)...)
+	return append(opts, natOptions(cfg, portMap)...)
 }
 
 // listenAddrs returns cfg.Listen, without UDP transports when a swarm key is

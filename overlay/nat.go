@@ -2,6 +2,7 @@ package overlay
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p"
@@ -12,8 +13,9 @@ import (
 )
 
 // natOptions returns the NAT traversal options: hole punching always, port
-// mapping, static AutoRelay and the relay service as configured.
-func natOptions(cfg Config) []libp2p.Option {
+// mapping, static AutoRelay and the relay service as configured. portMap
+// is set when libp2p builds the port mapper.
+func natOptions(cfg Config, portMap *atomic.Bool) []libp2p.Option {
 	opts := []libp2p.Option{libp2p.EnableHolePunching()}
 	switch reachability(cfg, interfaceAddrs()) {
 	case ReachPublic:
@@ -22,7 +24,7 @@ func natOptions(cfg Config) []libp2p.Option {
 		opts = append(opts, libp2p.ForceReachabilityPrivate())
 	}
 	if cfg.NATPortMap {
-		opts = append(opts, libp2p.NATPortMap())
+		opts = append(opts, libp2p.NATManager(portMapper(portMap))) // libp2p.NATPortMap, noted
 	}
 	if relays := addrInfos(relayCandidates(cfg)); len(relays) > 0 {
 		opts = append(opts, libp2p.EnableAutoRelayWithStaticRelays(relays,

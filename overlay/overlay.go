@@ -73,6 +73,7 @@ type Overlay struct {
 	scores    map[peer.ID]float64       // guarded by mu
 	stopMDNS  func() error              // guarded by mu
 	mdns      *mdnsNotifee              // nil without mDNS; guarded by mu
+	portMap   atomic.Bool               // libp2p built a UPnP / NAT-PMP port mapper (exposure.go)
 	answers   newcomerAnswers           // coalesces the answers to newcomers (newcomer.go)
 }
 
@@ -107,7 +108,7 @@ func New(ctx context.Context, cfg Config, priv crypto.PrivKey, peers PeerTable, 
 
 // build creates host, pubsub and topics; on error the caller releases.
 func (o *Overlay) build(priv crypto.PrivKey) error {
-	h, kad, cm, err := newHost(o.ctx, o.cfg, priv, o.log)
+	h, kad, cm, err := newHost(o.ctx, o.cfg, priv, o.log, &o.portMap)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,10 @@ type InfoView struct {
 	Persistent  bool     `json:"persistent"`
 	Contexts    []uint64 `json:"contexts"`
 	ListenAddrs []string `json:"listen_addrs"`
+	// MDNS and NATPortMap say whether the overlay runs mDNS discovery
+	// and UPnP / NAT-PMP port mapping: what runs, not what the config asks.
+	MDNS        bool     `json:"mdns"`
+	NATPortMap  bool     `json:"nat_port_map"`
 	ScriptTypes []string `json:"script_types"`
 	API         string   `json:"api,omitempty"`
 	Socket      string   `json:"socket"`
@@ -48,6 +52,10 @@ func (h *Handlers) info(ctx context.Context) (*InfoView, error) {
 		ScriptTypes: h.ScriptTypes(), Contexts: []uint64{}}
 	if h.Self != nil {
 		v.ActorID = h.Self.ID
+	}
+	if h.Overlay != nil {
+		e := h.Overlay.Exposure()
+		v.MDNS, v.NATPortMap = e.MDNS, e.PortMap
 	}
 	if h.Runner != nil {
 		v.Isolation = h.Runner.Isolation().String()

@@ -22,7 +22,7 @@ type runFlags struct {
 	config, redis, api, roles, logLevel, logFormat, workerID string
 	listen, bootstrap, relays                                []string
 	reachability                                             string
-	noMDNS, relayService                                     bool
+	noMDNS, noNATPortMap, relayService                       bool
 	concurrency                                              int
 	presence                                                 time.Duration
 }
@@ -72,6 +72,7 @@ jobs finish, outbox flushed) and exits 0; a second one exits at once.`,
 	fl.StringArrayVar(&f.listen, "listen", nil, "overlay listen multiaddr (repeatable)")
 	fl.StringArrayVar(&f.bootstrap, "bootstrap", nil, "bootstrap peer multiaddr with /p2p/ID (repeatable)")
 	fl.BoolVar(&f.noMDNS, "no-mdns", false, "turn off LAN discovery by mDNS")
+	fl.BoolVar(&f.noNATPortMap, "no-nat-portmap", false, "turn off UPnP / NAT-PMP port mapping (asking the LAN's router to open the listen ports)")
 	fl.StringArrayVar(&f.relays, "relay", nil, "relay multiaddr with /p2p/ID to use behind NAT (repeatable; default the bootstrap peers)")
 	fl.BoolVar(&f.relayService, "relay-service", false, "serve as a relay for agents behind NAT (a public rendezvous agent)")
 	fl.StringVar(&f.reachability, "reachability", "", "auto, private (behind NAT: reserve a relay slot at once) or public")
@@ -140,6 +141,10 @@ func applyRunFlags(cfg *config.Config, f *runFlags, fl *pflag.FlagSet) {
 	if set("no-mdns") {
 		off := !f.noMDNS
 		cfg.Overlay.MDNS = &off
+	}
+	if set("no-nat-portmap") {
+		off := !f.noNATPortMap
+		cfg.Overlay.NATPortMap = &off
 	}
 	if set("log-level") {
 		cfg.Log.Level = f.logLevel
