@@ -47,8 +47,11 @@ func runInit(raw string, argv []string) int {
 	if err := dropPrivilege(sp); err != nil {
 		return fail(err)
 	}
-	if sp.Probe {
-		return 0
+	if sp.Probe { // the probe's job: a shell that exits, as the job's user
+		sp.Program, argv = "/bin/sh", []string{"sh", "-c", "exit 0"}
+		if _, err := os.Stat(sp.Program); err != nil {
+			return 0 // no shell to try the job's user with: the setup worked
+		}
 	}
 	return superviseChild(sp, argv)
 }
@@ -58,24 +61,17 @@ func fail(err error) int {
 	return exitSetup
 }
 
-// dropPrivilege leaves root for the job's uid (ModeRoot) and forbids any
-// later gain of privilege through setuid or file capabilities.
+// dropPrivilege prepares this thread, which starts the job, so that the
+// job gains nothing: no ambient capabilities (an agent that is not root
+// but holds capabilities, a service with AmbientCapabilities=, would pass
+// them on across the job's setuid), and no_new_privs, so setuid programs
+// and file capabilities give nothing either. The job's uid is set in the
+// child itself (superviseChild): a setuid here would stop every thread.
 func dropPrivilege(sp *Spec) error {
 	if sp.Mode == ModeRoot {
-		if err := syscall.Setgroups(nil); err != nil {
-			return fmt.Errorf("setgroups: %w", err)
-		}
-		if err := syscall.Setgid(int(sp.GID)); err != nil {
-			return fmt.Errorf("setgid %d: %w", sp.GID, err)
-		}
-		if err := syscall.Setuid(int(sp.UID)); err != nil {
-			return fmt.Errorf("setuid %d: %w", sp.UID, err)
-		}
-		// An agent that is not root but holds capabilities (a service with
-		// AmbientCapabilities=) keeps them across setuid: drop them on
-		// this thread, which starts the job.
-		if err := dropCaps(); err != nil {
-			return err
+		err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+		if err != nil && err != unix.EINVAL {
+			return fmt.Errorf("clear ambient capabilities: %w", err)
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
@@ -88,8 +84,18 @@ func dropPrivilege(sp *Spec) error {
 // helper gets, reaps every process that ends up as its child, and returns
 // the program's exit code.
 func superviseChild(sp *Spec, argv []string) int {
-	cmd := &exec.Cmd{Path: sp.Program, Args: argv, Env: jobEnv(), Dir: sp.Dir,
+	dir := sp.Dir
+	if sp.Probe {
+		dir = "/" // the probe's directory is not the job's user's
+	}
+	cmd := &exec.Cmd{Path: sp.Program, Args: argv, Env: jobEnv(), Dir: dir,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, SysProcAttr: &syscall.SysProcAttr{}}
+	if sp.Mode == ModeRoot {
+		// Set in the child between fork and exec: no supplementary groups,
+		// the job's gid and uid; leaving uid 0 (or holding no ambient
+		// capabilities) clears every capability at the exec.
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: sp.UID, Gid: sp.GID, Groups: []uint32{}}
+	}
 	if sp.Mode == ModeUserNS {
 		// A nested user namespace: root there, but without capabilities
 		// over the mount namespace, so the masks cannot be undone.
@@ -146,18 +152,4 @@ func jobEnv() []string {
 		out = append(out, kv)
 	}
 	return out
-}
-
-// dropCaps empties this thread's ambient, permitted, effective and
-// inheritable capability sets.
-func dropCaps() error {
-	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
-		return fmt.Errorf("clear ambient capabilities: %w", err)
-	}
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("drop capabilities: %w", err)
-	}
-	return nil
 }

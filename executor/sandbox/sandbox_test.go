@@ -131,3 +131,21 @@ func TestNetworkNoneHasOnlyLoopback(t *testing.T) {
 		t.Fatalf("interfaces in network none: %q, want lo only", out)
 	}
 }
+
+// A contained job never runs as the host's root: as root the agent
+// contains only by switching to the job's uid.
+func TestContainedJobIsNotRoot(t *testing.T) {
+	l := newLab(t)
+	s := mustContain(t, l)
+	out, err := runIn(t, s, l, false, "id -u; grep CapEff /proc/self/status")
+	if err != nil {
+		t.Fatalf("job: %v %s", err, out)
+	}
+	lines := strings.Split(out, "\n")
+	if os.Geteuid() == 0 && (s.Mode() != ModeRoot || lines[0] == "0") {
+		t.Fatalf("mode %s, uid %s: a root agent's contained job must run as another uid", s.Mode(), lines[0])
+	}
+	if !strings.HasSuffix(out, "0000000000000000") {
+		t.Fatalf("a contained job holds capabilities: %s", out)
+	}
+}

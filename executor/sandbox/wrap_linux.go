@@ -31,8 +31,13 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 	}
 	var whys []string
+	// A root agent contains only as root: a user namespace would map the
+	// job to the host's uid 0, which owns most of the host's files.
 	modes := []Mode{ModeUserNS}
-	if os.Geteuid() == 0 || privileged() {
+	switch {
+	case os.Geteuid() == 0:
+		modes = []Mode{ModeRoot}
+	case privileged():
 		modes = []Mode{ModeRoot, ModeUserNS}
 	}
 	for _, m := range modes {
