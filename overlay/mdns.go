@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,11 +128,60 @@ func (o *Overlay) MDNSStats() MDNSStats {
 	return n.stats()
 }
 
-// startMDNS announces this agent on the LAN and connects to others.
+// MDNSOffNoInterface is why mDNS, asked for, does not run on a machine
+// none of whose interfaces can multicast: a container or a network
+// namespace with only loopback (Linux lo has no multicast flag).
+const MDNSOffNoInterface = "no network interface can multicast (only loopback?)"
+
+// multicastInterfaces reports whether an interface of this machine is up
+// and can multicast: those are the ones mDNS (zeroconf) joins.
+func multicastInterfaces() (bool, error) {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return false, err
+	}
+	for _, i := range ifs {
+		if i.Flags&net.FlagUp != 0 && i.Flags&net.FlagMulticast != 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// MDNSOff says why mDNS, asked for by the config, does not run (the
+// agent started without it), or "" when it runs or was not asked for.
+func (o *Overlay) MDNSOff() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.mdnsOff
+}
+
+// noMDNS records why mDNS does not run and warns once: the agent goes on
+// without it, finding peers by bootstrap addresses, the table and the DHT.
+func (o *Overlay) noMDNS(why string) {
+	o.mu.Lock()
+	o.mdnsOff = why
+	o.mu.Unlock()
+	o.log.Warn("overlay: mDNS is off: "+why+"; peers on the LAN are not found by mDNS. "+
+		"Give agents to dial with --bootstrap <multiaddr> (hyphae id prints one), or pass --no-mdns to say mDNS is meant to be off",
+		"reason", why)
+}
+
+// startMDNS announces this agent on the LAN and connects to others. With
+// no interface that can multicast it starts nothing and warns (noMDNS).
 func (o *Overlay) startMDNS() error {
+	if ok, err := multicastInterfaces(); err == nil && !ok {
+		o.noMDNS(MDNSOffNoInterface)
+		return nil
+	}
 	n := &mdnsNotifee{o: o, sem: make(chan struct{}, maxParallelDial), dialing: map[peer.ID]bool{}}
 	svc := mdns.NewMdnsService(o.host, mdnsServiceName(o.cfg.SwarmKey), n)
 	if err := svc.Start(); err != nil {
+		// zeroconf found multicast interfaces but could join none of them.
+		if strings.Contains(err.Error(), "no supported interface") {
+			o.noMDNS("no network interface can join the mDNS multicast group (" + err.Error() + ")")
+			return nil
+		}
 		return fmt.Errorf("mdns: %w", err)
 	}
 	o.mu.Lock()

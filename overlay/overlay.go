@@ -73,6 +73,7 @@ type Overlay struct {
 	scores    map[peer.ID]float64       // guarded by mu
 	stopMDNS  func() error              // guarded by mu
 	mdns      *mdnsNotifee              // nil without mDNS; guarded by mu
+	mdnsOff   string                    // why mDNS, asked for, does not run (mdns.go); guarded by mu
 	portMap   atomic.Bool               // libp2p built a UPnP / NAT-PMP port mapper (exposure.go)
 	answers   newcomerAnswers           // coalesces the answers to newcomers (newcomer.go)
 }

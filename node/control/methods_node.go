@@ -22,8 +22,12 @@ type InfoView struct {
 	ListenAddrs []string `json:"listen_addrs"`
 	// MDNS and NATPortMap say whether the overlay runs mDNS discovery
 	// and UPnP / NAT-PMP port mapping: what runs, not what the config asks.
-	MDNS        bool     `json:"mdns"`
-	NATPortMap  bool     `json:"nat_port_map"`
+	MDNS       bool `json:"mdns"`
+	NATPortMap bool `json:"nat_port_map"`
+	// MDNSOff says why mDNS, asked for by the config, does not run: the
+	// agent started without it (no interface can multicast, as in a
+	// container or a network namespace with only loopback).
+	MDNSOff     string   `json:"mdns_off,omitempty"`
 	ScriptTypes []string `json:"script_types"`
 	API         string   `json:"api,omitempty"`
 	Socket      string   `json:"socket"`
@@ -56,6 +60,7 @@ func (h *Handlers) info(ctx context.Context) (*InfoView, error) {
 	if h.Overlay != nil {
 		e := h.Overlay.Exposure()
 		v.MDNS, v.NATPortMap = e.MDNS, e.PortMap
+		v.MDNSOff = h.Overlay.MDNSOff()
 	}
 	if h.Runner != nil {
 		v.Isolation = h.Runner.Isolation().String()

@@ -59,6 +59,7 @@ func printInfo(w io.Writer, v *control.InfoView) {
 	}
 	line("contexts", or(strings.Join(ids, ", "), "none"))
 	line("listening", or(strings.Join(v.ListenAddrs, " "), "none"))
+	line("mDNS", mdnsLine(v))
 	line("script types", strings.Join(v.ScriptTypes, ", "))
 	if v.Containment != "" {
 		line("containment", v.Containment)
@@ -71,6 +72,17 @@ func printInfo(w io.Writer, v *control.InfoView) {
 		up += ", draining"
 	}
 	line("up", up)
+}
+
+// mdnsLine says whether mDNS runs, and why not when it was asked for.
+func mdnsLine(v *control.InfoView) string {
+	switch {
+	case v.MDNS:
+		return "on"
+	case v.MDNSOff != "":
+		return "off: " + v.MDNSOff + " (use --bootstrap to reach other agents, --no-mdns to turn it off)"
+	}
+	return "off"
 }
 
 func or(s, alt string) string {

@@ -22,3 +22,22 @@ func TestInfoTextShowsRedisSocket(t *testing.T) {
 		}
 	}
 }
+
+// hyphae info says whether mDNS runs, and why not when the config asked
+// for it and the agent started without it.
+func TestInfoTextShowsMDNS(t *testing.T) {
+	for _, c := range []struct {
+		v    control.InfoView
+		want string
+	}{
+		{control.InfoView{MDNS: true}, "mDNS          on\n"},
+		{control.InfoView{}, "mDNS          off\n"},
+		{control.InfoView{MDNSOff: "no network interface can multicast"}, "mDNS          off: no network interface can multicast (use --bootstrap"},
+	} {
+		var b bytes.Buffer
+		printInfo(&b, &c.v)
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("hyphae info lacks %q:\n%s", c.want, b.String())
+		}
+	}
+}
