@@ -64,6 +64,7 @@ func (r *Runner) retryOrFail(a *attempt, out outcome, delay time.Duration) {
 	}
 	if delay > 0 {
 		a.log.Info("executor: attempt failed; retrying", "in", delay, "reason", out.reason)
+		r.endAttempt(a, out)
 		switch cause := r.waitBackoff(a, delay); {
 		case errors.Is(cause, errStopped):
 			out.reason, out.cause = reasonStopped, cause
@@ -75,6 +76,22 @@ func (r *Runner) retryOrFail(a *attempt, out outcome, delay time.Duration) {
 		}
 	}
 	r.requeue(a, out)
+}
+
+// endAttempt writes the end of a failed attempt on the job's timeline
+// now, before the backoff: its end time and duration are the run's, not
+// the run's and the wait's. The requeue after the wait ends it otherwise.
+func (r *Runner) endAttempt(a *attempt, out outcome) {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	if _, err := r.st.EndAttempt(ctx, a.ctxID, a.key, a.lease.Attempt, retryingError(a.lease.Attempt, out)); err != nil {
+		a.log.Warn("executor: writing the attempt's end", "err", err)
+	}
+}
+
+// retryingError is the error of a failed attempt that will be retried.
+func retryingError(attempt int64, out outcome) string {
+	return fmt.Sprintf("attempt %d: %s (retrying)", attempt, out.reason)
 }
 
 // waitBackoff sleeps delay, holding the lease but no slot. It returns
@@ -98,7 +115,7 @@ func (r *Runner) requeue(a *attempt, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	fields := a.traced(model.Hash{"result": encodeResult(out.result),
-		"error": fmt.Sprintf("attempt %d: %s (retrying)", a.lease.Attempt, out.reason)})
+		"error": retryingError(a.lease.Attempt, out)})
 	n, err := r.st.RequeueJob(ctx, a.ctxID, a.key, a.typ, a.lease.Attempt, fields)
 	r.releaseLease(ctx, a.ctxID, a.lease)
 	if err != nil {

@@ -175,15 +175,26 @@ func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType st
 	return n, scriptErr("store.RequeueJob", err)
 }
 
-// requeueJob: see RequeueJob.
+// requeueJob: see RequeueJob. The attempt that ended gets its end on the
+// timeline ("error", detail: the error field given) before the new one's
+// "retry", unless EndAttempt wrote it already, so every attempt of the
+// timeline has an end.
 // KEYS[1] job key, KEYS[2] queue:<type>, KEYS[3] reply:<job key> (cleared so
 // waiters do not see the old attempt's end). ARGV[1] expected attempt or "",
 // ARGV[2] "dispatched", ARGV[3] now, ARGV[4..] field, value pairs.
 // Returns the new attempt, or an error as setJobStatus's.
-var requeueJob = newScript("requeueJob", luaFence, luaTimeline, `
+var requeueJob = newScript("requeueJob", luaFence, luaTimeline, luaAttemptEnded, `
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
 if err then return err end
 local next = tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') or 0
+if not attemptEnded(KEYS[1], next) then
+  local why = ''
+  for i = 4, #ARGV - 1, 2 do
+    if ARGV[i] == 'error' then why = ARGV[i + 1] end
+  end
+  if why == '' then why = 'attempt ' .. next .. ' ended; retrying' end
+  timeline(KEYS[1], 'error', why)
+end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], 'attempt', tostring(next + 1), unpack(ARGV, 4))
 timeline(KEYS[1], 'retry', '')
 redis.call('DEL', KEYS[3])

@@ -29,6 +29,7 @@ const (
 	EventSent        = "sent"        // handed to another agent (detail: its peer)
 	EventUnreachable = "unreachable" // the agent running it stopped answering
 	EventReachable   = "reachable"   // … and answered again
+	EventQuarantined = "quarantined" // set aside after failures in a row (detail: why); its "error" follows
 )
 
 // JobChangesKey is job_changes, the jobs of a context DB that moved in the
@@ -125,3 +126,38 @@ func (s *Store) Timeline(ctx context.Context, ctxID uint64, jobKey string) ([]Ti
 	}
 	return out, nil
 }
+
+// luaAttemptEnded defines attemptEnded(job, attempt): whether the newest
+// entry of the job's timeline is the end (error, finished) of attempt.
+const luaAttemptEnded = `
+local function attemptEnded(job, attempt)
+  local raw = redis.call('LINDEX', 'timeline:' .. job, -1)
+  if not raw then return false end
+  local ok, e = pcall(cjson.decode, raw)
+  return ok and type(e) == 'table' and (e.e == 'error' or e.e == 'finished') and tonumber(e.a) == tonumber(attempt)
+end
+`
+
+// EndAttempt writes on the timeline the end (error, detail why) of a
+// failed attempt that will be retried after a delay, when it fails: the
+// job keeps its status and lease while the runner waits, and the requeue
+// that follows writes no second end (requeueJob). Fenced: only while the
+// job is started at attempt; false when it is not.
+func (s *Store) EndAttempt(ctx context.Context, ctxID uint64, jobKey string, attempt int64, why string) (bool, error) {
+	db, err := s.DB(ctxID)
+	if err != nil {
+		return false, fmt.Errorf("store.EndAttempt: %w", err)
+	}
+	n, err := endAttempt.Run(ctx, db, []string{jobKey}, attempt, why).Int()
+	return n == 1, scriptErr("store.EndAttempt", err)
+}
+
+// endAttempt: see EndAttempt. KEYS[1] job key, ARGV[1] the attempt,
+// ARGV[2] why. Returns 1 when the end was written (or was there), else 0.
+var endAttempt = newScript("endAttempt", luaTimeline, luaAttemptEnded, `
+local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt')
+if cur[1] ~= 'started' or cur[2] ~= ARGV[1] then return 0 end
+if attemptEnded(KEYS[1], ARGV[1]) then return 1 end
+timeline(KEYS[1], 'error', ARGV[2])
+return 1
+`)

@@ -123,16 +123,20 @@ func ownIdempotencyKey(h model.Hash) string {
 // do not check), ARGV[4] now (unix s), ARGV[5] the lease's owner value,
 // ARGV[6] reply TTL (s), ARGV[7] dead-letter cap, ARGV[8] the queue,
 // ARGV[9] the runner, ARGV[10] the idempotency key.
+// The timeline gets the attempt's end ("error", and "quarantined" before it
+// for a quarantine), detail why.
 // Returns {"run"}, {"duplicate", why} or {"quarantined", why}; a job that
 // is no longer that attempt, started, is left alone ({"run"}: the runner's
 // fenced writes then fail as for any superseded attempt).
-var screenJob = newScript("screenJob", luaLease, luaAnnounceEnd, `
+var screenJob = newScript("screenJob", luaLease, luaAnnounceEnd, luaTimeline, `
 local cur = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'error', 'quarantine_base')
 if cur[1] ~= 'started' or cur[2] ~= ARGV[1] then return {'run'} end
-local function stop(why, fields)
+local function stop(why, fields, event)
   redis.call('HSET', KEYS[1], 'status', 'error', 'error', why, 'updated_at', ARGV[4], unpack(fields))
   release(KEYS[3], KEYS[4], KEYS[5], KEYS[1], ARGV[5])
   announceEnd(KEYS[1], KEYS[9], KEYS[7], KEYS[8], 'error', ARGV[6])
+  if event then timeline(KEYS[1], event, why) end
+  timeline(KEYS[1], 'error', why)
 end
 if ARGV[2] ~= '0' then
   local ref = redis.call('HGET', KEYS[2], 'ref')
@@ -152,7 +156,7 @@ if ARGV[3] ~= '0' then
   if failed >= n then
     local why = 'quarantined: ' .. failed .. ' attempts failed in a row (quarantine.after_failures ' .. n ..
       '); last error: ' .. (cur[3] or '')
-    stop(why, {'quarantined', why, 'quarantine_base', ARGV[1]})
+    stop(why, {'quarantined', why, 'quarantine_base', ARGV[1]}, 'quarantined')
     redis.call('LPUSH', KEYS[6], cjson.encode({key = KEYS[1], queue = ARGV[8], reason = why,
       runner = ARGV[9], at = tonumber(ARGV[4]), class = 'failures'}))
     redis.call('LTRIM', KEYS[6], 0, tonumber(ARGV[7]) - 1)

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -74,12 +75,17 @@ func timelineView(key string, es []store.TimelineEntry) *TimelineView {
 
 // attemptsOf draws the attempts from a timeline: an attempt begins with
 // its first entry at that attempt number (attempt 0, before the first
-// dispatch, counts as 1).
+// dispatch, counts as 1). Every attempt but the last has an end: one
+// whose end is not on the timeline (recorded before requeues wrote it)
+// ended error when the next began.
 func attemptsOf(es []store.TimelineEntry) []AttemptView {
 	out := []AttemptView{}
 	for _, e := range es {
 		n := max(e.Attempt, 1)
 		if len(out) == 0 || out[len(out)-1].Attempt != n {
+			if len(out) > 0 {
+				out[len(out)-1].superseded(n, e.TimeMS)
+			}
 			out = append(out, AttemptView{Attempt: n, Status: string(model.JobDispatched)})
 		}
 		a := &out[len(out)-1]
@@ -111,12 +117,32 @@ func (a *AttemptView) apply(e store.TimelineEntry) {
 			a.Runner = e.Detail
 		}
 	case string(model.JobFinished), string(model.JobError):
-		a.EndedMS, a.Status = e.TimeMS, e.Event
+		// The first end is when it ended; a later one (stopped while
+		// waiting to retry) says how the attempt was settled.
+		a.Status = e.Event
+		if a.EndedMS == 0 {
+			a.EndedMS = e.TimeMS
+			if a.StartedMS > 0 {
+				a.DurationMS = a.EndedMS - a.StartedMS
+			}
+		}
 		if e.Event == string(model.JobError) {
 			a.Error = e.Detail
 		}
-		if a.StartedMS > 0 {
-			a.DurationMS = a.EndedMS - a.StartedMS
-		}
+	}
+}
+
+// superseded ends a, when its end is not known, at atMS, when attempt
+// next began: it failed, since the job was queued again.
+func (a *AttemptView) superseded(next, atMS int64) {
+	if a.EndedMS != 0 {
+		return
+	}
+	a.EndedMS, a.Status = atMS, string(model.JobError)
+	if a.Error == "" {
+		a.Error = fmt.Sprintf("no end recorded; attempt %d followed", next)
+	}
+	if a.StartedMS > 0 {
+		a.DurationMS = a.EndedMS - a.StartedMS
 	}
 }
