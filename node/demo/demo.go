@@ -134,7 +134,14 @@ func (s *story) startAgent(ctx context.Context, name string, boot []string) (*ag
 		}
 	}
 	f := false
-	cfg := &config.Config{DataDir: dir, API: config.API{Listen: "off"},
+	// The API is on the socket only, but --keep gives the first agent a
+	// TCP API on a free loopback port, so that its dashboard can be opened
+	// (keep prints a login URL).
+	apiListen := "off"
+	if s.o.Keep && len(s.agents) == 0 {
+		apiListen = "127.0.0.1:0"
+	}
+	cfg := &config.Config{DataDir: dir, API: config.API{Listen: apiListen},
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: boot, MDNS: &f,
 			NATPortMap: &f, PresenceInterval: 500 * time.Millisecond},
 		Bus:    config.Bus{TimeoutAck: time.Second},

@@ -231,6 +231,7 @@ func (s *story) keep(ctx context.Context, ag []*agent, temp bool) {
 		s.say("  %-6s hyphae --data-dir %s peers", a.name, a.dir)
 	}
 	s.say("  e.g.   hyphae --data-dir %s flow list --context 1", ag[1].dir)
+	s.dashboard(ctx, ag[0])
 	if temp {
 		s.say("Ctrl-C stops them and removes %s (hyphae demo --keep --dir DIR keeps their data).", s.o.Dir)
 	}
@@ -240,6 +241,19 @@ func (s *story) keep(ctx context.Context, ag []*agent, temp bool) {
 	} else {
 		s.say("\nStopping the agents; their data stays in %s.", s.o.Dir)
 	}
+}
+
+// dashboard prints a one-time login URL of a's web dashboard, on the TCP
+// API --keep gave it (what `hyphae ui` prints), and how to get another.
+func (s *story) dashboard(ctx context.Context, a *agent) {
+	var v control.LoginView
+	if err := a.c.Call(ctx, "ui.login_token", nil, &v); err != nil || v.URL == "" {
+		s.say("No dashboard for %s: %v%s", a.name, err, v.Note)
+		return
+	}
+	s.say("\n%s's dashboard: open this URL in a browser on this machine (it logs in once, until %s):\n  %s",
+		a.name, time.Unix(v.ExpiresAt, 0).Format(time.TimeOnly), v.URL)
+	s.say("  another one: hyphae --data-dir %s ui", a.dir)
 }
 
 func counts(m map[string]int64) string {

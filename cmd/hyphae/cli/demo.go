@@ -36,7 +36,7 @@ crossed the wire. Exits 0 when the flow finished.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&keep, "keep", false, "leave the agents running until Ctrl-C and print how to talk to each")
+	cmd.Flags().BoolVar(&keep, "keep", false, "leave the agents running until Ctrl-C, print how to talk to each and a login URL of alice's dashboard (her TCP API on a free loopback port)")
 	cmd.Flags().StringVar(&dir, "dir", "", "where the agents' data dirs go, kept afterwards (default: a temp dir, removed at the end, Ctrl-C included)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the agents' logs")
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "give up after this long")
