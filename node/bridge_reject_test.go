@@ -109,6 +109,7 @@ func newAttackerVia(t *testing.T, addr, path string) *attacker {
 	if err := o.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	guardOverlay(t, "attacker", o.Exposure())
 	x := &attacker{id: id, o: o, statuses: make(chan map[string]any, 16)}
 	done := make(chan struct{})
 	go func() { defer close(done); x.ackResults() }()

@@ -42,6 +42,7 @@ type agentOpts struct {
 	plainOnly []string            // only these shortcuts off (config.Bus.PlainOnly)
 	log       *slog.Logger        // the agent's logger (default: testlog's; trace_test.go reads its lines)
 	breaker   config.Breaker      // circuit breakers (default: config's defaults)
+	lan       bool                // mDNS and port mapping as by default (on): only in a testnet.Lab (guardConfig)
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
@@ -73,7 +74,11 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond), Plain: o.plain || testBusPlain(),
 			PlainOnly: o.plainOnly}, Executors: o.executors,
 		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}, Breaker: o.breaker}
+	if o.lan {
+		cfg.Overlay.MDNS, cfg.Overlay.NATPortMap = nil, nil
+	}
 	cfg.Defaults()
+	guardConfig(t, cfg)
 	log, named := testlog.New(t, "pubsub") // gossipsub logs every RPC at debug level
 	if o.log != nil {
 		log = o.log
@@ -86,6 +91,7 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 	if err := n.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	guardNode(t, n)
 	a := &agent{Node: n, dir: o.dir, redis: o.redis, client: api.NewUnixClient(node.PathsFor(o.dir).Socket)}
 	t.Cleanup(func() { a.stop(t) })
 	return a

@@ -35,6 +35,7 @@ func embeddedAgent(t *testing.T) (n *node.Node, cl *api.Client, dir string, done
 	cfg := &config.Config{DataDir: dir, API: config.API{Listen: "off"},
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, MDNS: &f, NATPortMap: &f}}
 	cfg.Defaults()
+	guardConfig(t, cfg)
 	log, _ := testlog.New(t, "pubsub")
 	n, err = node.New(cfg, log)
 	if err != nil {
@@ -48,6 +49,7 @@ func embeddedAgent(t *testing.T) (n *node.Node, cl *api.Client, dir string, done
 	eventually(t, 30*time.Second, "agent ready", func() bool {
 		return cl.Call(context.Background(), "node.info", nil, nil) == nil
 	})
+	guardNode(t, n)
 	return n, cl, dir, errc
 }
 

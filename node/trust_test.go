@@ -47,6 +47,7 @@ func newImpostor(t *testing.T, addr string) *impostor {
 	if err := o.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	guardOverlay(t, "impostor", o.Exposure())
 	x := &impostor{id: id, o: o, got: map[envelope.Type]int{}}
 	done := make(chan struct{})
 	go func() { defer close(done); x.count() }()

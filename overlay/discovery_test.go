@@ -1,16 +1,24 @@
 package overlay
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/pnet"
 )
 
 // Test (3): bootstrap only, mDNS off. A knows only B, B knows only C; A
@@ -53,36 +61,182 @@ func TestBootstrapChainDiscovery(t *testing.T) {
 	}
 }
 
-// mDNS with no bootstrap: only possible on an interface with multicast
-// (Linux lo has none, FACTS.md pitfall 6), so the agents listen on the
-// first such interface's IPv4 address, or the test is skipped. A swarm key
-// of the test's own gives the agents an mDNS service name nobody else on
-// the LAN uses, so other agents there cannot get in the way.
+// mDNS with no bootstrap, between two agents in network namespaces of
+// their own on a veth bridge (testnet.Lab): mDNS needs an interface with
+// multicast (Linux lo has none, FACTS.md pitfall 6), and on the host's
+// own interfaces it would announce the test's agents to the whole LAN.
+// Each agent runs in a copy of this test binary in its namespace (the
+// TestMDNSDiscovery child, mdnsChild) and reports when it sees the other
+// up; both stay until both have. A swarm key of the test's own gives them
+// an mDNS service name of their own.
 func TestMDNSDiscovery(t *testing.T) {
-	ip := multicastIPv4()
-	if ip == "" {
-		t.Skip("no up, multicast-capable, non-loopback IPv4 interface: mDNS cannot work here")
+	if os.Getenv(envMDNSChild) != "" {
+		mdnsChild(t)
+		return
 	}
-	if err := multicastLoops(ip); err != nil {
-		t.Skipf("multicast sent on %s does not come back to this host, so mDNS cannot work here: %v", ip, err)
-	}
+	lab := testnet.NewLab(t, 2)
 	key := newSwarmKey(t)
+	privs := []crypto.PrivKey{newKey(t), newKey(t)}
+	ids := make([]peer.ID, 2)
+	for i, p := range privs {
+		ids[i], _ = peer.IDFromPrivateKey(p)
+	}
+	type seen struct {
+		i   int
+		via string
+	}
+	saw := make(chan seen, 2)
+	exits := make(chan error, 2)
+	var outs [2]lockedBuffer
+	var stdins [2]io.WriteCloser
+	for i := range 2 {
+		raw, err := crypto.MarshalPrivateKey(privs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := lab.Command(i, []string{"-test.run", "^TestMDNSDiscovery$", "-test.v", "-test.count", "1"},
+			envMDNSChild+"="+strings.Join([]string{hex.EncodeToString(raw), ids[1-i].String(), lab.IP(i), hex.EncodeToString(key)}, ","))
+		if stdins[i], err = cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout = &outs[i]
+		cmd.Stderr = &outs[i]
+		outs[i].onLine = func(line string) {
+			if via, ok := strings.CutPrefix(line, mdnsSawPrefix); ok {
+				saw <- seen{i, via}
+			}
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			err := cmd.Wait()
+			if err != nil {
+				err = fmt.Errorf("agent %d (in %s): %w", i, lab.Host(i), err)
+			}
+			exits <- err
+		}()
+		t.Cleanup(func() { _ = cmd.Process.Kill() }) // after a failure; a no-op once it exited
+	}
+	logs := func() {
+		for i := range 2 {
+			t.Logf("agent %d in %s:\n%s", i, lab.Host(i), outs[i].String())
+		}
+	}
+	vias := make([]string, 2)
+	deadline := time.After(60 * time.Second)
+	for seenBoth := 0; seenBoth < 2; {
+		select {
+		case s := <-saw:
+			vias[s.i] = s.via
+			seenBoth++
+		case err := <-exits:
+			logs()
+			t.Fatalf("an agent ended before both saw the other up (saw: %q): %v", vias, err)
+		case <-deadline:
+			logs()
+			t.Fatalf("the agents did not both see the other up by mDNS within 60s (saw: %q)", vias)
+		}
+	}
+	for i := range 2 { // done: each child shuts its agent down and exits
+		_ = stdins[i].Close()
+	}
+	for range 2 {
+		if err := <-exits; err != nil {
+			logs()
+			t.Fatal(err)
+		}
+	}
+	logs()
+	// Both dial on discovery; whichever connection wins, one side at least
+	// recorded mdns (the other may have heard the presence first).
+	if vias[0] != FoundMDNS && vias[1] != FoundMDNS {
+		t.Errorf("found via %q and %q, want mdns on one side", vias[0], vias[1])
+	}
+}
+
+// envMDNSChild carries a TestMDNSDiscovery child's part: its key, the
+// other's peer ID, its address, the swarm key (comma-separated, hex).
+const envMDNSChild = "HYPHAE_TEST_MDNS_CHILD"
+
+// mdnsSawPrefix starts the line a child prints once it sees the other up.
+const mdnsSawPrefix = "mdns child: saw the other agent up, found via "
+
+// mdnsChild is one agent of TestMDNSDiscovery, in its Lab namespace: it
+// prints mdnsSawPrefix once it sees the other agent up, then stays until
+// the parent closes its stdin.
+func mdnsChild(t *testing.T) {
+	if ns, ok := testnet.InLab(); !ok {
+		t.Fatalf("%s set outside a Lab namespace (%q)", envMDNSChild, ns)
+	}
+	parts := strings.Split(os.Getenv(envMDNSChild), ",")
+	if len(parts) != 4 {
+		t.Fatalf("%s: %q", envMDNSChild, os.Getenv(envMDNSChild))
+	}
+	raw, err1 := hex.DecodeString(parts[0])
+	other, err2 := peer.Decode(parts[1])
+	psk, err3 := hex.DecodeString(parts[3])
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	priv, err := crypto.UnmarshalPrivateKey(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := testConfig()
-	cfg.Listen, cfg.MDNS, cfg.SwarmKey = []string{"/ip4/" + ip + "/tcp/0"}, true, key
-	a, b := startAgent(t, cfg), startAgent(t, cfg)
+	cfg.Listen, cfg.MDNS, cfg.SwarmKey = []string{"/ip4/" + parts[2] + "/tcp/0"}, true, pnet.PSK(psk)
+	a := startAgentKey(t, cfg, priv)
+	if !a.o.Exposure().MDNS {
+		t.Fatal("mDNS configured and started, but the overlay does not report it running")
+	}
 	deadline := time.Now().Add(30 * time.Second)
-	for !a.seesUp(t, b.o.ID()) || !b.seesUp(t, a.o.ID()) {
+	for !a.seesUp(t, other) {
 		if time.Now().After(deadline) {
-			t.Fatalf("A and B did not find each other by mDNS in 30s; A's mdns %+v, B's %+v; connected: %v",
-				a.o.MDNSStats(), b.o.MDNSStats(), a.o.Host().Network().Connectedness(b.o.ID()))
+			t.Fatalf("did not find the other agent by mDNS in 30s; mdns %+v; connected: %v",
+				a.o.MDNSStats(), a.o.Host().Network().Connectedness(other))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// Both dial on discovery; whichever connection wins, one side at least
-	// recorded mdns (the other may have heard the presence first).
-	if va, vb := a.row(t, b.o.ID()).FoundVia, b.row(t, a.o.ID()).FoundVia; va != FoundMDNS && vb != FoundMDNS {
-		t.Errorf("found via %q and %q, want mdns on one side", va, vb)
+	fmt.Printf("%s%s\n", mdnsSawPrefix, a.row(t, other).FoundVia)
+	done := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, os.Stdin); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatal("the parent never said it was done")
 	}
+}
+
+// lockedBuffer collects a child's output and hands onLine each line.
+type lockedBuffer struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	part   []byte
+	onLine func(string)
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	b.part = append(b.part, p...)
+	for {
+		i := bytes.IndexByte(b.part, '\n')
+		if i < 0 {
+			break
+		}
+		if b.onLine != nil {
+			b.onLine(string(b.part[:i]))
+		}
+		b.part = b.part[i+1:]
+	}
+	return len(p), nil
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // A peer mDNS reports while it cannot be dialled is dialled again until
@@ -123,63 +277,6 @@ func TestMDNSServiceNamePerSwarmKey(t *testing.T) {
 			t.Errorf("%q is not a DNS-SD service type", n)
 		}
 	}
-}
-
-// multicastLoops sends one datagram to an administratively scoped group
-// out of the interface holding ip and waits for it to come back to a
-// socket of this host that joined the group there, which is what mDNS
-// between two agents on one host needs.
-func multicastLoops(ip string) error {
-	ifi, err := interfaceOf(ip)
-	if err != nil {
-		return err
-	}
-	group := &net.UDPAddr{IP: net.IPv4(239, 255, 77, byte(os.Getpid())), Port: 20000 + os.Getpid()%20000}
-	rc, err := net.ListenMulticastUDP("udp4", ifi, group)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	sc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.ParseIP(ip)})
-	if err != nil {
-		return err
-	}
-	defer sc.Close()
-	want := []byte(fmt.Sprintf("hyphae multicast probe %d", time.Now().UnixNano()))
-	buf := make([]byte, 128)
-	for try := 0; try < 3; try++ {
-		if _, err := sc.WriteToUDP(want, group); err != nil {
-			return err
-		}
-		_ = rc.SetReadDeadline(time.Now().Add(time.Second))
-		for {
-			n, _, err := rc.ReadFromUDP(buf)
-			if err != nil {
-				break // deadline: send again
-			}
-			if string(buf[:n]) == string(want) {
-				return nil
-			}
-		}
-	}
-	return fmt.Errorf("nothing came back from %v in 3 tries", group)
-}
-
-// interfaceOf returns the interface that holds ip.
-func interfaceOf(ip string) (*net.Interface, error) {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return nil, err
-	}
-	for i := range ifs {
-		addrs, _ := ifs[i].Addrs()
-		for _, a := range addrs {
-			if n, ok := a.(*net.IPNet); ok && n.IP.String() == ip {
-				return &ifs[i], nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("no interface holds %s", ip)
 }
 
 // multicastIPv4 returns the IPv4 address of an up, multicast, non-loopback

@@ -12,6 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/internal/poll"
+	"github.com/hyphae-run/hyphae/internal/testnet"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -35,7 +36,9 @@ type agent struct {
 	st *store.Store
 }
 
-// testConfig listens on loopback only, with fast presence.
+// testConfig listens on loopback only, with fast presence; mDNS and port
+// mapping are off (the zero value), as every agent a test starts on the
+// host must have them (mustNewKey fails the test otherwise).
 func testConfig() Config {
 	return Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, PresenceInterval: 200 * time.Millisecond}
 }
@@ -81,6 +84,7 @@ func mustNewKey(t testing.TB, cfg Config, st PeerTable, priv crypto.PrivKey) *Ov
 	info := func() Info {
 		return Info{Roles: []string{"runner"}, ScriptTypes: []string{"sh"}, Capacity: 2, Version: "test"}
 	}
+	testnet.Guard(t, "overlay config", testnet.Exposure{MDNS: cfg.MDNS, PortMap: cfg.NATPortMap})
 	o, err := New(context.Background(), cfg, priv, st, info, testLog())
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +95,18 @@ func mustNewKey(t testing.TB, cfg Config, st PeerTable, priv crypto.PrivKey) *Ov
 		if err := o.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
+		guardRunning(t, o) // what ran, however the test started it
 	})
+	guardRunning(t, o)
 	return o
+}
+
+// guardRunning fails t when o runs mDNS or port mapping on the host (a
+// test in a testnet.Lab may).
+func guardRunning(t testing.TB, o *Overlay) {
+	t.Helper()
+	e := o.Exposure()
+	testnet.Guard(t, "overlay "+o.ID().String(), testnet.Exposure{MDNS: e.MDNS, PortMap: e.PortMap})
 }
 
 // startAgent builds and starts an agent.
@@ -108,6 +122,7 @@ func startAgentKey(t testing.TB, cfg Config, priv crypto.PrivKey) *agent {
 	if err := a.o.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	guardRunning(t, a.o)
 	return a
 }
 

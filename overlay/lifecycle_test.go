@@ -8,16 +8,37 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/testnet"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // Shutdown is safe twice, closes Inbox, refuses a later Start, and leaves
 // no goroutine behind (counted against a warmed-up baseline, since
-// libp2p starts a few process-wide goroutines once).
+// libp2p starts a few process-wide goroutines once). On the host, so
+// without mDNS; TestShutdownTwiceNoLeakWithMDNS adds it in a namespace.
 func TestShutdownTwiceNoLeak(t *testing.T) {
+	shutdownTwiceNoLeak(t, testConfig())
+}
+
+// TestShutdownTwiceNoLeak with mDNS on, in a network namespace of its own
+// (testnet.Lab) where mDNS finds the namespace's veth and nothing reaches
+// the host's interfaces.
+func TestShutdownTwiceNoLeakWithMDNS(t *testing.T) {
+	if !testnet.RunInLab(t) {
+		return
+	}
+	ip := multicastIPv4()
+	if ip == "" {
+		t.Fatal("no multicast interface in the Lab namespace")
+	}
+	cfg := testConfig()
+	cfg.Listen, cfg.MDNS = []string{"/ip4/" + ip + "/tcp/0"}, true
+	shutdownTwiceNoLeak(t, cfg)
+}
+
+func shutdownTwiceNoLeak(t *testing.T, cfg Config) {
 	cycle := func() {
-		cfg := testConfig()
-		cfg.DHT, cfg.MDNS = true, multicastIPv4() != ""
+		cfg.DHT = true
 		a := startAgent(t, cfg)
 		cfgB := cfg
 		cfgB.Bootstrap = []string{a.addr()}
@@ -37,6 +58,9 @@ func TestShutdownTwiceNoLeak(t *testing.T) {
 			}
 			if err := x.o.Start(context.Background()); !errors.Is(err, ErrClosed) {
 				t.Fatalf("start after shutdown: %v", err)
+			}
+			if got := x.o.Exposure().MDNS; got != cfg.MDNS {
+				t.Fatalf("overlay reports mDNS running %v, configured %v", got, cfg.MDNS)
 			}
 		}
 	}

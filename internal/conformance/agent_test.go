@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/internal/testnet"
 )
 
 // target is the implementation under test.
@@ -90,8 +92,8 @@ func startHyphae() (func(), error) {
 		stop()
 		return nil, fmt.Errorf("redis-server did not answer: %w", err)
 	}
-	err = start(bin, "run", "--data-dir", data, "--redis", target.redis, "--api", "127.0.0.1:"+apiPort,
-		"--listen", "/ip4/127.0.0.1/tcp/0", "--no-mdns", "--roles", "supervisor,runner")
+	err = start(bin, testnet.HostRunArgs("run", "--data-dir", data, "--redis", target.redis, "--api", "127.0.0.1:"+apiPort,
+		"--listen", "/ip4/127.0.0.1/tcp/0", "--roles", "supervisor,runner")...)
 	if err == nil {
 		var tok []byte
 		tok, err = os.ReadFile(filepath.Join(data, "api.token"))
@@ -100,12 +102,33 @@ func startHyphae() (func(), error) {
 	if err == nil {
 		err = waitFor(agentAnswers)
 	}
+	if err == nil {
+		err = onlyLocal(bin, data)
+	}
 	if err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "hyphae.log"))
 		stop()
 		return nil, fmt.Errorf("hyphae run: %v\n%s", err, log)
 	}
 	return stop, nil
+}
+
+// onlyLocal checks that the agent on data, which runs on the host,
+// reports neither mDNS nor port mapping running (testnet.Guard's rule;
+// TestMain has no *testing.T to give it).
+func onlyLocal(bin, data string) error {
+	out, err := exec.Command(bin, "info", "--json", "--data-dir", data).Output()
+	if err != nil {
+		return fmt.Errorf("hyphae info --json: %w", err)
+	}
+	e, err := testnet.InfoExposure(out)
+	if err != nil {
+		return err
+	}
+	if e.MDNS || e.PortMap {
+		return fmt.Errorf("the agent on the host runs %v: it must run neither (testnet.OffFlags)", e)
+	}
+	return nil
 }
 
 func ok(c net.Conn) {

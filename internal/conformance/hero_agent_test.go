@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/testnet"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -116,9 +117,9 @@ func (w *heroWorker) start(t *testing.T) {
 	if out, err := exec.Command(bin, "init", "--data-dir", data).CombinedOutput(); err != nil {
 		t.Fatalf("hyphae init: %v\n%s", err, out)
 	}
-	w.agent = startProc(t, w.logDir, "agent", bin, "run", "--data-dir", data, "--redis", w.redis,
-		"--api", "127.0.0.1:"+freePort(), "--listen", "/ip4/127.0.0.1/tcp/0", "--no-mdns",
-		"--roles", "runner", "--concurrency", "4", "--worker-id", w.id)
+	w.agent = startProc(t, w.logDir, "agent", bin, testnet.HostRunArgs("run", "--data-dir", data, "--redis", w.redis,
+		"--api", "127.0.0.1:"+freePort(), "--listen", "/ip4/127.0.0.1/tcp/0",
+		"--roles", "runner", "--concurrency", "4", "--worker-id", w.id)...)
 	agent := w.agent
 	t.Cleanup(func() { killGroup(agent) })
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/internal/testnet"
 )
 
 // hyEnv runs the CLI with env added to a environment without HYPHAE_*.
@@ -140,7 +142,7 @@ func TestSocketGroupLetsMembersIn(t *testing.T) {
 
 	// An agent run by a user outside the group cannot give it the socket:
 	// the config is refused before anything starts.
-	_, errOut, code = hyEnv(nil, outsider, "run", "--data-dir", filepath.Join(t.TempDir(), "x"), "--config", cfgCopy(t, cfg))
+	_, errOut, code = hyEnv(nil, outsider, testnet.HostRunArgs("run", "--data-dir", filepath.Join(t.TempDir(), "x"), "--config", cfgCopy(t, cfg))...)
 	if code != 2 || !strings.Contains(errOut, "who is not in group users") {
 		t.Fatalf("run as a user outside the group: exit %d, stderr %q; want 2 and why", code, errOut)
 	}

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/internal/testnet"
 )
 
 type jobOut struct {
@@ -17,8 +19,10 @@ type jobOut struct {
 	Attempt int64             `json:"attempt"`
 }
 
+// localArgs are `hyphae run` arguments for an agent on the host:
+// loopback only, no API port, no mDNS, no port mapping (testnet.OffFlags).
 func localArgs() []string {
-	return []string{"--api", "off", "--listen", "/ip4/127.0.0.1/tcp/0", "--no-mdns"}
+	return testnet.HostRunArgs("--api", "off", "--listen", "/ip4/127.0.0.1/tcp/0")
 }
 
 func TestCLIGoldenPath(t *testing.T) {

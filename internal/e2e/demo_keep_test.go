@@ -52,6 +52,13 @@ func TestDemoKeepRemovesItsTempDirOnCtrlC(t *testing.T) {
 	if len(dirs) != 1 || !strings.Contains(out.String(), dirs[0]) {
 		t.Fatalf("demo dirs %v; the demo should say where its one dir is:\n%s", dirs, out)
 	}
+	socks, _ := filepath.Glob(filepath.Join(dirs[0], "*", "hyphae.sock"))
+	if len(socks) == 0 {
+		t.Fatalf("no agent socket in %s", dirs[0])
+	}
+	for _, s := range socks { // the demo's agents run on the host: no mDNS, no port mapping
+		guardAgent(t, bin, filepath.Dir(s))
+	}
 	// Ctrl-C in a terminal signals the whole foreground process group.
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)

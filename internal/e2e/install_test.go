@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/internal/testnet"
 )
 
 // installScript is run as root in a private mount namespace whose /etc,
@@ -47,6 +49,13 @@ func TestInstallScript(t *testing.T) {
 	}
 	got := keyValues(string(out))
 	t.Logf("%s", out)
+	if got["agent_info"] == "ok" {
+		info, err := os.ReadFile(filepath.Join(work, "info.out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testnet.GuardInfo(t, "the installed agent", info)
+	}
 
 	peers := regexp.MustCompile(`(?m)^install: peer ID (12D3KooW\w+)$`).FindAllStringSubmatch(string(out), -1)
 	if len(peers) != 2 || peers[0][1] != peers[1][1] {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/internal/poll"
+	"github.com/hyphae-run/hyphae/internal/testnet"
 )
 
 // bin is the hyphae binary built for this test run.
@@ -61,9 +62,15 @@ func newDataDir(t testing.TB) string {
 }
 
 // startRun starts `hyphae run` (optionally under a prefix command such as
-// `ip netns exec X`) and waits until its API answers.
+// `ip netns exec X`) and waits until its API answers. An agent on the host
+// (no namespace prefix) gets testnet.OffFlags after args, and the test
+// fails if it still reports mDNS or port mapping running.
 func startRun(t testing.TB, dir string, prefix []string, args ...string) *proc {
 	t.Helper()
+	onHost := !testnet.IsNamespaced(prefix)
+	if onHost {
+		args = testnet.HostRunArgs(args...)
+	}
 	argv := append(append([]string{}, prefix...), bin, "run", "--data-dir", dir)
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -85,7 +92,23 @@ func startRun(t testing.TB, dir string, prefix []string, args ...string) *proc {
 		_, _, err := hyTry("info", "--data-dir", dir)
 		return err == nil
 	})
+	if onHost {
+		guardAgent(t, bin, dir)
+	}
 	return p
+}
+
+// guardAgent fails t when the agent of binary b on dir, on the host,
+// reports mDNS or port mapping running (`hyphae info --json`).
+func guardAgent(t testing.TB, b, dir string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(b, "info", "--json", "--data-dir", dir)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("hyphae info --json --data-dir %s: %v\n%s", dir, err, errOut.Bytes())
+	}
+	testnet.GuardInfo(t, "hyphae run --data-dir "+dir, out.Bytes())
 }
 
 // kill -9s the whole process group (agent and its redis-server child).

@@ -9,78 +9,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/internal/testnet"
 )
 
-// netLab is a set of network namespaces joined by a bridge that lives in
-// a namespace of its own, so the host's network is not touched.
-type netLab struct {
-	t      *testing.T
-	prefix string
-	bridge string // namespace holding the bridge
-	hosts  []string
-}
+// The namespaced tests run their agents in a testnet.Lab: namespaces
+// joined by a bridge that lives in a namespace of its own, so the host's
+// network is not touched and mDNS may be on.
 
+// ipCmd runs ip (iproute2) with args.
 func ipCmd(args ...string) error {
 	out, err := exec.Command("ip", args...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, out)
 	}
 	return nil
-}
-
-func newNetLab(t *testing.T, n int) *netLab {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("network namespace test needs root (CI runs as root)")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs iproute2 (apt-get install -y iproute2)")
-	}
-	l := &netLab{t: t, prefix: fmt.Sprintf("hy%d", os.Getpid()%100000)}
-	l.bridge = l.prefix + "br"
-	t.Cleanup(l.destroy)
-	must := func(args ...string) {
-		if err := ipCmd(args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := ipCmd("netns", "add", l.bridge); err != nil {
-		if strings.Contains(err.Error(), "not permitted") || strings.Contains(err.Error(), "ermission denied") {
-			t.Skipf("cannot create network namespaces here (root without CAP_SYS_ADMIN?): %v", err)
-		}
-		t.Fatal(err)
-	}
-	must("-n", l.bridge, "link", "add", "br0", "type", "bridge")
-	must("-n", l.bridge, "link", "set", "br0", "up")
-	for i := 0; i < n; i++ {
-		h := fmt.Sprintf("%s-%d", l.prefix, i)
-		l.hosts = append(l.hosts, h)
-		must("netns", "add", h)
-		must("-n", h, "link", "add", "eth0", "type", "veth", "peer", "name", fmt.Sprintf("p%d", i), "netns", l.bridge)
-		must("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "master", "br0", "up")
-		must("-n", h, "addr", "add", fmt.Sprintf("10.77.0.%d/24", i+1), "dev", "eth0")
-		must("-n", h, "link", "set", "eth0", "up", "multicast", "on")
-		must("-n", h, "link", "set", "lo", "up")
-		must("-n", h, "route", "add", "224.0.0.0/4", "dev", "eth0")
-	}
-	return l
-}
-
-// cut takes host i's link down (at the bridge end); mend brings it back.
-func (l *netLab) cut(i int) error {
-	return ipCmd("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "down")
-}
-func (l *netLab) mend(i int) error {
-	return ipCmd("-n", l.bridge, "link", "set", fmt.Sprintf("p%d", i), "up")
-}
-
-func (l *netLab) exec(i int) []string { return []string{"ip", "netns", "exec", l.hosts[i]} }
-
-func (l *netLab) destroy() {
-	for _, h := range l.hosts {
-		_ = ipCmd("netns", "del", h)
-	}
-	_ = ipCmd("netns", "del", l.bridge)
 }
 
 type peerOut struct {
@@ -115,7 +58,7 @@ func peerIDOf(t *testing.T, dir string) string {
 // the other two by mDNS; a cut link marks its agent down at the others, and
 // mending it brings the agent back.
 func TestDiscoveryAcrossNamespacesByMDNS(t *testing.T) {
-	lab := newNetLab(t, 3)
+	lab := testnet.NewLab(t, 3)
 	dirs := make([]string, 3)
 	ids := make([]string, 3)
 	for i := range dirs {
@@ -124,7 +67,7 @@ func TestDiscoveryAcrossNamespacesByMDNS(t *testing.T) {
 	}
 	start := time.Now() // `hyphae run` of the first agent
 	for i := range dirs {
-		startRun(t, dirs[i], lab.exec(i), "--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001",
+		startRun(t, dirs[i], lab.Exec(i), "--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001",
 			"--presence-interval", "500ms")
 	}
 	allSee := func(state string, who int) func() bool {
@@ -149,11 +92,11 @@ func TestDiscoveryAcrossNamespacesByMDNS(t *testing.T) {
 	if via := peerStates(t, dirs[0])[ids[1]].FoundVia; via != "mdns" && via != "presence" {
 		t.Errorf("agent 1 found via %q, want mdns", via)
 	}
-	if err := lab.cut(2); err != nil {
+	if err := lab.Cut(2); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 60*time.Second, "agent 2 marked down after its link was cut", allSee("down", 2))
-	if err := lab.mend(2); err != nil {
+	if err := lab.Mend(2); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 90*time.Second, "agent 2 back up after its link was mended", allSee("up", 2))
@@ -163,11 +106,11 @@ func TestDiscoveryAcrossNamespacesByMDNS(t *testing.T) {
 // (on a direct stream), and a job sent while the runner's link is cut is
 // delivered once the link is mended and runs exactly once.
 func TestJobAcrossNamespacesThroughACut(t *testing.T) {
-	lab := newNetLab(t, 2)
+	lab := testnet.NewLab(t, 2)
 	dirs := []string{newDataDir(t), newDataDir(t)}
 	ids := []string{peerIDOf(t, dirs[0]), peerIDOf(t, dirs[1])}
 	for i, dir := range dirs {
-		startRun(t, dir, lab.exec(i), "--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001",
+		startRun(t, dir, lab.Exec(i), "--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001",
 			"--presence-interval", "500ms")
 	}
 	seen := func(state string) func() bool {
@@ -189,12 +132,12 @@ func TestJobAcrossNamespacesThroughACut(t *testing.T) {
 		t.Fatalf("job across namespaces: %+v", j)
 	}
 
-	if err := lab.cut(1); err != nil {
+	if err := lab.Cut(1); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 60*time.Second, "the runner's agent marked down after its link was cut", seen("down"))
 	decode(t, hy(t, "job", "run", "--to", ids[1], "--context", "3", "--script", script, "--json", "--data-dir", dirs[0]), &j)
-	if err := lab.mend(1); err != nil {
+	if err := lab.Mend(1); err != nil {
 		t.Fatal(err)
 	}
 	ctx := strconv.FormatUint(j.ContextID, 10)

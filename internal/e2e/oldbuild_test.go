@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -127,10 +128,16 @@ func newBinAgent(t *testing.T, name, b string, args ...string) *binAgent {
 	return a
 }
 
-// start runs the agent with its own binary and waits for its API.
+// start runs the agent with its own binary and waits for its API. The
+// previous build knows --no-mdns but not --no-nat-portmap: its data dir's
+// config turns port mapping off (oldHostArgs).
 func (a *binAgent) start(t *testing.T, args ...string) {
 	t.Helper()
-	argv := append([]string{"run", "--data-dir", a.dir, "--presence-interval", "300ms"}, localArgs()...)
+	local := localArgs()
+	if a.bin != bin {
+		local = oldHostArgs(t, a.dir)
+	}
+	argv := append([]string{"run", "--data-dir", a.dir, "--presence-interval", "300ms"}, local...)
 	cmd := exec.Command(a.bin, append(argv, args...)...)
 	p := &proc{cmd: cmd, dir: a.dir, log: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
@@ -151,6 +158,37 @@ func (a *binAgent) start(t *testing.T, args ...string) {
 		_, _, err := a.try("peers")
 		return err == nil
 	})
+	if a.bin == bin { // the previous build reports neither (no info --json): its flags and config are the check
+		guardAgent(t, a.bin, a.dir)
+	}
+}
+
+// oldHostArgs are localArgs for the previous build, which has no
+// --no-nat-portmap: it sets nat_port_map: false in dir's hyphae.yaml
+// (written by init; `hyphae run` reads it) instead.
+func oldHostArgs(t *testing.T, dir string) []string {
+	t.Helper()
+	path := filepath.Join(dir, "hyphae.yaml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := regexp.MustCompile(`(?m)^(\s*nat_port_map:\s*)true\b`)
+	off := regexp.MustCompile(`(?m)^\s*nat_port_map:\s*false\b`)
+	b = on.ReplaceAll(b, []byte("${1}false"))
+	if !off.Match(b) {
+		t.Fatalf("%s sets no overlay.nat_port_map to turn off:\n%s", path, b)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, a := range localArgs() {
+		if a != "--no-nat-portmap" {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // stop ends the agent as systemd does (SIGTERM: drain, then exit 0), so

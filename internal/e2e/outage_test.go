@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/internal/testnet"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/control"
@@ -21,7 +22,7 @@ import (
 // namespace, found by mDNS, the runner's context 3 open to the origin;
 // cut and mend take the runner's link down and up.
 type outagePair struct {
-	lab            *netLab
+	lab            *testnet.Lab
 	origin, runner string // data dirs
 	originID       string
 	runnerID       string
@@ -35,7 +36,7 @@ const lostWarning = ": lost (it may still have run there; a retry may run it twi
 
 func newOutagePair(t *testing.T, originConfig string) *outagePair {
 	t.Helper()
-	o := &outagePair{lab: newNetLab(t, 2), origin: newDataDir(t), runner: newDataDir(t), marks: t.TempDir()}
+	o := &outagePair{lab: testnet.NewLab(t, 2), origin: newDataDir(t), runner: newDataDir(t), marks: t.TempDir()}
 	o.originID, o.runnerID = peerIDOf(t, o.origin), peerIDOf(t, o.runner)
 	args := func(name, config string) []string {
 		path := filepath.Join(t.TempDir(), name+".yaml")
@@ -44,8 +45,8 @@ func newOutagePair(t *testing.T, originConfig string) *outagePair {
 		}
 		return []string{"--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001", "--presence-interval", "500ms", "--config", path}
 	}
-	o.originProc = startRun(t, o.origin, o.lab.exec(0), args("origin", originConfig)...)
-	startRun(t, o.runner, o.lab.exec(1), args("runner", "runner:\n  concurrency: 32\n")...)
+	o.originProc = startRun(t, o.origin, o.lab.Exec(0), args("origin", originConfig)...)
+	startRun(t, o.runner, o.lab.Exec(1), args("runner", "runner:\n  concurrency: 32\n")...)
 	eventually(t, 60*time.Second, "the runner seen up by the origin", o.runnerIs(t, "up"))
 	hy(t, "context", "create", "--id", "3", "--data-dir", o.runner)
 	hy(t, "context", "grant", "3", "--actor", o.originID, "--role", "executor", "--data-dir", o.runner)
@@ -58,7 +59,7 @@ func (o *outagePair) runnerIs(t *testing.T, state string) func() bool {
 
 func (o *outagePair) cut(t *testing.T) {
 	t.Helper()
-	if err := o.lab.cut(1); err != nil {
+	if err := o.lab.Cut(1); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 60*time.Second, "the runner marked down at the origin", o.runnerIs(t, "down"))
@@ -66,7 +67,7 @@ func (o *outagePair) cut(t *testing.T) {
 
 func (o *outagePair) mend(t *testing.T) time.Time {
 	t.Helper()
-	if err := o.lab.mend(1); err != nil {
+	if err := o.lab.Mend(1); err != nil {
 		t.Fatal(err)
 	}
 	return time.Now()

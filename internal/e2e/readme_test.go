@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/internal/testnet"
 )
 
 // The README's shell blocks run here, against the binary TestMain built, so
@@ -26,8 +28,9 @@ import (
 // `./hyphae` and `configs/` in its working directory. What the test changes
 // in a block, and only this:
 //   - `go build -o hyphae ./cmd/hyphae` is skipped: TestMain built it;
-//   - `hyphae run` gets free loopback ports and no mDNS (`--listen
-//     /ip4/127.0.0.1/tcp/P --api 127.0.0.1:Q --no-mdns`), and bob's gets
+//   - `hyphae run` gets free loopback ports, no mDNS and no port mapping
+//     (`--listen /ip4/127.0.0.1/tcp/P --api 127.0.0.1:Q --no-mdns
+//     --no-nat-portmap`: testnet.OffFlags), and bob's gets
 //     `--bootstrap` with alice's address, as the README says to do across
 //     networks (mDNS does not work on loopback); its log goes to ~/run.log;
 //   - a `hyphae run` in the foreground is sent to the background and the
@@ -130,7 +133,7 @@ func (m *machine) script(block string, peers map[string]string) string {
 	s := goBuildLine.ReplaceAllString(block, "")
 	s = runCommand.ReplaceAllStringFunc(s, func(line string) string {
 		g := runCommand.FindStringSubmatch(line)
-		flags := fmt.Sprintf(" --listen /ip4/127.0.0.1/tcp/%d --api 127.0.0.1:%d --no-mdns", m.p2p, m.api)
+		flags := fmt.Sprintf(" --listen /ip4/127.0.0.1/tcp/%d --api 127.0.0.1:%d %s", m.p2p, m.api, strings.Join(testnet.OffFlags, " "))
 		if m.bootstrap != "" {
 			flags += " --bootstrap " + m.bootstrap
 		}
@@ -172,6 +175,11 @@ func (m *machine) run(t *testing.T, block string, peers map[string]string) strin
 	m.pgids = append(m.pgids, cmd.Process.Pid)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("README block on %s failed: %v\n--- script\n%s\n--- output\n%s", m.name, err, s, out.String())
+	}
+	if runCommand.MatchString(block) { // the agent it started, if it still runs, has mDNS and port mapping off
+		if info, _, err := hyTry("info", "--json", "--data-dir", filepath.Join(m.home, ".hyphae")); err == nil {
+			testnet.GuardInfo(t, m.name+"'s hyphae run", []byte(info))
+		}
 	}
 	return out.String()
 }

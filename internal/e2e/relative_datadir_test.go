@@ -37,6 +37,7 @@ func TestRelativeDataDirRunsJobs(t *testing.T) {
 	eventually(t, 30*time.Second, "the agent on the relative data dir", func() bool {
 		return in("info", "--data-dir", "d").Run() == nil
 	})
+	guardAgent(t, bin, filepath.Join(work, "d"))
 	if out, err := in("context", "create", "--id", "1", "--data-dir", "d").CombinedOutput(); err != nil {
 		t.Fatalf("context create: %v\n%s", err, out)
 	}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/internal/testnet"
 )
 
 // sitesLab is two home LANs, each behind its own NAT router, and one
@@ -149,6 +151,9 @@ func in(ns string) []string { return []string{"ip", "netns", "exec", ns} }
 // start at the same moment); it is killed at test end.
 func launch(t testing.TB, dir string, prefix []string, args ...string) *proc {
 	t.Helper()
+	if !testnet.IsNamespaced(prefix) {
+		args = testnet.HostRunArgs(args...)
+	}
 	argv := append(append(append([]string{}, prefix...), bin, "run", "--data-dir", dir), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	p := &proc{cmd: cmd, dir: dir, log: &bytes.Buffer{}, done: make(chan error, 1)}

@@ -35,16 +35,17 @@ as() { (cd / && runuser -u hyphae -- "$@"); }
 echo "id_as_hyphae=$(as hyphae id --json --data-dir /var/lib/hyphae | sed -n 's/.*"peer_id": *"\([^"]*\)".*/\1/p')"
 
 # The agent runs as hyphae on its state dir (what the unit's ExecStart
-# does), on loopback only so that it meets no other test's agent.
+# does), on loopback only so that it meets no other test's agent, with
+# mDNS and port mapping off (the test checks info.out says so).
 # setsid: its own process group, so that whatever is left of it (runuser,
 # the agent, its redis-server) is killed however this script ends.
 (cd / && exec setsid runuser -u hyphae -- /usr/local/bin/hyphae run --data-dir /var/lib/hyphae \
-  --api off --no-mdns --listen /ip4/127.0.0.1/tcp/0) >"$work/agent.log" 2>&1 &
+  --api off --no-mdns --no-nat-portmap --listen /ip4/127.0.0.1/tcp/0) >"$work/agent.log" 2>&1 &
 agent=$!
 trap 'kill -KILL -- "-$agent" 2>/dev/null || true' EXIT
 info=no
 for _ in $(seq 1 120); do # until the agent answers, at most a minute
-  if as /usr/local/bin/hyphae info --data-dir /var/lib/hyphae >"$work/info.out" 2>&1; then
+  if as /usr/local/bin/hyphae info --json --data-dir /var/lib/hyphae >"$work/info.out" 2>&1; then
     info=ok
     break
   fi
