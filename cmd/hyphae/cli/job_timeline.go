@@ -50,7 +50,7 @@ func printTimeline(w io.Writer, tl *control.TimelineView) {
 			detail = "  " + oneLine(e.Detail, 100)
 		}
 		fmt.Fprintf(w, "  %s  %-12s attempt %d%s\n", time.UnixMilli(e.AtMS).Format("2006-01-02 15:04:05.000"),
-			e.Event, e.Attempt, detail)
+			e.Event, max(e.Attempt, 1), detail) // attempt 0: before the first dispatch, part of attempt 1
 	}
 }
 

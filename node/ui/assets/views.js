@@ -230,7 +230,7 @@ function logLine(e) {
 function timelineCard(tl) {
   if (!tl.timeline.length) return card('Timeline', el('p', {class: 'muted'}, 'no moves recorded (a job written straight into Redis)'));
   const ms = (x) => x ? new Date(x).toLocaleTimeString(undefined, {hour12: false}) + '.' + String(x % 1000).padStart(3, '0') : '—';
-  const took = (a) => a.ended_ms && a.started_ms ? (a.duration_ms / 1000).toFixed(3) + 's' : '—';
+  const took = (a) => a.ended_ms && a.started_ms ? ((a.duration_ms || 0) / 1000).toFixed(3) + 's' : '—';
   return el('div', {},
     card('Attempts', table(['#', 'STATUS', 'QUEUED', 'STARTED', 'ENDED', 'TOOK', 'WHERE', 'ERROR'], tl.attempts.map(a =>
       el('tr', {'data-attempt': a.attempt}, el('td', {}, String(a.attempt)), el('td', {}, badge(a.status)), el('td', {}, ms(a.queued_ms)),
@@ -238,7 +238,7 @@ function timelineCard(tl) {
         el('td', {title: a.runner || a.sent_to || ''}, a.runner ? short(a.runner) : a.sent_to ? 'sent to ' + short(a.sent_to) : '—'),
         el('td', {class: 'muted'}, a.error || ''))))),
     card('Timeline', el('ol', {class: 'timeline'}, tl.timeline.map(e => el('li', {'data-event': e.event},
-      el('span', {class: 'ts', title: e.at}, ms(e.at_ms)), ' ', badge(e.event), ' attempt ' + e.attempt,
+      el('span', {class: 'ts', title: e.at}, ms(e.at_ms)), ' ', badge(e.event), ' attempt ' + Math.max(e.attempt || 0, 1),
       e.detail ? el('span', {class: 'muted'}, ' · ' + e.detail) : null)))));
 }
 
