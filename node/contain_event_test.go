@@ -32,7 +32,7 @@ func TestRunStartedByAnotherActorsEventIsContained(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the root mode of containment needs root")
 	}
-	a := startAgent(t, agentOpts{})
+	a := startAgent(t, agentOpts{contained: true})
 	b := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	b.call(t, "context.create", map[string]any{"id": 1}, nil)

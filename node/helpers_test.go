@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/internal/testlog"
 	"github.com/hyphae-run/hyphae/internal/testredis"
@@ -42,7 +43,13 @@ type agentOpts struct {
 	plainOnly []string            // only these shortcuts off (config.Bus.PlainOnly)
 	log       *slog.Logger        // the agent's logger (default: testlog's; trace_test.go reads its lines)
 	breaker   config.Breaker      // circuit breakers (default: config's defaults)
-	lan       bool                // mDNS and port mapping as by default (on): only in a testnet.Lab (guardConfig)
+	// contained runs jobs from other agents contained, as by default.
+	// Without it they run on the host (runner.isolation.remote: host):
+	// most tests here watch a remote job through a file in the test's
+	// temp dir, which a contained job cannot reach. Containment itself is
+	// tested with it, and end to end on the binary's defaults.
+	contained bool
+	lan       bool // mDNS and port mapping as by default (on): only in a testnet.Lab (guardConfig)
 }
 
 func startAgent(t testing.TB, o agentOpts) *agent {
@@ -74,6 +81,9 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond), Plain: o.plain || testBusPlain(),
 			PlainOnly: o.plainOnly}, Executors: o.executors,
 		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}, Breaker: o.breaker}
+	if !o.contained {
+		cfg.Runner.Isolation.Remote = model.IsolationHost
+	}
 	if o.lan {
 		cfg.Overlay.MDNS, cfg.Overlay.NATPortMap = nil, nil
 	}
