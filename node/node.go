@@ -32,9 +32,6 @@ import (
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
-// Version is the agent's version, set at build time with -ldflags.
-var Version = "0.1.0-dev"
-
 // Node is one agent.
 type Node struct {
 	cfg   *config.Config

@@ -12,14 +12,13 @@ import (
 
 // Set by scripts/release with -ldflags -X (node.Version too). A plain
 // `go build` leaves them empty, and the commit and its time come from the
-// VCS stamp Go writes into the binary (debug.ReadBuildInfo).
+// VCS stamp Go writes into the binary (debug.ReadBuildInfo). The version
+// is node.Version alone, resolved once in package node, so that `hyphae
+// version` says what node.info, /info, presence and the dashboard say.
 var (
 	commit    string
 	buildDate string
 )
-
-// develVersion is node.Version when no release build set it.
-const develVersion = "0.1.0-dev"
 
 // versionInfo is what `hyphae version` prints.
 type versionInfo struct {
@@ -41,22 +40,21 @@ func orUnknown(s string) string {
 	return s
 }
 
-// currentVersion is this binary's version: ldflags first, then build info.
+// currentVersion is this binary's version (node.Version), with the commit
+// and date from ldflags first, then build info.
 func currentVersion() versionInfo {
 	bi, _ := debug.ReadBuildInfo()
 	return resolveVersion(versionInfo{Version: node.Version, Commit: commit, Date: buildDate}, bi)
 }
 
-// resolveVersion fills what ldflags left unset from bi (nil when the
-// binary has no build info): the module version of `go install …@vX`,
-// and vcs.revision, vcs.modified, vcs.time of a build inside a checkout.
+// resolveVersion fills the commit and date ldflags left unset from bi (nil
+// when the binary has no build info): vcs.revision, vcs.modified and
+// vcs.time of a build inside a checkout. The version is left as it is:
+// node.ResolveVersion made it, for every surface at once.
 func resolveVersion(ld versionInfo, bi *debug.BuildInfo) versionInfo {
 	v := ld
 	if bi == nil {
 		return v
-	}
-	if v.Version == develVersion && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v.Version = bi.Main.Version
 	}
 	settings := map[string]string{}
 	for _, s := range bi.Settings {

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/node"
 )
 
 func vcsBuild(mainVersion, rev, modified, when string) *debug.BuildInfo {
@@ -21,22 +23,28 @@ func vcsBuild(mainVersion, rev, modified, when string) *debug.BuildInfo {
 }
 
 // A plain `go build` in a checkout: no ldflags, the commit and its time
-// come from the VCS stamp, and a modified tree says so.
+// come from the VCS stamp, and a modified tree says so. The pseudo-version
+// Go stamps does not replace the version: node.Version is the one string.
 func TestVersionFromBuildInfo(t *testing.T) {
-	got := resolveVersion(versionInfo{Version: develVersion},
-		vcsBuild("(devel)", "994c1f9de1eb0b7df2ab6e529585491a95b93943", "true", "2026-11-25T10:00:00Z"))
-	want := versionInfo{Version: develVersion, Commit: "994c1f9de1eb0b7df2ab6e529585491a95b93943-dirty", Date: "2026-11-25T10:00:00Z"}
+	bi := vcsBuild("v0.0.0-20261125100000-994c1f9de1eb+dirty", "994c1f9de1eb0b7df2ab6e529585491a95b93943", "true", "2026-11-25T10:00:00Z")
+	got := resolveVersion(versionInfo{Version: node.DevelVersion}, bi)
+	want := versionInfo{Version: node.DevelVersion, Commit: "994c1f9de1eb0b7df2ab6e529585491a95b93943-dirty", Date: "2026-11-25T10:00:00Z"}
 	if got != want {
 		t.Fatalf("resolveVersion = %+v, want %+v", got, want)
 	}
 }
 
-// `go install github.com/hyphae-run/hyphae/cmd/hyphae@v0.3.0`: the module
-// version is the version.
-func TestVersionFromModule(t *testing.T) {
-	got := resolveVersion(versionInfo{Version: develVersion}, &debug.BuildInfo{Main: debug.Module{Version: "v0.3.0"}})
-	if got.Version != "v0.3.0" || got.Commit != "" {
-		t.Fatalf("resolveVersion = %+v, want version v0.3.0 and no commit", got)
+// `hyphae version` prints node.Version, what node.info, /info, presence
+// and the dashboard show; nothing in the CLI picks another.
+func TestVersionIsNodeVersion(t *testing.T) {
+	for _, mv := range []string{"(devel)", "v0.0.0-20261125100000-994c1f9de1eb", "v0.3.0"} {
+		got := resolveVersion(versionInfo{Version: node.Version}, vcsBuild(mv, "abc", "false", "2026-11-25T10:00:00Z"))
+		if got.Version != node.Version {
+			t.Errorf("module version %s: resolveVersion says %q, node.Version is %q", mv, got.Version, node.Version)
+		}
+	}
+	if v := currentVersion().Version; v != node.Version {
+		t.Errorf("hyphae version says %q, node.Version is %q", v, node.Version)
 	}
 }
 
