@@ -140,6 +140,7 @@ func (s *Store) loadJobs(ctx context.Context, db *redis.Client, ctxID uint64, ke
 		}
 		out[i] = j
 	}
+	stampJobs(ctx, db, out) // a seed client's jobs without created_at (jobs_first_seen.go)
 	return out, nil
 }
 

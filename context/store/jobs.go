@@ -82,6 +82,7 @@ func (s *Store) LoadJobKey(ctx context.Context, ctxID uint64, key string) (*mode
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadJob: %w", err)
 	}
+	stampJobHash(ctx, db, key, h) // a seed client's job without created_at (jobs_first_seen.go)
 	j, err := decodeJob(ctxID)(key, h)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadJob: %w", err)
@@ -122,7 +123,11 @@ func (s *Store) ListJobs(ctx context.Context, ctxID uint64) ([]*model.RunnerJob,
 	if err != nil {
 		return nil, fmt.Errorf("store.ListJobs: %w", err)
 	}
-	return loadAll(ctx, db, keys, decodeJob(ctxID))
+	js, err := loadAll(ctx, db, keys, decodeJob(ctxID))
+	if err == nil {
+		stampJobs(ctx, db, js) // a seed client's jobs without created_at (jobs_first_seen.go)
+	}
+	return js, err
 }
 
 // DeleteJob removes a job hash.

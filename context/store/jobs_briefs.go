@@ -86,6 +86,11 @@ func briefPage(ctx context.Context, db *redis.Client, keys []string) ([]JobBrief
 			FlowID: num[uint64](vals[1]), ScriptType: str(vals[2]), Status: model.JobStatus(str(vals[3])),
 			CreatedAt: num[int64](vals[4]), UpdatedAt: num[int64](vals[5]), Error: str(vals[6])})
 	}
+	for i := range out {
+		if out[i].CreatedAt == 0 { // a seed client's job without created_at (jobs_first_seen.go)
+			out[i].CreatedAt = firstSeen(ctx, db, out[i].Key)
+		}
+	}
 	return out, nil
 }
 
