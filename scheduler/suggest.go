@@ -1,34 +1,9 @@
 package scheduler
 
-// suggest returns the candidate closest to s when it is close enough to be
-// a typo (edit distance ≤ 2, and less than half of s), else "".
-func suggest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestD && 2*d < len(s)+1 {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
+import closest "github.com/hyphae-run/hyphae/internal/suggest"
 
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+// suggest returns the candidate closest to s when it is close enough to be
+// a typo, else "" (suggest.Closest: the agent's config keys use the same).
+func suggest(s string, candidates []string) string {
+	return closest.Closest(s, candidates)
 }

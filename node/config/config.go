@@ -151,9 +151,17 @@ func Load(path string) (*Config, error) {
 	return Parse(b, path)
 }
 
-// Parse strictly decodes YAML; name labels errors. A config is one YAML
-// document: a second one (after "---") is an error, not silently ignored.
+// Parse strictly decodes YAML; name labels errors. An unknown key is an
+// error naming its dotted path, its line and the closest valid key
+// (unknownKeys). A config is one YAML document: a second one (after "---")
+// is an error, not silently ignored.
 func Parse(b []byte, name string) (*Config, error) {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err == nil {
+		if err := unknownKeys(&doc, name); err != nil {
+			return nil, err
+		}
+	}
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
