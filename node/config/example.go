@@ -25,6 +25,7 @@ redis:
 
 api:
   listen: 127.0.0.1:9652   # JSON-RPC over HTTP, token in <data_dir>/api.token; "off" = unix socket only
+  # socket_group: ""       # a group whose members may use the CLI (the socket); empty: the agent user's alone
 
 overlay:
   listen: [/ip4/0.0.0.0/tcp/4001, /ip4/0.0.0.0/udp/4001/quic-v1]
@@ -48,6 +49,13 @@ runner:
   cgroups: true            # each job in its own cgroup where cgroup v2 is usable; false: process groups
   drain_grace: 30s         # on SIGTERM / hyphae drain, running jobs get this long to finish
   user: ""                 # run jobs as this unprivileged user (agent must be root; data dir e.g. /var/lib/hyphae)
+  max_in_flight_per_context: 0  # jobs of one context held at once, beside concurrency; 0 = no cap (docs/flow-control.md)
+  types: {}                # caps per script type, e.g. {python: {max_in_flight: 2}}
+  isolation:
+    remote: contained      # jobs from other actors: own user, namespaces, the data dir hidden; host: uncontained
+    own: host              # this agent's own jobs run as configured; contained: contain them too
+    # user: ""             # contained jobs run as this user (agent must be root); empty: one uid per context from 61184
+    pids_max: 512          # processes a contained job may have where cgroups allow; -1: no limit
 
 # Extra script types: a command line where {file} is the script's path.
 executors: {}
@@ -76,6 +84,21 @@ retention:
   interval: 1m             # between sweeps
   log_bytes: 256KiB        # a job's log in Redis: the first half, a marker, the last lines
   output_bytes: 10MiB      # a job's output.log on disk, capped the same way
+
+# Spans over OTLP/HTTP (docs/tracing.md); off: trace ids only, nothing exported.
+trace:
+  # otlp_endpoint: ""      # e.g. http://127.0.0.1:4318; empty: OTEL_EXPORTER_OTLP_ENDPOINT, else off
+
+# Idempotency keys (docs/idempotency.md): a second submission with the same
+# --idempotency-key within this window returns the first job or flow.
+idempotency:
+  retention: 24h
+
+# Poison quarantine (docs/idempotency.md): when a job's last after_failures
+# attempts in a row failed, the attempt after them does not run: the job
+# ends error and goes to its context's dead letters (hyphae deadletter).
+quarantine:
+  after_failures: 5        # negative: never
 
 # A circuit breaker per peer this agent sends jobs to (docs/breakers.md):
 # after threshold faults of the peer in a row (refused, unacknowledged, no
