@@ -16,7 +16,10 @@ func newInit(g *globals) *cobra.Command {
 		Long: `Create the agent's data dir (default ~/.hyphae, or $HYPHAE_DATA_DIR, or
 --data-dir): an ed25519 actor key (actor.key, mode 0600) whose public key is
 this agent's peer ID, a commented config (hyphae.yaml) and an API token
-(api.token). An existing key is never overwritten.`,
+(api.token). An existing key is never overwritten: on a data dir that has
+one already, init writes nothing, says so with the peer ID and exits 0, so
+that "hyphae init && hyphae run" works on every start. --swarm-key there is
+refused unless the data dir has a swarm.key (init does not edit a config).`,
 		Example: "  hyphae init\n  hyphae init --data-dir /var/lib/hyphae --swarm-key",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -25,6 +28,12 @@ this agent's peer ID, a commented config (hyphae.yaml) and an API token
 				return failed("%v", err)
 			}
 			w := cmd.OutOrStdout()
+			if res.Existed {
+				fmt.Fprintf(w, "%s is initialised already: nothing written\n", res.Paths.Dir)
+				fmt.Fprintf(w, "  peer id:       %s\n", res.Identity.PeerID())
+				fmt.Fprintf(w, "  age recipient: %s\n", res.Identity.AgeRecipient())
+				return nil
+			}
 			fmt.Fprintf(w, "initialised %s\n", res.Paths.Dir)
 			fmt.Fprintf(w, "  peer id:       %s\n", res.Identity.PeerID())
 			fmt.Fprintf(w, "  age recipient: %s\n", res.Identity.AgeRecipient())
