@@ -48,7 +48,7 @@ func newContainLab(t *testing.T, prefix func(t *testing.T, dir string) []string)
 	t.Helper()
 	var b *flowAgent
 	if prefix == nil {
-		b = startFlowAgent(t, "b", "")
+		b = startFlowAgent(t, "b", "runner:\n  isolation:\n    remote: contained\n")
 	} else {
 		dir := newDataDir(t)
 		b = &flowAgent{name: "b", dir: dir, args: append(localArgs(), "--presence-interval", "300ms")}

@@ -63,6 +63,7 @@ func startFlowAgent(t testing.TB, name, config string, args ...string) *flowAgen
 	dir := newDataDir(t)
 	a := &flowAgent{name: name, dir: dir, args: append(append([]string{}, localArgs()...), args...)}
 	a.args = append(a.args, "--presence-interval", "300ms")
+	config = hostRemote(config) // isolation_test.go
 	if config != "" {
 		path := filepath.Join(filepath.Dir(dir), name+".yaml")
 		if err := os.WriteFile(path, []byte(config), 0o600); err != nil {

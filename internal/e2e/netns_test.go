@@ -110,8 +110,8 @@ func TestJobAcrossNamespacesThroughACut(t *testing.T) {
 	dirs := []string{newDataDir(t), newDataDir(t)}
 	ids := []string{peerIDOf(t, dirs[0]), peerIDOf(t, dirs[1])}
 	for i, dir := range dirs {
-		startRun(t, dir, lab.Exec(i), "--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001",
-			"--presence-interval", "500ms")
+		startRun(t, dir, lab.Exec(i), append(hostRemoteArgs(t), "--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001",
+			"--presence-interval", "500ms")...)
 	}
 	seen := func(state string) func() bool {
 		return func() bool { return peerStates(t, dirs[0])[ids[1]].State == state }

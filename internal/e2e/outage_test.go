@@ -40,7 +40,7 @@ func newOutagePair(t *testing.T, originConfig string) *outagePair {
 	o.originID, o.runnerID = peerIDOf(t, o.origin), peerIDOf(t, o.runner)
 	args := func(name, config string) []string {
 		path := filepath.Join(t.TempDir(), name+".yaml")
-		if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		if err := os.WriteFile(path, []byte(hostRemote(config)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return []string{"--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001", "--presence-interval", "500ms", "--config", path}
