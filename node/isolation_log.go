@@ -2,6 +2,8 @@ package node
 
 import (
 	"context"
+	"net"
+	"net/url"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/control"
@@ -29,4 +31,27 @@ func (n *Node) logHostIsolation(ctx context.Context) {
 			n.log.Warn(control.HostIsolationWarning(id), "context", id, "network", c.Network())
 		}
 	}
+}
+
+// logReachableStore warns when contained jobs, which keep the network,
+// could reach this agent's store: a Redis on a loopback TCP port with no
+// password (DESIGN §5 lists it among what a contained job can reach).
+func (n *Node) logReachableStore() {
+	if n.runner == nil || n.cfg.Runner.Isolation.Remote == model.IsolationHost {
+		return
+	}
+	u, err := url.Parse(n.cfg.Redis.URL)
+	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") || u.User != nil && hasPassword(u.User) {
+		return
+	}
+	if ip := net.ParseIP(u.Hostname()); u.Hostname() == "localhost" || ip != nil && ip.IsLoopback() {
+		n.log.Warn("store: contained jobs keep the network and can reach this Redis on loopback, which has no password; "+
+			"give it one (redis.url redis://:PASSWORD@…), use a unix socket (redis.url unix://…), or run such jobs with network none",
+			"redis", u.Redacted())
+	}
+}
+
+func hasPassword(u *url.Userinfo) bool {
+	p, ok := u.Password()
+	return ok && p != ""
 }

@@ -143,6 +143,7 @@ func (n *Node) Start(ctx context.Context) error {
 		}
 	}
 	n.logHostIsolation(ctx)
+	n.logReachableStore()
 	n.ready.Store(true)
 	n.log.Info("agent running", "peer_id", n.id.PeerID().String(), "roles", n.cfg.Roles,
 		"data_dir", n.cfg.DataDir, "api", n.apiAddr, "socket", n.paths.Socket, "version", Version)
