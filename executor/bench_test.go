@@ -206,23 +206,7 @@ func rawWorker(ctx context.Context, c *redis.Client) {
 // BenchmarkShTrue: sh jobs running `true` through the runner at
 // concurrency 2, with 4 jobs in flight so both slots stay busy.
 func BenchmarkShTrue(b *testing.B) {
-	h := benchRunner(b, 2, nil)
-	var lat latencies
-	var next sync.Mutex
-	caller := uint64(0)
-	b.SetParallelism(2) // 2 × GOMAXPROCS submitters
-	b.ResetTimer()
-	t0 := time.Now()
-	b.RunParallel(func(pb *testing.PB) {
-		next.Lock()
-		caller++
-		me := caller
-		next.Unlock()
-		for id := uint64(1); pb.Next(); id++ {
-			roundTrip(b, h, me, id, "sh", "true", &lat)
-		}
-	})
-	lat.report(b, time.Since(t0))
+	shJobs(b, benchRunner(b, 2, nil), false)
 }
 
 // BenchmarkRawForkExec is the baseline: os/exec of `sh -c true` from 2

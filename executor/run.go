@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hyphae-run/hyphae/context/jobdir"
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/executor/sandbox"
 )
@@ -203,15 +204,8 @@ func (r *Runner) jobDir(ctxID uint64, key string, attempt int64) string {
 	return filepath.Join(JobsDir(r.cfg.DataDir, ctxID), jobDirName(key, attempt))
 }
 
-// safeName keeps letters, digits, '-' and '_' (other bytes become '_').
-func safeName(s string) string {
-	return strings.Map(func(c rune) rune {
-		if c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			return c
-		}
-		return '_'
-	}, s)
-}
+// safeName keeps letters, digits, '-' and '_' (jobdir.SafeName).
+func safeName(s string) string { return jobdir.SafeName(s) }
 
 // writeScript creates dir (dropping a stale result file) and writes the
 // script into it; it returns the script's path.

@@ -26,7 +26,7 @@ func JobsDir(dataDir string, ctxID uint64) string {
 // <caller>-<id>-<attempt>; a key that is not job:<caller>:<id> keeps only
 // letters, digits, '-' and '_'.
 func Name(key string, attempt int64) string {
-	name := safeName(key)
+	name := SafeName(key)
 	if caller, id, err := store.ParseJobKey(key); err == nil {
 		name = fmt.Sprintf("%d-%d", caller, id)
 	}
@@ -56,8 +56,9 @@ func JobOf(name string) (string, bool) {
 	return store.JobKey(n[0], n[1]), true
 }
 
-// safeName keeps letters, digits, '-' and '_' (other bytes become '_').
-func safeName(s string) string {
+// SafeName keeps letters, digits, '-' and '_' (other bytes become '_'):
+// a name fit for a directory or a cgroup.
+func SafeName(s string) string {
 	return strings.Map(func(c rune) rune {
 		if c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
 			return c
