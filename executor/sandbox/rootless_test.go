@@ -164,19 +164,5 @@ func labIn(t *testing.T, dir string) lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := lab{data: filepath.Join(base, "data")}
-	l.job = filepath.Join(l.data, "contexts", "1", "jobs", "1-1-1")
-	l.other = filepath.Join(l.data, "contexts", "2", "jobs", "1-9-1")
-	for _, d := range []string{l.job, l.other} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for p, body := range map[string]string{filepath.Join(l.data, "actor.key"): "SECRET-KEY",
-		filepath.Join(l.other, "secret.txt"): "OTHER-JOB"} {
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return l
+	return labAt(t, base)
 }

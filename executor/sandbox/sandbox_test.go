@@ -21,6 +21,13 @@ func newLab(t testing.TB) lab {
 	if err := os.Chmod(base, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return labAt(t, base)
+}
+
+// labAt makes the lab's data dir, two jobs' directories and secrets
+// under base.
+func labAt(t testing.TB, base string) lab {
+	t.Helper()
 	l := lab{data: filepath.Join(base, "data")}
 	l.job = filepath.Join(l.data, "contexts", "1", "jobs", "1-1-1")
 	l.other = filepath.Join(l.data, "contexts", "2", "jobs", "1-9-1")
