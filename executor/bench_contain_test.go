@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/executor"
 )
 
 // benchRunnerIsolated is benchRunner with the runner's own jobs run as
@@ -18,20 +18,7 @@ func benchRunnerIsolated(b *testing.B, concurrency int, isolation string) *harne
 	if isolation == model.IsolationContained && os.Geteuid() != 0 {
 		b.Skip("the root mode of containment needs root")
 	}
-	srv := testredis.Start(b)
-	h := &harness{srv: srv, dir: b.TempDir()}
-	var err error
-	if h.st, err = openStore(b, srv.URL); err != nil {
-		b.Fatal(err)
-	}
-	cfg := h.config()
-	cfg.Concurrency = concurrency
-	cfg.Contain.Own = isolation
-	startBench(b, h, cfg, nil)
-	if h.st, err = openStore(b, srv.URL); err != nil {
-		b.Fatal(err)
-	}
-	return h
+	return benchRunnerWith(b, concurrency, nil, func(c *executor.Config) { c.Contain.Own = isolation })
 }
 
 // shJobs runs sh `true` jobs through h from 2×GOMAXPROCS submitters, or

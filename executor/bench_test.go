@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/internal/testredis"
 )
 
@@ -80,6 +81,13 @@ func timed(lat *latencies, f func()) {
 // runner's pool (4 connections per context DB).
 func benchRunner(b *testing.B, concurrency int, hook func(uint64, *model.RunnerJob)) *harness {
 	b.Helper()
+	return benchRunnerWith(b, concurrency, hook, nil)
+}
+
+// benchRunnerWith is benchRunner with tune, when not nil, applied to the
+// runner's config.
+func benchRunnerWith(b *testing.B, concurrency int, hook func(uint64, *model.RunnerJob), tune func(*executor.Config)) *harness {
+	b.Helper()
 	srv := testredis.Start(b)
 	h := &harness{srv: srv, dir: b.TempDir()}
 	var err error
@@ -88,6 +96,9 @@ func benchRunner(b *testing.B, concurrency int, hook func(uint64, *model.RunnerJ
 	}
 	cfg := h.config()
 	cfg.Concurrency = concurrency
+	if tune != nil {
+		tune(&cfg)
+	}
 	startBench(b, h, cfg, hook)
 	if h.st, err = openStore(b, srv.URL); err != nil {
 		b.Fatal(err)

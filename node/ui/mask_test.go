@@ -9,10 +9,9 @@ import (
 	"testing"
 )
 
-// jobPageScript renders the job page's detail (jobDetail in views.js,
-// with dom.js) against a minimal fake DOM under Node.js and prints the
-// page's name → value pairs as JSON, with the whole text under "".
-const jobPageScript = `
+// fakeDOM loads dom.js and views.js (the paths given after the script)
+// into a vm context with a minimal fake DOM, for the page scripts below.
+const fakeDOM = `
 const fs = require('fs'), vm = require('vm');
 class Node {}
 class Text extends Node { constructor(t) { super(); this.t = t; } get textContent() { return this.t; } }
@@ -32,6 +31,12 @@ const document = {
 const ctx = vm.createContext({document, Node, console, Date, Math, Object, String, Number, JSON});
 vm.runInContext('var Views = {}, H = {};', ctx);
 for (const f of process.argv.slice(2)) vm.runInContext(fs.readFileSync(f, 'utf8'), ctx, {filename: f});
+`
+
+// jobPageScript renders the job page's detail (jobDetail in views.js,
+// with dom.js) against a minimal fake DOM under Node.js and prints the
+// page's name → value pairs as JSON, with the whole text under "".
+const jobPageScript = fakeDOM + `
 const job = JSON.parse(fs.readFileSync(0, 'utf8'));
 ctx.job = job;
 const page = vm.runInContext('jobDetail(1, job, document.createElement("pre"), document.createElement("div"))', ctx);

@@ -16,26 +16,7 @@ import (
 // Node.js, as jobPageScript does, and prints the whole text under "text", the
 // attempts' rows under "attempts" (their cells joined by " | ") and the
 // timeline's lines under "timeline".
-const timelineCardScript = `
-const fs = require('fs'), vm = require('vm');
-class Node {}
-class Text extends Node { constructor(t) { super(); this.t = t; } get textContent() { return this.t; } }
-class Elem extends Node {
-  constructor(tag) { super(); this.tag = tag; this.attrs = {}; this.kids = []; this.style = {}; }
-  setAttribute(k, v) { this.attrs[k] = v; }
-  addEventListener() {}
-  append(...k) { this.kids.push(...k); }
-  replaceChildren(...k) { this.kids = k; }
-  set textContent(t) { this.kids = [new Text(t)]; }
-  get textContent() { return this.kids.map(k => k.textContent).join(''); }
-}
-const document = {
-  createElement: tag => new Elem(tag), createElementNS: (_, tag) => new Elem(tag),
-  createTextNode: t => new Text(t), getElementById: () => new Elem('div'),
-};
-const ctx = vm.createContext({document, Node, console, Date, Math, Object, String, Number, JSON});
-vm.runInContext('var Views = {}, H = {};', ctx);
-for (const f of process.argv.slice(2)) vm.runInContext(fs.readFileSync(f, 'utf8'), ctx, {filename: f});
+const timelineCardScript = fakeDOM + `
 ctx.tl = JSON.parse(fs.readFileSync(0, 'utf8'));
 const card = vm.runInContext('timelineCard(tl)', ctx);
 const out = {text: card.textContent, attempts: [], timeline: []};
