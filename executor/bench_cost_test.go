@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // The cost benchmarks repeat BenchmarkNoopJob, BenchmarkRawRedisCycle,

@@ -13,7 +13,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/executor"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // latencies collects per-job round trips and reports jobs/s, p50 and p99.

@@ -16,8 +16,8 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/internal/poll"
-	"github.com/hyphae-run/hyphae/internal/testlog"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testlog"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // waitLimit bounds every wait in these tests; conditions are polled.

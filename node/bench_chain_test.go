@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // flowBenchCtx is the context both agents create for the chain benchmark.

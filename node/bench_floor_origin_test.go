@@ -18,8 +18,8 @@ import (
 
 	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/crypto/identity"
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // floorAgent is one side: an envelope identity, a bare libp2p host built

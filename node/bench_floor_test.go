@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
 const (

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
 // BenchmarkJobRunIdempotencyKey: job.run of a noop job with wait and a new

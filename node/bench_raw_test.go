@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
 // rawPubsub is the raw baseline run inside the cross-agent benchmarks

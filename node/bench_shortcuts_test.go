@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
-	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/node/config"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // BenchmarkCrossAgentShortcuts measures what each shortcut of the bus

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
 // BenchmarkCrossAgentRoundTrip: submit a no-op job from agent A into

@@ -3,11 +3,11 @@ package node_test
 import (
 	"testing"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/overlay"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // guardConfig fails t when cfg (after Defaults) has mDNS or port mapping

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // A full agent (store, runner, overlay, bridge, scheduler, API) that ran a

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testlog"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/testlog"
 )
 
 // embeddedAgent starts an agent on its own embedded redis-server child (no

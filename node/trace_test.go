@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
 	"github.com/hyphae-run/hyphae/internal/tracing"
-	"github.com/hyphae-run/hyphae/internal/tracing/otlptest"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/otlptest"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
 // capturedLog is an agent's log, kept as JSON lines so a test can find

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
-	"github.com/hyphae-run/hyphae/internal/testnet"
-	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/overlay"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"

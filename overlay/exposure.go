@@ -23,7 +23,7 @@ type Exposure struct {
 
 // Exposure reports whether mDNS and port mapping were started; both stay
 // reported after Shutdown. The test suite fails any agent it starts on
-// the host with either on (internal/testnet).
+// the host with either on (testkit/testnet).
 func (o *Overlay) Exposure() Exposure {
 	o.mu.Lock()
 	mdns := o.mdns != nil

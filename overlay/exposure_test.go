@@ -3,7 +3,7 @@ package overlay
 import (
 	"testing"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // The agents tests start on the host run neither mDNS nor port mapping,

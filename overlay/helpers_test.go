@@ -12,8 +12,8 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/internal/poll"
-	"github.com/hyphae-run/hyphae/internal/testnet"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 )

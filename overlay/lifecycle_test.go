@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 

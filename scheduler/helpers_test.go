@@ -11,8 +11,8 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/internal/poll"
-	"github.com/hyphae-run/hyphae/internal/testredis"
 	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 const ctxID = 1

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // openOrigin is a Store on a fresh redis-server and a raw client of its DB 1.

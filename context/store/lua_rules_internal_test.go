@@ -8,7 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // luaAnswer runs Lua code that defines fn, calling fn(args...) and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 func schemaStore(t *testing.T) *Store {

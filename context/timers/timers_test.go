@@ -10,7 +10,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/context/timers"
 	"github.com/hyphae-run/hyphae/internal/poll"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // clock is a clock the test moves.

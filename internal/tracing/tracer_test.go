@@ -8,7 +8,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/internal/tracing"
-	"github.com/hyphae-run/hyphae/internal/tracing/otlptest"
+	"github.com/hyphae-run/hyphae/testkit/otlptest"
 )
 
 // Off (no endpoint), there is no tracer, and its spans cost no

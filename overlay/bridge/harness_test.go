@@ -18,7 +18,7 @@ import (
 	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/internal/poll"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // waitFor bounds every wait of the protocol tests; a pass takes far less.

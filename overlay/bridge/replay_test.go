@@ -10,7 +10,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/crypto/identity"
-	"github.com/hyphae-run/hyphae/internal/testredis"
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 // check is the validator's replay check, as seenBefore does it.

@@ -45,7 +45,7 @@ var runs = []run{
 		fullEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=30"}, quickEnv: []string{"HYPHAE_BENCH_PRESENCE_SECONDS=10"}},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentRoundTrip(InProcess|PubsubOnly|HTTP|Alone|Blocks)?$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentFloor(API)?(Direct)?$", full: 500, quick: 100},
-	{pkg: "./internal/e2e", bench: "^Benchmark(CrossAgentProcesses|RawAcrossProcesses)$", full: 500, quick: 100},
+	{pkg: "./testkit/e2e", bench: "^Benchmark(CrossAgentProcesses|RawAcrossProcesses)$", full: 500, quick: 100},
 	{pkg: "./node", bench: "^BenchmarkCrossAgentCost$", full: 300, quick: 100},
 	// Each shortcut of the bus against its plain path (ARCHITECTURE.md): 13
 	// sub-benchmarks of two agent pairs each.

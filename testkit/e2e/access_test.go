@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // hyEnv runs the CLI with env added to a environment without HYPHAE_*.

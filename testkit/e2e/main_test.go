@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/internal/poll"
-	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // bin is the hyphae binary built for this test run.

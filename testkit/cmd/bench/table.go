@@ -416,7 +416,7 @@ func report(w io.Writer, o options, m machine, tmpNote string, done []doneRun, r
 		mode = "quick"
 	}
 	host, _ := os.Hostname()
-	fmt.Fprintf(w, "Command: `go run ./internal/cmd/bench%s` (mode %s, count %d)  \n", argString(), mode, o.count)
+	fmt.Fprintf(w, "Command: `go run ./testkit/cmd/bench%s` (mode %s, count %d)  \n", argString(), mode, o.count)
 	fmt.Fprintf(w, "Run: %s, took %s, %s %s/%s, %d CPUs (%s), host %s  \n",
 		m.started.UTC().Format("2006-01-02 15:04 MST"), m.took.Round(time.Second), runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		runtime.NumCPU(), cpuModel(), host)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // The README's shell blocks run here, against the binary TestMain built, so

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // outagePair is an origin and a runner agent, each in its own network

@@ -2,9 +2,9 @@
 // of our figures beside its baseline measured in the same run, the ratio,
 // the issue's target and whether it is met.
 //
-//	go run ./internal/cmd/bench            # full: about 3 minutes on 2 vCPUs
-//	go run ./internal/cmd/bench -quick     # about 1.5 minutes, fewer iterations
-//	go run ./internal/cmd/bench -count 3   # medians over 3 runs of each benchmark
+//	go run ./testkit/cmd/bench            # full: about 3 minutes on 2 vCPUs
+//	go run ./testkit/cmd/bench -quick     # about 1.5 minutes, fewer iterations
+//	go run ./testkit/cmd/bench -count 3   # medians over 3 runs of each benchmark
 //
 // It compiles each package's test binary once (`go test -c`) and runs the
 // benchmark invocations listed in runs.go one after another, each the same

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // The namespaced tests run their agents in a testnet.Lab: namespaces

@@ -14,10 +14,10 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/multiformats/go-multiaddr"
 
-	"github.com/hyphae-run/hyphae/internal/overlaybench"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
 // BenchmarkCrossAgentProcesses is node's BenchmarkCrossAgentRoundTrip

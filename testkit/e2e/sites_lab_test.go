@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // sitesLab is two home LANs, each behind its own NAT router, and one

@@ -21,7 +21,7 @@ const sitesDirectWithin = 15 * time.Second
 // and to a direct connection, with how many runs punched one. Run it as
 // root:
 //
-//	go test -run '^$' -bench Sites -benchtime 1x ./internal/e2e
+//	go test -run '^$' -bench Sites -benchtime 1x ./testkit/e2e
 func BenchmarkSites(b *testing.B) {
 	needSites(b)
 	runs := 20

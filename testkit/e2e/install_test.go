@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/internal/testnet"
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // installScript is run as root in a private mount namespace whose /etc,
