@@ -30,7 +30,7 @@
 // check is answered from memory for envelopes no earlier run can have seen
 // (see replays); a result is matched to the job it answers from memory
 // (sentJobs), and the job's end and its message's settling are one script
-// (store.CompleteSentJob), so nothing is left to write once the job's
+// (store.CompleteSentJobHome), so nothing is left to write once the job's
 // waiter wakes.
 // Only retransmissions read a message back from Redis. Chat and mail are
 // stored once per (sender, ref), as jobs are.
