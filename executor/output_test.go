@@ -2,21 +2,20 @@ package executor_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // A process that leaves the job's group and keeps its stdout open does not
 // hold the job: once the script exits, output is read for a grace period
 // only (the read deadline of the pipes), and the job ends with what it said.
 func TestDetachedChildHoldingStdoutDoesNotHoldTheJob(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("setsid not installed")
-	}
+	need.Tool(t, "setsid", "util-linux")
 	h := newHarness(t)
 	h.start(t, h.config())
 	c := h.client(t, 1)

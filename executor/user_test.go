@@ -8,14 +8,13 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // With runner.user set (agent running as root), a job runs as that user in
 // its own directory and its result still comes back.
 func TestJobRunsAsConfiguredUser(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to start jobs as another user (CI runs as root)")
-	}
+	need.Root(t, "start jobs as another user (CI runs as root)")
 	nobody, err := user.Lookup("nobody")
 	if err != nil {
 		t.Skip("no user nobody on this machine")
@@ -43,9 +42,7 @@ func TestJobRunsAsConfiguredUser(t *testing.T) {
 }
 
 func TestUserNeedsSearchableDataDir(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
+	need.Root(t, "needs root")
 	if _, err := user.Lookup("nobody"); err != nil {
 		t.Skip("no user nobody on this machine")
 	}

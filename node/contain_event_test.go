@@ -2,12 +2,12 @@ package node_test
 
 import (
 	"encoding/json"
-	"os"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // onOrderWho is a trigger whose job says who it runs as and whether it
@@ -29,9 +29,7 @@ jobs:
 // run contained, while the same trigger fired by this agent's own event
 // runs on the host (runner.isolation.own: host).
 func TestRunStartedByAnotherActorsEventIsContained(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the root mode of containment needs root")
-	}
+	need.Root(t, "the root mode of containment needs root")
 	a := startAgent(t, agentOpts{contained: true})
 	b := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

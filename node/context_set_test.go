@@ -9,6 +9,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // context.set refuses what it cannot mean with the field and the values
@@ -124,9 +125,7 @@ func hostHasMoreThanLoopback(t *testing.T) bool {
 
 func needContainment(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("network none runs the job contained: needs root here")
-	}
+	need.Root(t, "network none runs the job contained: needs root here")
 }
 
 // A flow job with network: none runs with only loopback, and its hash says

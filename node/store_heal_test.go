@@ -15,6 +15,7 @@ import (
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testlog"
 )
 
@@ -80,9 +81,7 @@ func redisChildPid(t *testing.T, n *node.Node) int {
 // kill -9 of the agent's redis-server child: the agent restarts it, its
 // data comes back, and jobs run again.
 func TestKilledStoreChildHeals(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	n, cl, dir, _ := embeddedAgent(t)
 	ctx := context.Background()
 	if err := cl.Call(ctx, "context.create", map[string]any{"id": 1}, nil); err != nil {
@@ -118,10 +117,7 @@ func TestKilledStoreChildHeals(t *testing.T) {
 // (exit non-zero, so systemd restarts it), and until then callers are told
 // the store is unavailable, not that their context does not exist.
 func TestStoreChildThatCannotComeBackStopsTheAgent(t *testing.T) {
-	real, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
+	real := need.Tool(t, "redis-server", "redis-server")
 	bin := t.TempDir()
 	allow := filepath.Join(bin, "allow")
 	wrapper := "#!/bin/sh\n[ -e " + allow + " ] || exit 1\nexec " + real + " \"$@\"\n"

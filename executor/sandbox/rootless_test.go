@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // childEnv selects the part of a test that runs in the unprivileged child.
@@ -18,9 +20,7 @@ const childEnv = "HYPHAE_SANDBOX_TEST_CHILD"
 // namespace that maps it to root when asRoot), with the lab's base in dir.
 func runChild(t *testing.T, name, dir string) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to start a process as another user")
-	}
+	need.Root(t, "start a process as another user")
 	exe := filepath.Join(dir, "sandbox.test")
 	copyFile(t, exe)
 	cmd := exec.Command(exe, "-test.run=^"+name+"$", "-test.v")

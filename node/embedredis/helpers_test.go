@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // kind is one way of running the embedded Redis in a table test.
@@ -20,13 +21,11 @@ type kind struct {
 
 var kinds = []kind{{KindRedisServer, false}, {KindInProcess, true}}
 
-// needRedisServer skips t when redis-server is not installed.
+// needRedisServer ends t (need.Tool) when redis-server is not installed:
+// the managed-child tests need it.
 func needRedisServer(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server is not on PATH: the managed-child tests need it " +
-			"(apt-get install redis-server)")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 }
 
 // startKind starts a server of kind k in a fresh data dir and stops it when

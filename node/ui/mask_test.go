@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // fakeDOM loads dom.js and views.js (the paths given after the script)
@@ -53,10 +55,7 @@ process.stdout.write(JSON.stringify(out));
 // renderJobPage runs jobPageScript on the embedded assets for job.
 func renderJobPage(t *testing.T, job map[string]any) map[string]string {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("no node on PATH: the dashboard's script tests need Node.js")
-	}
+	bin := need.Tool(t, "node", "nodejs") // the dashboard's script tests run in Node.js
 	dir := t.TempDir()
 	var args []string
 	for _, name := range []string{"dom.js", "views.js"} {

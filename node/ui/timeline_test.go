@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // timelineCardScript renders the job page's attempts and timeline
@@ -33,10 +34,7 @@ process.stdout.write(JSON.stringify(out));
 // renderTimelineCard runs timelineCardScript on the embedded assets for tl.
 func renderTimelineCard(t *testing.T, tl *control.TimelineView) (text string, attempts, timeline []string) {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("no node on PATH: the dashboard's script tests need Node.js")
-	}
+	bin := need.Tool(t, "node", "nodejs") // the dashboard's script tests run in Node.js
 	dir := t.TempDir()
 	var args []string
 	for _, name := range []string{"dom.js", "views.js"} {

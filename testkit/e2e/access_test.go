@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -95,9 +96,7 @@ func TestCLIOverTCPWithTokenFile(t *testing.T) {
 // or use HYPHAE_ADDR; an agent without it shares nothing and says how to.
 // The users are an unprivileged uid in subprocesses of the built CLI.
 func TestSocketGroupLetsMembersIn(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: the agent gives its socket to a group, and the CLI runs as another uid")
-	}
+	need.Root(t, "the agent gives its socket to a group, and the CLI runs as another uid")
 	grp, err := user.LookupGroup("users")
 	if err != nil {
 		t.Skip("no group named users to share the socket with")

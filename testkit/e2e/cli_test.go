@@ -1,13 +1,13 @@
 package e2e
 
 import (
-	"os/exec"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -124,9 +124,7 @@ func TestCLIGoldenPath(t *testing.T) {
 }
 
 func TestSIGTERMExitsZeroAndDataSurvivesRestart(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("needs redis-server for the persistent embedded store")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	dir := newDataDir(t)
 	p := startRun(t, dir, nil, localArgs()...)
 	hy(t, "context", "create", "--id", "4", "--data-dir", dir)

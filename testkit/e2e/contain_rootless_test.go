@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // nobody is the unprivileged user the rootless tests run an agent as.
@@ -40,10 +42,9 @@ func binForNobody(t *testing.T) string {
 // agent cannot contain anything).
 func asNobody(t *testing.T, noUserNS bool) []string {
 	t.Helper()
+	pkg := map[string]string{"setpriv": "util-linux", "unshare": "util-linux"}
 	for _, tool := range []string{"setpriv", "unshare"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s: %v", tool, err)
-		}
+		need.Tool(t, tool, pkg[tool])
 	}
 	run := `shift; exec "$HYPHAE_NOBODY_BIN" "$@"`
 	p := []string{"env", "HYPHAE_NOBODY_BIN=" + binForNobody(t), "setpriv", "--reuid=" + nobody, "--regid=" + nobody, "--clear-groups"}
@@ -67,9 +68,7 @@ func giveToNobody(t *testing.T, dir string) {
 }
 
 func TestRootlessAgentContains(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to start an agent as nobody")
-	}
+	need.Root(t, "start an agent as nobody")
 	l := newContainLab(t, func(t *testing.T, dir string) []string {
 		giveToNobody(t, dir)
 		return asNobody(t, false)
@@ -82,9 +81,7 @@ func TestRootlessAgentContains(t *testing.T) {
 }
 
 func TestAgentThatCannotContainRefusesRemoteJobs(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to start an agent as nobody")
-	}
+	need.Root(t, "start an agent as nobody")
 	l := newContainLab(t, func(t *testing.T, dir string) []string {
 		giveToNobody(t, dir)
 		return asNobody(t, true)

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // escapeScript is what a friend holding the executor role in one context
@@ -118,9 +120,7 @@ func checkContained(t *testing.T, l containLab, status, errText string, res map[
 }
 
 func TestRemoteJobIsContained(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the root mode of containment needs root; TestRootlessAgentContains covers the rest")
-	}
+	need.Root(t, "the root mode of containment needs root; TestRootlessAgentContains covers the rest")
 	l := newContainLab(t, nil)
 	status, errText, res := l.attack(t, "sh", escapeScript)
 	checkContained(t, l, status, errText, res)
@@ -145,9 +145,7 @@ r.write("answer=42\nok_own_dir=1\nok_tmp=1\nok_env=%d\npids=%d\n" % (os.environ.
 }
 
 func TestRemoteJobNetworkNone(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root")
-	}
+	need.Root(t, "needs root")
 	l := newContainLab(t, nil)
 	script := `ls /sys/class/net >/dev/null; echo "ifaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ,)" >> "$HYPHAE_RESULT"`
 	status, errText, res := l.attack(t, "sh", script, "--network", "none")

@@ -2,20 +2,19 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // The order saga of docs/events.md through the CLI, with a real kill -9 of
 // the agent while the run waits for the payment: the restarted agent takes
 // the payment published to it and ships the order, in the same run.
 func TestEventSagaSurvivesKill9(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("needs redis-server for the persistent embedded store")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	saga, err := os.ReadFile("../../configs/flows/order-saga.yaml")

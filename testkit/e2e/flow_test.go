@@ -3,12 +3,13 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // flowOut is what `hyphae flow run|status --json` prints.
@@ -266,9 +267,7 @@ jobs:
 // resends it), dispatches the rest, and every job runs exactly once. The jobs run on R1, a
 // runner-only agent, so a job in flight survives the supervisor's death.
 func TestFlowSupervisorKill9MidFlowResumes(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("needs redis-server for the persistent embedded store")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	// R1 resends unacknowledged results quickly, so the one that finds the
 	// supervisor down gets through soon after the restart.
 	r1 := startFlowAgent(t, "r1", "bus: {timeout_ack: 300ms}\n", "--roles", "runner")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -25,13 +26,10 @@ var installScript string
 // the agent run as hyphae on its state dir, then the unit's first start
 // (ExecStartPre) on an empty state dir as systemd would run it.
 func TestInstallScript(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: it creates a system user (in a private mount namespace)")
-	}
+	need.Root(t, "it creates a system user (in a private mount namespace)")
+	pkg := map[string]string{"unshare": "util-linux", "useradd": "passwd", "groupadd": "passwd", "runuser": "util-linux", "mount": "mount"}
 	for _, tool := range []string{"unshare", "useradd", "groupadd", "runuser", "mount"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("needs %s: %v", tool, err)
-		}
+		need.Tool(t, tool, pkg[tool])
 	}
 	repo := repoRoot(t)
 	work := t.TempDir()

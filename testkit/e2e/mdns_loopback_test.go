@@ -3,11 +3,12 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // loNetns numbers the loopback-only namespaces of this process.
@@ -19,16 +20,12 @@ var loNetns atomic.Int64
 // root or iproute2. Nothing sent in it leaves it: mDNS may be on there.
 func newLoopbackNetns(t *testing.T) []string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: it runs the agent in a network namespace of its own (CI runs as root)")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs iproute2 for network namespaces (apt-get install -y iproute2)")
-	}
+	need.Root(t, "it runs the agent in a network namespace of its own (CI runs as root)")
+	need.Tool(t, "ip", "iproute2")
 	ns := fmt.Sprintf("hy%d.lo%d", os.Getpid()%100000, loNetns.Add(1))
 	if err := ipCmd("netns", "add", ns); err != nil {
 		if strings.Contains(err.Error(), "not permitted") || strings.Contains(err.Error(), "ermission denied") {
-			t.Skipf("cannot create network namespaces here: %v", err)
+			need.Missing(t, fmt.Sprintf("cannot create network namespaces here: %v", err))
 		}
 		t.Fatal(err)
 	}

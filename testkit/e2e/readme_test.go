@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -203,14 +204,13 @@ func mustContain(t *testing.T, what, out string, wants ...string) {
 	}
 }
 
-// needTools skips the rest of a test when a command a README block uses
+// needTools ends a test (need.Tool) when a command a README block uses
 // is not installed (CI installs them: curl, redis-cli from redis-tools).
 func needTools(t *testing.T, tools ...string) {
 	t.Helper()
+	pkg := map[string]string{"curl": "curl", "redis-cli": "redis-tools"}
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: the README blocks that use it are not run", tool)
-		}
+		need.Tool(t, tool, pkg[tool])
 	}
 }
 

@@ -3,12 +3,13 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // sagaOut is what `hyphae flow status --json` prints about compensation.
@@ -50,9 +51,7 @@ func sagaStatus(t *testing.T, a *flowAgent, id string) (sagaOut, bool) {
 // compensation's end, runs the next one (a's, after b's) and ends
 // compensated, each compensation having run once.
 func TestFlowCompensationSurvivesSupervisorKill9(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("needs redis-server for the persistent embedded store")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	r1 := startFlowAgent(t, "r1", "bus: {timeout_ack: 300ms}\n", "--roles", "runner")
 	s := startFlowAgent(t, "s", "bus: {timeout_ack: 300ms}\n", "--roles", "supervisor", "--bootstrap", r1.addr(t))
 	s.hy(t, "context", "create", "--id", "1")

@@ -2,10 +2,11 @@ package e2e
 
 import (
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 type scheduleOut struct {
@@ -27,9 +28,7 @@ func schedules(t *testing.T, a *flowAgent) []scheduleOut {
 // outlives kill -9 of the agent (and its redis-server), and can be
 // paused, resumed and removed.
 func TestFlowScheduleThroughTheCLI(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("needs redis-server for the persistent embedded store")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	marks := t.TempDir()

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -45,13 +46,10 @@ const publicIP = "11.1.0.10"
 // needSites skips unless namespaces, iproute2 and iptables can be used.
 func needSites(t testing.TB) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("two-site NAT test needs root to create network namespaces (CI runs as root)")
-	}
+	need.Root(t, "two-site NAT test needs root to create network namespaces (CI runs as root)")
+	pkg := map[string]string{"ip": "iproute2", "iptables": "iptables"}
 	for _, tool := range []string{"ip", "iptables"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("two-site NAT test needs %s (apt-get install -y iproute2 iptables)", tool)
-		}
+		need.Tool(t, tool, pkg[tool])
 	}
 }
 
@@ -64,7 +62,7 @@ func newSitesLab(t testing.TB) *sitesLab {
 	t.Cleanup(l.destroy)
 	if err := ipCmd("netns", "add", l.inet); err != nil {
 		if strings.Contains(err.Error(), "not permitted") || strings.Contains(err.Error(), "ermission denied") {
-			t.Skipf("cannot create network namespaces here (root without CAP_SYS_ADMIN?): %v", err)
+			need.Missing(t, fmt.Sprintf("cannot create network namespaces here (root without CAP_SYS_ADMIN?): %v", err))
 		}
 		t.Fatal(err)
 	}

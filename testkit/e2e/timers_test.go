@@ -2,13 +2,14 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // delayedOut is what `hyphae job run --json` prints of a delayed job.
@@ -68,9 +69,7 @@ func waitFinished(t *testing.T, a *flowAgent, key string) {
 // whole process group) before it is due: it does not run early, and after
 // the restart it runs once, at or after its time.
 func TestDelayedJobSurvivesKill9OfAgentAndRedis(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("needs redis-server for the persistent embedded store")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	marks := t.TempDir()
@@ -96,9 +95,7 @@ func TestDelayedJobSurvivesKill9OfAgentAndRedis(t *testing.T) {
 // A delayed job outlives kill -9 of the agent's redis-server alone (the
 // agent restarts it): it runs once, at or after its time.
 func TestDelayedJobSurvivesKill9OfRedis(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("needs redis-server for the persistent embedded store")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	marks := t.TempDir()
@@ -126,9 +123,7 @@ func TestDelayedJobSurvivesKill9OfRedis(t *testing.T) {
 // goes on, and the step after the sleep starts no earlier than the sleep
 // allowed.
 func TestFlowSleepSurvivesKill9(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("needs redis-server for the persistent embedded store")
-	}
+	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	marks := t.TempDir()

@@ -17,6 +17,7 @@ import (
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // The dashboard in a real browser: headless Chromium (Debian's chromium
@@ -42,7 +43,7 @@ type browser struct {
 func newBrowser(t *testing.T) *browser {
 	bin := chromium()
 	if bin == "" {
-		t.Skip("no chromium binary on PATH (apt-get install chromium): the dashboard's browser tests need one")
+		need.Missing(t, "no chromium binary on PATH (apt-get install -y chromium): the dashboard's browser tests need one")
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
 		chromedp.WindowSize(1280, 900), chromedp.Flag("force-device-scale-factor", "1"))

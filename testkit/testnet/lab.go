@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // Lab is a set of network namespaces joined by a bridge that lives in a
@@ -39,12 +41,8 @@ func ipCmd(args ...string) error {
 // when this process is not root or cannot make namespaces.
 func NewLab(t testing.TB, n int) *Lab {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: it runs its agents in network namespaces of its own so that mDNS stays off the host's interfaces (CI runs as root)")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs iproute2 for network namespaces (apt-get install -y iproute2)")
-	}
+	need.Root(t, "it runs its agents in network namespaces of its own so that mDNS stays off the host's interfaces (CI runs as root)")
+	need.Tool(t, "ip", "iproute2")
 	l := &Lab{prefix: fmt.Sprintf("hy%d.%d", os.Getpid()%100000, labs.Add(1))}
 	l.bridge = l.prefix + "br"
 	t.Cleanup(l.destroy)
@@ -55,7 +53,7 @@ func NewLab(t testing.TB, n int) *Lab {
 	}
 	if err := ipCmd("netns", "add", l.bridge); err != nil {
 		if strings.Contains(err.Error(), "not permitted") || strings.Contains(err.Error(), "ermission denied") {
-			t.Skipf("cannot create network namespaces here (root without CAP_SYS_ADMIN?): %v", err)
+			need.Missing(t, fmt.Sprintf("cannot create network namespaces here (root without CAP_SYS_ADMIN?): %v", err))
 		}
 		t.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // Server is a running redis-server owned by a test.
@@ -46,13 +48,10 @@ type Options struct {
 	Socket    bool // also listen on a unix socket (Server.SocketURL)
 }
 
-// Binary returns the redis-server path or skips the test when absent.
+// Binary returns the redis-server path, or ends the test naming what to
+// install (need.Missing: a failure unless the opt-out is set).
 func Binary(tb testing.TB) string {
-	p, err := exec.LookPath("redis-server")
-	if err != nil {
-		tb.Skip("redis-server not installed (apt-get install -y redis-server); .ci/run installs it")
-	}
-	return p
+	return need.Tool(tb, "redis-server", "redis-server")
 }
 
 // Start launches a redis-server and registers its shutdown with tb.Cleanup.
