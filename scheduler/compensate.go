@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // Sagas. A job may name a compensation (`compensate:`): when its flow
@@ -46,10 +47,6 @@ const (
 // holds no '.', so it never collides with a job).
 const compSuffix = ".compensate"
 
-// ResultVar is the env var through which result key of a job reaches its
-// compensation: HYPHAE_RESULT_<KEY>.
-func ResultVar(key string) string { return "HYPHAE_RESULT_" + EnvName(key) }
-
 // compSpec is a compensation as stored on its job (fCompensate).
 type compSpec struct {
 	Type    string            `json:"type"`
@@ -58,11 +55,11 @@ type compSpec struct {
 	Env     map[string]string `json:"env,omitempty"`
 	Timeout int64             `json:"timeout,omitempty"`
 	Retries int64             `json:"retries,omitempty"`
-	Network string            `json:"network,omitempty"` // its own, else the job's (network.go)
+	Network string            `json:"network,omitempty"` // its own, else the job's (flowfile/network.go)
 }
 
 // countCompensations is how many jobs of f name a compensation.
-func countCompensations(f *File) int {
+func countCompensations(f *flowfile.File) int {
 	n := 0
 	for _, j := range f.Jobs {
 		if j.Compensate != nil {
@@ -74,14 +71,14 @@ func countCompensations(f *File) int {
 
 // addCompensations records on each job that has one its compensation's
 // spec and job key, ids from next on.
-func addCompensations(f *File, jobs []*model.RunnerJob, next uint64) {
+func addCompensations(f *flowfile.File, jobs []*model.RunnerJob, next uint64) {
 	for i, spec := range f.Jobs {
 		c := spec.Compensate
 		if c == nil {
 			continue
 		}
 		cs := compSpec{Type: c.Type, Script: c.Script, Runner: c.Runner, Env: c.Env,
-			Timeout: atoi(seconds(c.Timeout)), Retries: c.Retries, Network: cmp.Or(c.Network, networkOf(f, spec))}
+			Timeout: atoi(seconds(c.Timeout)), Retries: c.Retries, Network: cmp.Or(c.Network, f.NetworkOf(spec))}
 		b, _ := json.Marshal(cs) // strings and ints always encode
 		jobs[i].Extra[fCompensate] = string(b)
 		jobs[i].Extra[fCompKey] = store.JobKey(jobs[i].CallerID, next)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/internal/tracing"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // Create stores flow file f in its context as a Flow hash (status
@@ -16,13 +17,13 @@ import (
 // waiting_for_prerequisites) and its node states (all pending), in one
 // atomic step. caller is the actor id the flow and its jobs belong to.
 // Nothing runs until StartFlow.
-func (s *Scheduler) Create(ctx context.Context, f *File, caller uint64) (*model.Flow, error) {
+func (s *Scheduler) Create(ctx context.Context, f *flowfile.File, caller uint64) (*model.Flow, error) {
 	return s.create(ctx, f, caller, nil)
 }
 
 // create is Create with patch, when not nil, applied to the hashes before
 // they are written (a rerun marks the jobs it reuses).
-func (s *Scheduler) create(ctx context.Context, f *File, caller uint64,
+func (s *Scheduler) create(ctx context.Context, f *flowfile.File, caller uint64,
 	patch func(*model.Flow, []*model.RunnerJob, map[string]string)) (*model.Flow, error) {
 	if f == nil || len(f.Jobs) == 0 {
 		return nil, fmt.Errorf("scheduler.Create: a flow needs at least one job")
@@ -67,7 +68,7 @@ func shareTrace(fl *model.Flow, jobs []*model.RunnerJob, tp string) {
 }
 
 // graph builds the hashes of a new flow.
-func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow, []*model.RunnerJob, map[string]string) {
+func (s *Scheduler) graph(f *flowfile.File, caller, flowID, firstJob uint64) (*model.Flow, []*model.RunnerJob, map[string]string) {
 	ids := make(map[string]uint64, len(f.Jobs))
 	for i, j := range f.Jobs {
 		ids[j.Name] = firstJob + uint64(i)
@@ -79,8 +80,8 @@ func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow
 	nodes := make(map[string]string, len(f.Jobs))
 	for i, spec := range f.Jobs {
 		jobs[i] = jobOf(spec, fl, ids)
-		jobs[i].SetConcurrency(spec.concurrencyIn(fl.EnvVars))
-		jobs[i].SetNetwork(networkOf(f, spec))
+		jobs[i].SetConcurrency(spec.ConcurrencyIn(fl.EnvVars))
+		jobs[i].SetNetwork(f.NetworkOf(spec))
 		fl.Jobs = append(fl.Jobs, jobs[i].ID)
 		nodes[spec.Name] = string(model.NodePending)
 	}
@@ -91,7 +92,7 @@ func (s *Scheduler) graph(f *File, caller, flowID, firstJob uint64) (*model.Flow
 // jobOf is the RunnerJob of one job spec: the ids of the jobs it needs
 // are in dependends (upstream, as the seed means it; see
 // model.ExtraUpstreamIn), its prerequisites (external names) empty.
-func jobOf(spec *JobSpec, fl *model.Flow, ids map[string]uint64) *model.RunnerJob {
+func jobOf(spec *flowfile.JobSpec, fl *model.Flow, ids map[string]uint64) *model.RunnerJob {
 	upstream := make([]uint64, 0, len(spec.Needs))
 	for _, n := range spec.Needs {
 		upstream = append(upstream, ids[n])

@@ -12,6 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
@@ -76,7 +77,7 @@ func (e *env) sched(t testing.TB, cfg scheduler.Config) *scheduler.Scheduler {
 // create parses and stores a flow file's text.
 func (e *env) create(t testing.TB, s *scheduler.Scheduler, text string) *model.Flow {
 	t.Helper()
-	f, _, err := scheduler.Parse([]byte(text), "flow.yaml", t.TempDir())
+	f, _, err := flowfile.Parse([]byte(text), "flow.yaml", t.TempDir())
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}

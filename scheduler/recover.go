@@ -7,6 +7,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // recoverContext resumes what a previous scheduler left in context ctxID:
@@ -46,7 +47,7 @@ func (s *Scheduler) reconcile(ctx context.Context, r *flowRun) error {
 	if err := s.settleEnded(ctx, r); err != nil || r.ended {
 		return err
 	}
-	if r.fatal != "" && r.onFailure == OnFailureStop {
+	if r.fatal != "" && r.onFailure == flowfile.OnFailureStop {
 		return s.abort(ctx, r, r.fatal)
 	}
 	if err := s.dispatchStalled(ctx, r); err != nil || r.ended {

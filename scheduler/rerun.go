@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // ErrNoSuchJob: a rerun's --from names no job of the flow.
@@ -88,7 +89,7 @@ func (s *Scheduler) startRerun(ctx context.Context, fl *model.Flow, reuse map[st
 // rerunSet is the jobs that run again: from and what depends on it, or
 // the jobs that did not complete and what depends on them; with either,
 // the jobs a compensation undid and what depends on them.
-func rerunSet(f *File, g *store.FlowGraph, from string) (map[string]bool, error) {
+func rerunSet(f *flowfile.File, g *store.FlowGraph, from string) (map[string]bool, error) {
 	var seeds []string
 	if from != "" {
 		if f.Job(from) == nil {
@@ -114,7 +115,7 @@ func rerunSet(f *File, g *store.FlowGraph, from string) (map[string]bool, error)
 }
 
 // downstream is seeds and every job that depends on one of them.
-func downstream(f *File, seeds []string) map[string]bool {
+func downstream(f *flowfile.File, seeds []string) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range seeds {
 		out[s] = true

@@ -9,17 +9,18 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // fileOf rebuilds the flow file a stored flow was created from, for a
 // rerun: what each job runs, where, with which env and limits.
-func fileOf(g *store.FlowGraph) (*File, error) {
+func fileOf(g *store.FlowGraph) (*flowfile.File, error) {
 	fl := g.Flow
-	f := &File{Name: fl.Name, Context: fl.ContextID, Env: maps.Clone(fl.EnvVars),
+	f := &flowfile.File{Name: fl.Name, Context: fl.ContextID, Env: maps.Clone(fl.EnvVars),
 		Timeout:   time.Duration(atoi(fl.Extra[fTimeout])) * time.Second,
-		OnFailure: OnFailure(fl.Extra[fOnFailure]), Source: fmt.Sprintf("flow %d", fl.ID)}
-	if f.OnFailure != OnFailureStop {
-		f.OnFailure = OnFailureWait
+		OnFailure: flowfile.OnFailure(fl.Extra[fOnFailure]), Source: fmt.Sprintf("flow %d", fl.ID)}
+	if f.OnFailure != flowfile.OnFailureStop {
+		f.OnFailure = flowfile.OnFailureWait
 	}
 	byID := map[uint64]string{}
 	for i, j := range g.Jobs {
@@ -37,8 +38,8 @@ func fileOf(g *store.FlowGraph) (*File, error) {
 // specOf is the job spec a stored flow job came from. Its env as stored
 // may hold what a dispatch added (the flow's env, HYPHAE_IN_*): those
 // come back when it runs again, so they are dropped here.
-func specOf(j *model.RunnerJob, byID map[uint64]string, flowEnv map[string]string) *JobSpec {
-	spec := &JobSpec{Name: j.Name, Type: j.ScriptType, Script: j.Script, Runner: j.Runner,
+func specOf(j *model.RunnerJob, byID map[uint64]string, flowEnv map[string]string) *flowfile.JobSpec {
+	spec := &flowfile.JobSpec{Name: j.Name, Type: j.ScriptType, Script: j.Script, Runner: j.Runner,
 		Timeout: time.Duration(j.Timeout) * time.Second, Retries: j.Retries, MemoryMB: j.MemoryMB,
 		CPU: j.CPU, ContinueOnError: j.Extra[fContinue] == "true", Env: map[string]string{},
 		Concurrency: j.Concurrency(), Network: j.Network()}
@@ -64,11 +65,11 @@ func specOf(j *model.RunnerJob, byID map[uint64]string, flowEnv map[string]strin
 }
 
 // compSpecOf is the compensation a stored job names, or nil.
-func compSpecOf(j *model.RunnerJob) *JobSpec {
+func compSpecOf(j *model.RunnerJob) *flowfile.JobSpec {
 	var cs compSpec
 	if raw := j.Extra[fCompensate]; raw == "" || json.Unmarshal([]byte(raw), &cs) != nil {
 		return nil
 	}
-	return &JobSpec{Name: j.Name, Type: cs.Type, Script: cs.Script, Runner: cs.Runner, Env: cs.Env,
+	return &flowfile.JobSpec{Name: j.Name, Type: cs.Type, Script: cs.Script, Runner: cs.Runner, Env: cs.Env,
 		Timeout: time.Duration(cs.Timeout) * time.Second, Retries: cs.Retries, Network: cs.Network}
 }

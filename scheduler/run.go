@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // runKey names a flow: context and id.
@@ -42,7 +43,7 @@ type flowRun struct {
 	env       map[string]string
 	nodes     map[string]*node
 	order     []string // file order
-	onFailure OnFailure
+	onFailure flowfile.OnFailure
 	timeout   time.Duration
 	trace     string      // the flow's traceparent, for its log lines
 	dead      atomic.Bool // evicted: reload before use
@@ -70,10 +71,10 @@ func newRun(g *store.FlowGraph) (*flowRun, error) {
 	r := &flowRun{key: runKey{f.ContextID, f.ID}, caller: f.CallerID, env: f.EnvVars,
 		nodes: map[string]*node{}, status: f.Status, state: map[string]model.NodeState{},
 		results: map[string]map[string]string{}, fatal: f.Extra[fError], remote: map[string]*remoteTrack{},
-		onFailure: OnFailure(f.Extra[fOnFailure]), compErrs: map[string]string{},
+		onFailure: flowfile.OnFailure(f.Extra[fOnFailure]), compErrs: map[string]string{},
 		compensating: f.Extra[fCompensation] == Compensating, trace: f.TraceID()}
-	if r.onFailure != OnFailureStop {
-		r.onFailure = OnFailureWait
+	if r.onFailure != flowfile.OnFailureStop {
+		r.onFailure = flowfile.OnFailureWait
 	}
 	r.timeout = time.Duration(atoi(f.Extra[fTimeout])) * time.Second
 	if ms := atoi(f.Extra[fDeadline]); ms > 0 {

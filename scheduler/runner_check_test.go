@@ -1,43 +1,21 @@
 package scheduler_test
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // runnerWant is what the refusal of a runner value says a runner may be.
 const runnerWant = `want self, a peer ID (12D3KooW…) or runner:<id> of a runner registered in the flow's context (hyphae runner list CONTEXT); leave runner out to let the agent pick a registered runner`
-
-// A runner value that is none of self, runner:<id> and a peer ID is
-// refused when the file is read, saying what a runner may be, instead of
-// being accepted and its job sent to no one when it is ready.
-func TestParseRefusesRunnersThatAreNoPeer(t *testing.T) {
-	for _, r := range []string{"not-a-peer", "12D3KooWAbc", "runner:abc", "sel f"} {
-		text := "jobs:\n  a: {type: sh, script: x, runner: '" + r + "'}\n"
-		_, _, err := scheduler.Parse([]byte(text), "flow.yaml", "")
-		want := `flow.yaml:2: job "a": runner "` + r + `": ` + runnerWant
-		var es scheduler.Errors
-		if !errors.As(err, &es) || len(es) != 1 || es[0].Error() != want {
-			t.Errorf("runner %q: %v\nwant: %s", r, err, want)
-		}
-	}
-	for _, r := range []string{"self", "runner:7", peerA, "12D3KooWPeerBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"} {
-		text := "jobs:\n  a: {type: sh, script: x, runner: '" + r + "'}\n"
-		if f, _, err := scheduler.Parse([]byte(text), "flow.yaml", ""); err != nil || f.Jobs[0].Runner != r {
-			t.Errorf("runner %q refused: %v", r, err)
-		}
-	}
-}
 
 // A flow built in code with such a runner is refused by Create, and
 // nothing of it is stored.
 func TestCreateRefusesRunnersThatAreNoPeer(t *testing.T) {
 	e := newEnv(t, 0)
 	s := e.sched(t, e.config())
-	f := &scheduler.File{Source: "api", Context: ctxID, Jobs: []*scheduler.JobSpec{
+	f := &flowfile.File{Source: "api", Context: ctxID, Jobs: []*flowfile.JobSpec{
 		{Name: "a", Type: "sh", Script: "true", Runner: "not-a-peer"},
 	}}
 	_, err := s.Create(e.ctx, f, 1)

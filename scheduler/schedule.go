@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // ErrNoSchedule: the flow file has no `schedule:`.
@@ -37,7 +38,7 @@ type ScheduleView struct {
 // (adding a schedule of that name again replaces it, keeping what it
 // fired): from the next tick on, this agent's timers start a run of the
 // flow as caller.
-func (s *Scheduler) AddSchedule(ctx context.Context, f *File, caller uint64) (*ScheduleView, error) {
+func (s *Scheduler) AddSchedule(ctx context.Context, f *flowfile.File, caller uint64) (*ScheduleView, error) {
 	if f.Schedule == nil {
 		return nil, ErrNoSchedule
 	}
@@ -98,7 +99,7 @@ func (s *Scheduler) ResumeSchedule(ctx context.Context, ctxID uint64, name strin
 	if err != nil {
 		return nil, err
 	}
-	sp := ScheduleSpec{Cron: h["cron"], TimeZone: h["timezone"]}
+	sp := flowfile.ScheduleSpec{Cron: h["cron"], TimeZone: h["timezone"]}
 	sched, err := sp.Schedule()
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.ResumeSchedule: %w", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/context/timers"
 	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // BenchmarkScheduleTickDelay: a schedule that fires every second, run by
@@ -22,7 +23,7 @@ func BenchmarkScheduleTickDelay(b *testing.B) {
 	for range b.N {
 		e := newEnv(b, 0)
 		s := e.sched(b, e.config())
-		f, _, err := scheduler.Parse([]byte("name: tick\ncontext: 1\nschedule: {cron: '* * * * * *', overlap: allow}\n"+
+		f, _, err := flowfile.Parse([]byte("name: tick\ncontext: 1\nschedule: {cron: '* * * * * *', overlap: allow}\n"+
 			"jobs:\n  a: {type: sh, script: 'true'}\n"), "tick.yaml", b.TempDir())
 		if err != nil {
 			b.Fatal(err)

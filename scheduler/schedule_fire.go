@@ -13,6 +13,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // CatchUpGrace: a tick handled within this of its time is on time and
@@ -70,7 +71,7 @@ func planTick(sched cron.Schedule, due, now time.Time, catchUp string) tickPlan 
 		p.tick = n
 		p.missed++
 	}
-	p.run = now.Sub(p.tick) <= CatchUpGrace || catchUp == CatchUpRunOnce
+	p.run = now.Sub(p.tick) <= CatchUpGrace || catchUp == flowfile.CatchUpRunOnce
 	p.next = sched.Next(now)
 	return p
 }
@@ -84,7 +85,7 @@ func (s *Scheduler) fireSchedule(ctx context.Context, ctxID uint64, d store.DueS
 	if err != nil {
 		return time.Time{}, err
 	}
-	sched, err := (&ScheduleSpec{Cron: h["cron"], TimeZone: h["timezone"]}).Schedule()
+	sched, err := (&flowfile.ScheduleSpec{Cron: h["cron"], TimeZone: h["timezone"]}).Schedule()
 	if err != nil { // not a schedule this agent can read: pause it, saying why
 		_ = s.st.SetScheduleFields(ctx, ctxID, d.Name, model.Hash{"last_error": err.Error()})
 		return time.Time{}, s.st.PauseSchedule(ctx, ctxID, d.Name)
@@ -117,14 +118,14 @@ func (s *Scheduler) fireSchedule(ctx context.Context, ctxID uint64, d store.DueS
 // to run, and which flow to cancel first (0: none).
 func (s *Scheduler) overlap(ctx context.Context, ctxID uint64, h model.Hash) (bool, uint64) {
 	last := uint64(atoi(h["last_flow"]))
-	if last == 0 || h["overlap"] == OverlapAllow {
+	if last == 0 || h["overlap"] == flowfile.OverlapAllow {
 		return true, 0
 	}
 	st, err := s.Status(ctx, ctxID, last)
 	if err != nil || st.Status.Terminal() {
 		return true, 0 // gone (pruned) or over
 	}
-	if h["overlap"] == OverlapCancel {
+	if h["overlap"] == flowfile.OverlapCancel {
 		return true, last
 	}
 	return false, 0
@@ -148,7 +149,7 @@ func (s *Scheduler) startScheduled(ctx context.Context, ctxID uint64, name strin
 }
 
 func (s *Scheduler) startStored(ctx context.Context, ctxID uint64, h model.Hash, tick time.Time) (uint64, error) {
-	var f File
+	var f flowfile.File
 	if err := json.Unmarshal([]byte(h["flow"]), &f); err != nil {
 		return 0, fmt.Errorf("the stored flow: %w", err)
 	}

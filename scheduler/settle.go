@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // settle applies the end of job j to its flow (caller holds r.mu). Events
@@ -62,7 +63,7 @@ func (s *Scheduler) failed(ctx context.Context, r *flowRun, n *node, j *model.Ru
 	r.setFatal(fmt.Sprintf("job %q failed: %s", n.name, why))
 	moves := []store.NodeMove{{Name: n.name, From: inFlight, To: string(model.NodeFailed)}}
 	victims := r.descendants(n.name)
-	if r.onFailure == OnFailureStop {
+	if r.onFailure == flowfile.OnFailureStop {
 		victims = r.order
 	}
 	var stops []string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // ErrNoTrigger: the flow file has no `on:`.
@@ -36,9 +37,9 @@ const (
 // Trigger is an installed flow file with `on:`: each matching event of
 // its context starts one run of it as Caller.
 type Trigger struct {
-	Flow      *File  `json:"flow"`
-	Caller    uint64 `json:"caller_id"`
-	CreatedAt int64  `json:"created_at"`
+	Flow      *flowfile.File `json:"flow"`
+	Caller    uint64         `json:"caller_id"`
+	CreatedAt int64          `json:"created_at"`
 }
 
 // TriggerView is a trigger as flow.trigger.* show it.
@@ -54,7 +55,7 @@ type TriggerView struct {
 // AddTrigger installs f's `on:` in f.Context, keyed by the flow's name
 // (adding it again replaces it): from now on, each matching event starts a
 // run of the flow as caller.
-func (s *Scheduler) AddTrigger(ctx context.Context, f *File, caller uint64) (*TriggerView, error) {
+func (s *Scheduler) AddTrigger(ctx context.Context, f *flowfile.File, caller uint64) (*TriggerView, error) {
 	if f.On == nil {
 		return nil, ErrNoTrigger
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // The scheduler publishes, as local events of the flow's context,
@@ -68,22 +69,22 @@ func (s *Scheduler) forgetListens(ctxID uint64) {
 
 // jobEnded publishes EventJobEnded for flow job j's ended attempt.
 func (s *Scheduler) jobEnded(ctx context.Context, ctxID uint64, j *model.RunnerJob) {
-	if !s.listens(ctx, ctxID, EventJobEnded) {
+	if !s.listens(ctx, ctxID, flowfile.EventJobEnded) {
 		return
 	}
 	data := map[string]any{"job": j.Name, "flow_id": j.FlowID, "status": j.Status, "error": j.Error,
 		"flow": s.flowName(ctx, ctxID, j.FlowID)}
-	id := EventJobEnded + "/" + store.JobKey(j.CallerID, j.ID) + "/" + strconv.FormatInt(j.Attempt, 10)
-	s.emit(ctx, ctxID, EventJobEnded, id, data)
+	id := flowfile.EventJobEnded + "/" + store.JobKey(j.CallerID, j.ID) + "/" + strconv.FormatInt(j.Attempt, 10)
+	s.emit(ctx, ctxID, flowfile.EventJobEnded, id, data)
 }
 
 // flowEnded publishes EventFlowFinished for flow id of ctxID.
 func (s *Scheduler) flowEnded(ctx context.Context, ctxID, id uint64, status model.FlowStatus, why string) {
-	if !s.listens(ctx, ctxID, EventFlowFinished) {
+	if !s.listens(ctx, ctxID, flowfile.EventFlowFinished) {
 		return
 	}
 	data := map[string]any{"flow": s.flowName(ctx, ctxID, id), "flow_id": id, "status": status, "error": why}
-	s.emit(ctx, ctxID, EventFlowFinished, EventFlowFinished+"/"+strconv.FormatUint(id, 10), data)
+	s.emit(ctx, ctxID, flowfile.EventFlowFinished, flowfile.EventFlowFinished+"/"+strconv.FormatUint(id, 10), data)
 }
 
 func (s *Scheduler) flowName(ctx context.Context, ctxID, id uint64) string {

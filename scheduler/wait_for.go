@@ -9,6 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // A wait_for step is a job of type store.WaitForType that the scheduler
@@ -57,7 +58,7 @@ func (s *Scheduler) park(ctx context.Context, ctxID uint64, key string) error {
 
 // waitOf reads what job j waits for, or why it cannot wait.
 func waitOf(j *model.RunnerJob, now time.Time) (store.Wait, string) {
-	var spec waitScript
+	var spec flowfile.WaitScript
 	if err := json.Unmarshal([]byte(j.Script), &spec); err != nil || spec.Event == "" || spec.TimeoutMs <= 0 {
 		return store.Wait{}, fmt.Sprintf("wait_for: unusable spec %q (want {event, correlation, timeout_ms})", j.Script)
 	}

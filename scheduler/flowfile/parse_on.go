@@ -1,4 +1,4 @@
-package scheduler
+package flowfile
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // OnSpec is a flow file's `on:`: the events that start a run of the flow
@@ -131,9 +130,14 @@ func (p *parser) waitFor(e entry, job string) *WaitForSpec {
 	return w
 }
 
-// waitStep makes job j a wait_for step: a job of type store.WaitForType,
-// kept on this agent, whose script is the spec (JSON). The scheduler's
-// event loop parks it (wait_for.go); no runner or process holds it.
+// WaitForType is the script type of a wait_for step's job: the store's
+// store.WaitForType, which this package cannot import (the scheduler's
+// tests check that the two agree).
+const WaitForType = "wait_for"
+
+// waitStep makes job j a wait_for step: a job of type WaitForType, kept
+// on this agent, whose script is the spec (JSON). The scheduler's event
+// loop parks it (scheduler/wait_for.go); no runner or process holds it.
 func (p *parser) waitStep(j *JobSpec, at *yaml.Node, scripted bool) {
 	if scripted || j.Type != "" || j.Sleep > 0 || j.Delay > 0 || !j.RunAt.IsZero() {
 		p.fail(at, j.Name, "a wait_for step only waits: give it no type, script, script_file, sleep, delay or run_at")
@@ -141,13 +145,13 @@ func (p *parser) waitStep(j *JobSpec, at *yaml.Node, scripted bool) {
 	if j.WaitFor == nil {
 		return
 	}
-	b, _ := json.Marshal(waitScript{Event: j.WaitFor.Event, Correlation: j.WaitFor.Correlation,
+	b, _ := json.Marshal(WaitScript{Event: j.WaitFor.Event, Correlation: j.WaitFor.Correlation,
 		TimeoutMs: j.WaitFor.Timeout.Milliseconds()})
-	j.Type, j.Script, j.Runner = store.WaitForType, string(b), "self"
+	j.Type, j.Script, j.Runner = WaitForType, string(b), "self"
 }
 
-// waitScript is a wait_for job's script: its spec.
-type waitScript struct {
+// WaitScript is a wait_for job's script: its spec.
+type WaitScript struct {
 	Event       string `json:"event"`
 	Correlation string `json:"correlation,omitempty"`
 	TimeoutMs   int64  `json:"timeout_ms"`

@@ -1,4 +1,4 @@
-package scheduler
+package flowfile
 
 import closest "github.com/hyphae-run/hyphae/internal/suggest"
 

@@ -1,4 +1,4 @@
-package scheduler_test
+package flowfile_test
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/hyphae-run/hyphae/internal/flowschema"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // examplePeer stands in for the <… peer ID> placeholders of the docs.
@@ -21,7 +21,7 @@ var placeholder = regexp.MustCompile(`<[^<>\n]*peer ID>|12D3KooW\.\.\.`)
 
 func loadSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
-	s, err := flowschema.Load("..")
+	s, err := flowschema.Load("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func loadSchema(t *testing.T) *jsonschema.Schema {
 func exampleFlows(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	files, _ := filepath.Glob("../configs/flows/*.yaml")
+	files, _ := filepath.Glob("../../configs/flows/*.yaml")
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -40,7 +40,7 @@ func exampleFlows(t *testing.T) map[string]string {
 		}
 		out[f] = string(b)
 	}
-	for _, md := range []string{"../README.md", "../docs/flows.md", "../docs/design.md"} {
+	for _, md := range []string{"../../README.md", "../../docs/flows.md", "../../docs/design.md"} {
 		b, err := os.ReadFile(md)
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +61,7 @@ func exampleFlows(t *testing.T) map[string]string {
 func TestExampleFlowsValidateAgainstTheSchema(t *testing.T) {
 	s := loadSchema(t)
 	for where, text := range exampleFlows(t) {
-		if _, _, err := scheduler.Parse([]byte(text), where, "../configs/flows"); err != nil {
+		if _, _, err := flowfile.Parse([]byte(text), where, "../../configs/flows"); err != nil {
 			t.Errorf("%s: the parser refuses it: %v\n%s", where, err, text)
 		}
 		if err := flowschema.Validate(s, []byte(text)); err != nil {
@@ -87,12 +87,12 @@ func TestSchemaAgreesWithTheParser(t *testing.T) {
 		"network: none\njobs:\n  a: {type: sh, script: x, network: host, compensate: {type: sh, script: y, network: none}}\n",
 	}
 	for _, text := range accepted {
-		if _, _, err := scheduler.Parse([]byte(text), "ok.yaml", "../configs/flows"); err != nil {
+		if _, _, err := flowfile.Parse([]byte(text), "ok.yaml", "../../configs/flows"); err != nil {
 			t.Errorf("the parser refuses: %v\n%s", err, text)
 		}
 	}
 	for _, text := range slices.Concat(parseSeeds, more, accepted) {
-		_, _, perr := scheduler.Parse([]byte(text), "seed.yaml", "../configs/flows")
+		_, _, perr := flowfile.Parse([]byte(text), "seed.yaml", "../../configs/flows")
 		serr := flowschema.Validate(s, []byte(text))
 		switch {
 		case perr == nil && serr != nil:
@@ -128,7 +128,7 @@ func TestSchemaRefusesWhatTheParserRefuses(t *testing.T) {
 		"network: ''\njobs:\n  a: {type: sh, script: x}\n",
 		"jobs:\n  a: {type: sh, script: x, compensate: {type: sh, script: y, network: lan}}\n",
 	} {
-		if _, _, err := scheduler.Parse([]byte(text), "bad.yaml", "../configs/flows"); err == nil {
+		if _, _, err := flowfile.Parse([]byte(text), "bad.yaml", "../../configs/flows"); err == nil {
 			t.Errorf("the parser accepts:\n%s", text)
 		}
 		if err := flowschema.Validate(s, []byte(text)); err == nil {

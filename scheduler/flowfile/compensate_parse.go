@@ -1,4 +1,4 @@
-package scheduler
+package flowfile
 
 import (
 	"gopkg.in/yaml.v3"
@@ -6,7 +6,7 @@ import (
 
 // compensateKeys are the keys of a job's `compensate:` mapping: a job of
 // its own, run only when the flow fails or is cancelled after the job
-// finished (see compensate.go).
+// finished (see scheduler/compensate.go).
 var compensateKeys = []string{"type", "script", "script_file", "runner", "env", "timeout", "retries", "network"}
 
 // compensate decodes a job's `compensate:` mapping into a JobSpec named

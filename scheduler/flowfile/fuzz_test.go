@@ -1,4 +1,4 @@
-package scheduler_test
+package flowfile_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // fuzzName is what the fuzzed file is called; fuzzDir, where its relative
@@ -74,8 +74,8 @@ func FuzzParse(f *testing.F) {
 
 // parsed is one Parse call's outcome, comparable with reflect.DeepEqual.
 type parsed struct {
-	file  *scheduler.File
-	warns []scheduler.Warning
+	file  *flowfile.File
+	warns []flowfile.Warning
 	err   error
 }
 
@@ -101,7 +101,7 @@ func parseWithin(t *testing.T, b []byte, limit time.Duration) parsed {
 				crash <- fmt.Sprintf("%v\n%s", p, debug.Stack())
 			}
 		}()
-		f, w, err := scheduler.Parse(b, fuzzName, fuzzDir)
+		f, w, err := flowfile.Parse(b, fuzzName, fuzzDir)
 		done <- parsed{f, w, err}
 	}()
 	select {
@@ -118,7 +118,7 @@ func parseWithin(t *testing.T, b []byte, limit time.Duration) parsed {
 // checkRefused: no File, and every error says where and what.
 func checkRefused(t *testing.T, b []byte, r parsed) {
 	t.Helper()
-	var es scheduler.Errors
+	var es flowfile.Errors
 	if r.file != nil || !errors.As(r.err, &es) || len(es) == 0 {
 		t.Fatalf("refusal: File %v, error %T %v", r.file, r.err, r.err)
 	}
@@ -154,21 +154,21 @@ func lineCount(b []byte) int {
 }
 
 // checkAccepted: the File is something a supervisor can run.
-func checkAccepted(t *testing.T, f *scheduler.File) {
+func checkAccepted(t *testing.T, f *flowfile.File) {
 	t.Helper()
 	switch {
 	case f == nil || len(f.Jobs) == 0:
 		t.Fatalf("accepted without jobs: %+v", f)
 	case f.Name == "", f.Source != fuzzName, f.Timeout < 0:
 		t.Fatalf("flow fields: %+v", f)
-	case f.OnFailure != scheduler.OnFailureWait && f.OnFailure != scheduler.OnFailureStop:
+	case f.OnFailure != flowfile.OnFailureWait && f.OnFailure != flowfile.OnFailureStop:
 		t.Fatalf("on_failure %q", f.OnFailure)
 	}
 	checkEnv(t, f.Env)
-	byName := map[string]*scheduler.JobSpec{}
+	byName := map[string]*flowfile.JobSpec{}
 	envNames := map[string]string{}
 	for _, j := range f.Jobs {
-		env := scheduler.EnvName(j.Name)
+		env := flowfile.EnvName(j.Name)
 		switch {
 		case j.Name == "" || byName[j.Name] != nil || envNames[env] != "":
 			t.Fatalf("job name %q empty, repeated or colliding with %q", j.Name, envNames[env])
@@ -196,10 +196,10 @@ func checkEnv(t *testing.T, env map[string]string) {
 
 // findCycle describes a need that names no job, a job needing the same job
 // twice, or a cycle of needs; "" when the jobs have a topological order.
-func findCycle(jobs []*scheduler.JobSpec, byName map[string]*scheduler.JobSpec) string {
+func findCycle(jobs []*flowfile.JobSpec, byName map[string]*flowfile.JobSpec) string {
 	state := map[string]int{} // 0 unseen, 1 on the path, 2 done
-	var visit func(j *scheduler.JobSpec) string
-	visit = func(j *scheduler.JobSpec) string {
+	var visit func(j *flowfile.JobSpec) string
+	visit = func(j *flowfile.JobSpec) string {
 		state[j.Name] = 1
 		seen := map[string]bool{}
 		for _, n := range j.Needs {

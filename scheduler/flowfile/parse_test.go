@@ -1,4 +1,4 @@
-package scheduler_test
+package flowfile_test
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 func TestParseValid(t *testing.T) {
@@ -38,7 +38,7 @@ jobs:
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, warns, err := scheduler.ParseFile(path)
+	f, warns, err := flowfile.ParseFile(path)
 	if err != nil {
 		t.Fatalf("ParseFile: %v", err)
 	}
@@ -47,7 +47,7 @@ jobs:
 	}
 	up := f.Job("upload")
 	switch {
-	case f.Name != "nightly", f.Context != 3, f.Timeout != time.Hour, f.OnFailure != scheduler.OnFailureStop:
+	case f.Name != "nightly", f.Context != 3, f.Timeout != time.Hour, f.OnFailure != flowfile.OnFailureStop:
 		t.Fatalf("flow fields: %+v", f)
 	case f.Env["PORT"] != "8080", len(f.Jobs) != 2, f.Jobs[0].Name != "snapshot":
 		t.Fatalf("env/jobs: %+v", f)
@@ -148,24 +148,24 @@ jobs:
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := scheduler.Parse([]byte(c.text), "flow.yaml", dir)
+			_, _, err := flowfile.Parse([]byte(c.text), "flow.yaml", dir)
 			if err == nil {
 				t.Fatalf("no error, want %q", c.want)
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error:\n  %v\nwant it to contain:\n  %s", err, c.want)
 			}
-			var es scheduler.Errors
+			var es flowfile.Errors
 			if !errors.As(err, &es) {
-				t.Fatalf("error is %T, want scheduler.Errors", err)
+				t.Fatalf("error is %T, want flowfile.Errors", err)
 			}
 		})
 	}
 }
 
 func TestParseReportsEveryProblem(t *testing.T) {
-	_, _, err := scheduler.Parse([]byte("jobs:\n  a: {type: sh, script: x, nedds: b}\n  b: {script: ''}\n"), "f.yaml", "")
-	var es scheduler.Errors
+	_, _, err := flowfile.Parse([]byte("jobs:\n  a: {type: sh, script: x, nedds: b}\n  b: {script: ''}\n"), "f.yaml", "")
+	var es flowfile.Errors
 	if !errors.As(err, &es) || len(es) != 3 {
 		t.Fatalf("want 3 problems (unknown key, missing type, empty script), got:\n%v", err)
 	}
@@ -175,7 +175,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 }
 
 func TestWarnings(t *testing.T) {
-	f, warns, err := scheduler.Parse([]byte("timeout: 1m\njobs:\n  a: {type: rust, script: x, timeout: 2m}\n  b: {type: sh, script: x, timeout: 1500ms}\n"), "w.yaml", "")
+	f, warns, err := flowfile.Parse([]byte("timeout: 1m\njobs:\n  a: {type: rust, script: x, timeout: 2m}\n  b: {type: sh, script: x, timeout: 1500ms}\n"), "w.yaml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,40 +183,40 @@ func TestWarnings(t *testing.T) {
 		!strings.Contains(warns[1].String(), "rounds up") {
 		t.Fatalf("warnings %v", warns)
 	}
-	tw := scheduler.CheckTypes(f, []string{"sh", "python"})
+	tw := flowfile.CheckTypes(f, []string{"sh", "python"})
 	if len(tw) != 1 || tw[0].String() != `w.yaml:3: job "a": no known runner serves script type "rust" (known: python, sh)` {
 		t.Fatalf("type warnings %v", tw)
 	}
-	if scheduler.CheckTypes(f, nil) != nil {
+	if flowfile.CheckTypes(f, nil) != nil {
 		t.Fatal("no known types: want no warnings")
 	}
 }
 
 func TestEnvNames(t *testing.T) {
 	for in, want := range map[string]string{"fetch-data": "FETCH_DATA", "file.name": "FILE_NAME", "ok": "OK", "a b/c": "A_B_C"} {
-		if got := scheduler.EnvName(in); got != want {
+		if got := flowfile.EnvName(in); got != want {
 			t.Errorf("EnvName(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := scheduler.InputVar("snapshot", "name"); got != "HYPHAE_IN_SNAPSHOT_NAME" {
+	if got := flowfile.InputVar("snapshot", "name"); got != "HYPHAE_IN_SNAPSHOT_NAME" {
 		t.Errorf("InputVar = %q", got)
 	}
 }
 
 func TestExampleFlows(t *testing.T) {
-	files, _ := filepath.Glob("../configs/flows/*.yaml")
+	files, _ := filepath.Glob("../../configs/flows/*.yaml")
 	if len(files) == 0 {
 		t.Skip("no example flows")
 	}
 	for _, f := range files {
-		if _, warns, err := scheduler.ParseFile(f); err != nil || len(warns) > 0 {
+		if _, warns, err := flowfile.ParseFile(f); err != nil || len(warns) > 0 {
 			t.Errorf("%s: %v %v", f, err, warns)
 		}
 	}
 }
 
 func TestValidateBuiltFile(t *testing.T) {
-	f := &scheduler.File{Jobs: []*scheduler.JobSpec{
+	f := &flowfile.File{Jobs: []*flowfile.JobSpec{
 		{Name: "a", Type: "sh", Script: "x", Needs: []string{"b"}},
 		{Name: "b", Type: "sh", Script: "x", Needs: []string{"a"}},
 	}}
@@ -227,7 +227,7 @@ func TestValidateBuiltFile(t *testing.T) {
 	if err := f.Validate(); err != nil {
 		t.Fatalf("Validate: %v", err)
 	}
-	f.Jobs = append(f.Jobs, &scheduler.JobSpec{Name: "a", Type: "sh"})
+	f.Jobs = append(f.Jobs, &flowfile.JobSpec{Name: "a", Type: "sh"})
 	if err := f.Validate(); err == nil {
 		t.Fatal("duplicate and scriptless job: want errors")
 	}
@@ -243,32 +243,14 @@ func TestScriptFileMustBeARegularFileOfBoundedSize(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	big := strings.Repeat("#", scheduler.MaxScriptFile) + "\necho hi\n"
+	big := strings.Repeat("#", flowfile.MaxScriptFile) + "\necho hi\n"
 	if err := os.WriteFile(filepath.Join(dir, "big.sh"), []byte(big), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for file, want := range map[string]string{"fifo": "not a regular file", "sub": "not a regular file", "big.sh": "over 1048576 bytes"} {
-		_, _, err := scheduler.Parse([]byte("jobs:\n  a: {type: sh, script_file: "+file+"}\n"), "flow.yaml", dir)
+		_, _, err := flowfile.Parse([]byte("jobs:\n  a: {type: sh, script_file: "+file+"}\n"), "flow.yaml", dir)
 		if err == nil || !strings.Contains(err.Error(), `flow.yaml:2: job "a": script_file "`+file+`": `+want) {
 			t.Errorf("%s: %v, want %q", file, err, want)
-		}
-	}
-}
-
-// A flow job's memory_mb and cpu reach its job hash, where the runner
-// reads them.
-func TestLimitsReachTheJobHash(t *testing.T) {
-	e := newEnv(t, 0)
-	s := e.sched(t, e.config())
-	fl := e.create(t, s, "jobs:\n  big: {type: sh, script: x, memory_mb: 256, cpu: 1.5}\n  small: {type: sh, script: x}\n")
-	st, err := s.Status(e.ctx, fl.ContextID, fl.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, want := range map[string][2]string{"big": {"256", "1.5"}, "small": {"", ""}} {
-		h, err := e.srv.Client(t, int(ctxID)).HGetAll(e.ctx, job(t, st, name).Key).Result()
-		if err != nil || h["memory_mb"] != want[0] || h["cpu"] != want[1] {
-			t.Fatalf("job %s: memory_mb %q cpu %q (%v), want %q %q", name, h["memory_mb"], h["cpu"], err, want[0], want[1])
 		}
 	}
 }

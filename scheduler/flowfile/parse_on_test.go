@@ -1,4 +1,4 @@
-package scheduler_test
+package flowfile_test
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/internal/flowschema"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // on: and wait_for: as the parser reads them, and as the JSON Schema
@@ -14,7 +14,7 @@ import (
 func TestOnAndWaitForParse(t *testing.T) {
 	text := "name: saga\ncontext: 1\non: {event: order.created, where: {kind: book, n: 2}, correlation: order_id}\n" +
 		"jobs:\n  a: {type: sh, script: x}\n  w: {needs: a, wait_for: {event: payment.received, correlation: order_id, timeout: 30m}}\n"
-	f, _, err := scheduler.Parse([]byte(text), "saga.yaml", "")
+	f, _, err := flowfile.Parse([]byte(text), "saga.yaml", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +30,8 @@ func TestOnAndWaitForParse(t *testing.T) {
 	if err := flowschema.Validate(loadSchema(t), []byte(text)); err != nil {
 		t.Fatalf("the schema refuses it: %v", err)
 	}
-	f, _, err = scheduler.Parse([]byte("on: {job_ended: build, status: error}\njobs:\n  a: {type: sh, script: x}\n"), "x.yaml", "")
-	if err != nil || f.On.Event != scheduler.EventJobEnded || f.On.Where["job"] != "build" || f.On.Where["status"] != "error" {
+	f, _, err = flowfile.Parse([]byte("on: {job_ended: build, status: error}\njobs:\n  a: {type: sh, script: x}\n"), "x.yaml", "")
+	if err != nil || f.On.Event != flowfile.EventJobEnded || f.On.Where["job"] != "build" || f.On.Where["status"] != "error" {
 		t.Fatalf("job_ended: %+v, %v", f.On, err)
 	}
 }
@@ -49,7 +49,7 @@ func TestOnAndWaitForMistakes(t *testing.T) {
 		{"jobs:\n  w: {wait_for: {event: paid, timeout: 1m}, delay: 5m}\n", "only waits"},
 		{"jobs:\n  w: {wait_for: {event: paid, timeout: 1m, corelation: x}}\n", "unknown key"},
 	} {
-		_, _, err := scheduler.Parse([]byte(c.text), "bad.yaml", "")
+		_, _, err := flowfile.Parse([]byte(c.text), "bad.yaml", "")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("parser: %v, want %q for:\n%s", err, c.want, c.text)
 		}
@@ -61,7 +61,7 @@ func TestOnAndWaitForMistakes(t *testing.T) {
 
 // The flows docs/events.md shows are valid for the parser and the schema.
 func TestEventsDocFlows(t *testing.T) {
-	b, err := os.ReadFile("../docs/events.md")
+	b, err := os.ReadFile("../../docs/events.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestEventsDocFlows(t *testing.T) {
 		t.Fatalf("docs/events.md shows %d flows, want the saga and the trigger", len(snippets))
 	}
 	for _, text := range snippets {
-		f, _, err := scheduler.Parse([]byte(text), "events.md", "../configs/flows")
+		f, _, err := flowfile.Parse([]byte(text), "events.md", "../../configs/flows")
 		if err != nil {
 			t.Errorf("the parser refuses: %v\n%s", err, text)
 			continue

@@ -1,4 +1,4 @@
-package scheduler
+package flowfile
 
 import (
 	"regexp"
@@ -69,10 +69,10 @@ func (p *parser) keyedVars(f *File) {
 	}
 }
 
-// concurrencyIn is the job's concurrency with its key's variables filled
+// ConcurrencyIn is the job's concurrency with its key's variables filled
 // in from env (the run's env) and the job's own env, which wins; a
 // variable set by neither becomes "".
-func (j *JobSpec) concurrencyIn(env map[string]string) model.Concurrency {
+func (j *JobSpec) ConcurrencyIn(env map[string]string) model.Concurrency {
 	c := j.Concurrency
 	c.Key = keyVar.ReplaceAllStringFunc(c.Key, func(ref string) string {
 		name := keyVar.FindStringSubmatch(ref)[1]

@@ -1,4 +1,4 @@
-package scheduler
+package flowfile
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 // and the schema names no key the parser refuses: a key added to the
 // parser without its documentation fails here.
 func TestEveryFlowKeyIsDocumented(t *testing.T) {
-	b, err := os.ReadFile("../docs/flow.schema.json")
+	b, err := os.ReadFile("../../docs/flow.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestEveryFlowKeyIsDocumented(t *testing.T) {
 	if err := json.Unmarshal(b, &schema); err != nil {
 		t.Fatal(err)
 	}
-	ref, err := os.ReadFile("../docs/flows.md")
+	ref, err := os.ReadFile("../../docs/flows.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package flowfile
 
 import (
 	"fmt"
@@ -97,18 +97,6 @@ func (p *parser) timeouts(f *File) {
 			p.warn(j.Line, j.Name, "timeout %s rounds up to whole seconds", j.Timeout)
 		}
 	}
-}
-
-// EnvName maps a job name or result key to its part of an env var name:
-// upper-cased, every character other than A-Z and 0-9 replaced by '_'.
-func EnvName(s string) string {
-	b := []byte(strings.ToUpper(s))
-	for i, c := range b {
-		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
 
 var runnerID = regexp.MustCompile(`^runner:[0-9]+$`)

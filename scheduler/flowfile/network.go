@@ -1,4 +1,4 @@
-package scheduler
+package flowfile
 
 import (
 	"cmp"
@@ -8,7 +8,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// Network settings (DESIGN §5, contained jobs): a flow's or a job's
+// Network settings (docs/design.md, "Contained jobs"): a flow's or a job's
 // `network: none` runs the job contained, in a network namespace of its
 // own that has only loopback; `host` (the default) keeps the machine's
 // network. A job's own setting wins over the flow's; a context with
@@ -25,6 +25,6 @@ func (p *parser) network(e entry, job string) string {
 	return ""
 }
 
-// networkOf is what job spec of flow f runs with: its own setting, else
+// NetworkOf is what job spec of flow f runs with: its own setting, else
 // the flow's ("" = the host's).
-func networkOf(f *File, spec *JobSpec) string { return cmp.Or(spec.Network, f.Network) }
+func (f *File) NetworkOf(spec *JobSpec) string { return cmp.Or(spec.Network, f.Network) }

@@ -1,0 +1,30 @@
+package flowfile
+
+import "strings"
+
+// The env a flow's jobs see of one another: a job's result keys reach the
+// jobs that need it as HYPHAE_IN_<JOB>_<KEY>, and the compensation of a
+// job as HYPHAE_RESULT_<KEY>; job names must map to distinct <JOB> parts
+// (validate.go).
+
+// EnvName maps a job name or result key to its part of an env var name:
+// upper-cased, every character other than A-Z and 0-9 replaced by '_'.
+func EnvName(s string) string {
+	b := []byte(strings.ToUpper(s))
+	for i, c := range b {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// InputVar is the env var through which result key of job reaches the
+// jobs that need it: HYPHAE_IN_<JOB>_<KEY>.
+func InputVar(job, key string) string {
+	return "HYPHAE_IN_" + EnvName(job) + "_" + EnvName(key)
+}
+
+// ResultVar is the env var through which result key of a job reaches its
+// compensation: HYPHAE_RESULT_<KEY>.
+func ResultVar(key string) string { return "HYPHAE_RESULT_" + EnvName(key) }
