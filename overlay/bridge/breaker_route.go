@@ -9,10 +9,11 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// How the breakers (breaker.go) meet the send path: byType leaves a peer
-// whose breaker refuses jobs waiting (hideRefused), plan asks at a job
-// message's first send (admit), and the answers to job messages count as
-// faults or successes (fault, resultOutcome).
+// How the breakers (breaker.go) meet the send path: the routing rule
+// (context/route) leaves a peer whose breaker refuses jobs waiting
+// (routeView.Refused), plan asks at a job message's first send (admit),
+// and the answers to job messages count as faults or successes (fault,
+// resultOutcome).
 
 // Breakers lists the circuit breakers of the peers this agent has seen
 // fault, by peer ID; a peer not listed has a closed one.
@@ -33,38 +34,6 @@ func (b *Bridge) initBreakers() {
 		b.log.Warn("bridge: circuit breaker opened: no jobs go to the peer for the cool-down",
 			"peer", p, "faults", s.Failures, "last", s.LastError, "until", s.Until.Format(time.RFC3339))
 	}
-}
-
-// hideRefused returns peers with the rows of those whose breaker refuses a
-// job now marked down (copies), so that choose leaves them waiting and
-// picks another registered runner.
-func (b *Bridge) hideRefused(peers []*model.Peer) []*model.Peer {
-	if !b.breakers.on() {
-		return peers
-	}
-	out := make([]*model.Peer, len(peers))
-	for i, p := range peers {
-		out[i] = p
-		if _, refused := b.breakers.refuses(p.PeerID, false); refused && p.State == model.PeerUp {
-			row := *p
-			row.State = model.PeerDown
-			out[i] = &row
-		}
-	}
-	return out
-}
-
-// breakerNotes are the names of waiting runners, each with its breaker's
-// state when that is why it waits.
-func (b *Bridge) breakerNotes(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = n
-		if s, refused := b.breakers.refuses(n, false); refused {
-			out[i] = n + " (circuit breaker " + s.State + ")"
-		}
-	}
-	return out
 }
 
 // admit asks dst's breaker whether a job message m may go there now, at

@@ -3,14 +3,11 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/context/route"
 )
 
 // destination picks the recipient of m: its dst, else (for a job) the
@@ -32,81 +29,57 @@ func (b *Bridge) destination(ctx context.Context, ctxID uint64, m *model.Message
 }
 
 // route resolves a job's runner field (a peer ID the user named, or
-// runner:<id>, a record of the context), or leaves the choice to byType.
+// runner:<id>, a record of the context), or leaves the choice to the
+// agent, by the one rule (context/route): a registered runner up, else
+// this agent; an open circuit breaker counts as down (breaker_route.go).
 func (b *Bridge) route(ctx context.Context, ctxID uint64, j *model.RunnerJob) (peer.ID, string, error) {
-	r := strings.TrimPrefix(j.Runner, "runner:")
-	if r == "" {
-		return b.byType(ctx, ctxID, j.ScriptType)
+	out, err := route.Resolve(ctx, routeView{b}, route.Query{Context: ctxID, To: j.Runner, Type: j.ScriptType},
+		b.routeOptions())
+	switch {
+	case err != nil:
+		return "", "", err
+	case out.Kind == route.Here:
+		return b.self, "", nil
+	case out.Kind == route.Peer:
+		p, err := b.names.decode(out.Peer) // checked by routeOptions' PeerID
+		return p, "", err
 	}
-	if id, err := strconv.ParseUint(r, 10, 64); err == nil {
-		rn, err := b.st.LoadRunner(ctx, ctxID, id)
-		if err != nil {
-			return "", fmt.Sprintf("runner:%d: %v", id, err), nil
-		}
-		p, err := b.names.decode(rn.Pubkey)
-		if err != nil {
-			return "", fmt.Sprintf("runner:%d has no valid pubkey", id), nil
-		}
-		return p, "", nil
-	}
-	p, err := b.names.decode(j.Runner)
-	if err != nil {
-		return "", fmt.Sprintf("runner %q is neither a peer ID nor runner:<id>", j.Runner), nil
-	}
-	return p, "", nil
+	return "", out.Why, nil
 }
 
-// byType chooses where a job of type typ runs when the choice is left to
-// the agent: the least loaded runner registered in context ctxID that is
-// up and runs typ (see choose), else this agent when its runner serves
-// typ. With neither, it waits when a registered runner may run typ later,
-// and fails (ErrNoRunner) when none can.
-func (b *Bridge) byType(ctx context.Context, ctxID uint64, typ string) (peer.ID, string, error) {
-	peers, err := b.tr.Peers(ctx)
-	if err != nil {
-		return "", "peer table: " + err.Error(), nil
-	}
-	peers = b.hideRefused(peers) // an open circuit breaker: as if down (breaker_route.go)
-	self := b.names.name(b.self)
-	for pass := 0; pass < 2; pass++ {
-		rs, err := b.runners.of(ctx, b.st, ctxID, pass > 0)
-		if err != nil {
-			return "", "runner records: " + err.Error(), nil
-		}
-		c := choose(rs, peers, typ, self)
-		switch {
-		case c.runner != nil:
-			if p, ok := b.confirm(ctx, ctxID, c.runner, typ); ok {
-				return p, "", nil
-			}
-			continue // the list predates a change: read it again
-		case b.cfg.LocalTypes != nil && slices.Contains(b.cfg.LocalTypes(), typ),
-			store.DeclaresExternal(rs, typ): // an external worker here runs it (external.go)
-			return b.self, "", nil
-		case len(c.waiting) > 0:
-			return "", fmt.Sprintf("waiting for a runner of type %q: no runner registered in context %d "+
-				"that runs it is up (%s)", typ, ctxID, strings.Join(b.breakerNotes(c.waiting), ", ")), nil
-		case pass == 0:
-			continue // a runner registered since the list was read counts
-		}
-		return "", "", &noRunnerError{ctxID: ctxID, typ: typ}
-	}
-	return "", "the runner records changed while choosing", nil
+// routeOptions is how the bridge reads a job's runner field: runner:<id>
+// or a bare id, a peer ID (checked), or none; what names nobody valid
+// waits with the reason, and a job left to the agent goes to a
+// registered runner before this agent.
+func (b *Bridge) routeOptions() route.Options {
+	return route.Options{Self: b.names.name(b.self), LocalTypes: b.cfg.LocalTypes, BareID: true,
+		PeerID: b.checkPeer, OnBad: route.Wait, Open: route.OpenRegistered, Presence: routeView{b}}
 }
 
-// confirm reads runner record r again and returns its agent if the record
-// still names it for type typ: a list from the cache may predate a
-// revocation.
-func (b *Bridge) confirm(ctx context.Context, ctxID uint64, r *model.Runner, typ string) (peer.ID, bool) {
-	now, err := b.st.LoadRunner(ctx, ctxID, r.ID)
-	if err != nil || now.Pubkey != r.Pubkey || now.Local {
-		return "", false
-	}
-	if len(now.ScriptTypes) > 0 && !slices.Contains(now.ScriptTypes, typ) {
-		return "", false
-	}
-	p, err := b.names.decode(now.Pubkey)
-	return p, err == nil
+// checkPeer is route.Options.PeerID: s as written, when it decodes.
+func (b *Bridge) checkPeer(s string) (string, error) {
+	_, err := b.names.decode(s)
+	return s, err
+}
+
+// routeView is what the routing rule reads of the bridge: the runner
+// records (through the registry's cache), the peer table and the
+// breakers.
+type routeView struct{ b *Bridge }
+
+func (v routeView) Runner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
+	return v.b.st.LoadRunner(ctx, ctxID, id)
+}
+
+func (v routeView) Runners(ctx context.Context, ctxID uint64, fresh bool) ([]*model.Runner, error) {
+	return v.b.runners.of(ctx, v.b.st, ctxID, fresh)
+}
+
+func (v routeView) Peers(ctx context.Context) ([]*model.Peer, error) { return v.b.tr.Peers(ctx) }
+
+func (v routeView) Refused(peerID string) (string, bool) {
+	s, refused := v.b.breakers.refuses(peerID, false)
+	return s.State, refused
 }
 
 // outgoing builds the payload of an outbox message being (re)sent, from
