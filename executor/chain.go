@@ -45,7 +45,7 @@ func (r *Runner) completeAndClaim(a *attempt, sc *servedContext, out outcome) {
 	fields := a.traced(model.Hash{"result": encodeResult(out.result), "error": out.reason})
 	job := a.ended(model.JobFinished, out)
 	written := r.jobEnding(a.ctxID, job, out.logs)
-	cl, claimErr, err := r.st.CompleteAndClaim(ctx, a.ctxID, a.lease, r.cfg.RunnerID, model.JobFinished,
+	cl, claimErr, err := r.st.Queues.CompleteAndClaim(ctx, a.ctxID, a.lease, r.cfg.RunnerID, model.JobFinished,
 		fields, sc.order(r.served), r.cfg.Lease)
 	written(err == nil)
 	if claimErr != nil && sc.ctx.Err() == nil {

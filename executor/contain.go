@@ -165,7 +165,7 @@ func (p *policyCache) get(ctx context.Context, r *Runner, ctxID uint64) contextP
 	if ok && time.Since(pol.at) < r.cfg.ContextRefresh {
 		return pol
 	}
-	c, err := r.st.LoadContext(ctx, ctxID)
+	c, err := r.st.Registry.LoadContext(ctx, ctxID)
 	if err != nil {
 		return pol // the last known settings (or none) while the store is away
 	}

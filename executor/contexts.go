@@ -38,7 +38,7 @@ func (r *Runner) refreshOnce(ctx context.Context) error {
 	}
 	want := make(map[uint64]bool, len(ids))
 	for _, id := range ids {
-		if err := r.st.CheckContextID(id); err != nil {
+		if err := r.st.Registry.CheckContextID(id); err != nil {
 			r.log.Warn("executor: context not served", "context", id, "err", err)
 			continue
 		}

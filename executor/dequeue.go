@@ -49,7 +49,7 @@ func (r *Runner) claim(ctx context.Context, id uint64, types []string) (*store.C
 	return r.claimLimited(id, types, func(types []string) (*store.Claim, error) { // keyed_limits.go
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
 		defer cancel()
-		return r.st.ClaimJob(cctx, id, r.cfg.RunnerID, types, r.cfg.Lease, false)
+		return r.st.Queues.ClaimJob(cctx, id, r.cfg.RunnerID, types, r.cfg.Lease, false)
 	})
 }
 

@@ -28,7 +28,7 @@ func TestEndingHookRunsBeforeTheWriteWithTheLogTail(t *testing.T) {
 	h := newHarness(t)
 	cfg := h.config()
 	cfg.LogLines = 60 // over EndingLogLines, so the tail is a window of the list
-	r, err := executor.New(cfg, h.st, h.log)
+	r, err := executor.New(cfg, parts(h.st), h.log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 func (r *Runner) jobEnv(ctx context.Context, a *attempt, dir string) (env, warnings []string) {
 	vars := map[string]string{"PATH": agentPath(), "HOME": dir}
 	if a.job.FlowID != 0 {
-		f, err := r.st.LoadFlow(ctx, a.ctxID, a.job.FlowID)
+		f, err := r.st.Flows.LoadFlow(ctx, a.ctxID, a.job.FlowID)
 		if err != nil {
 			warnings = append(warnings, "flow env_vars not loaded: "+err.Error())
 		} else {

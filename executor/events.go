@@ -10,7 +10,7 @@ import (
 // enableEvents turns on (or re-checks) the keyspace notifications the
 // dequeue loops wake on; without them the loops poll faster.
 func (r *Runner) enableEvents(ctx context.Context) {
-	on, err := r.st.EnableQueueEvents(ctx)
+	on, err := r.st.Queues.EnableQueueEvents(ctx)
 	was := r.events.Swap(on)
 	first := r.eventsChecked.CompareAndSwap(false, true)
 	switch {
@@ -27,7 +27,7 @@ func (r *Runner) enableEvents(ctx context.Context) {
 // here), stop requests kill the job if it runs here.
 func (r *Runner) watchEvents(ctx context.Context) {
 	for ctx.Err() == nil {
-		sub, err := r.st.SubscribeRunnerEvents(ctx, r.onEvent)
+		sub, err := r.st.Queues.SubscribeRunnerEvents(ctx, r.onEvent)
 		if err != nil {
 			r.log.Warn("executor: subscribe to events", "err", err)
 			sleepCtx(ctx, time.Second)

@@ -9,7 +9,7 @@ import "context"
 // read only when a queue of a type this runner lacks holds jobs. When
 // they cannot be read the queue is left alone until the next sweep.
 func (r *Runner) external(ctx context.Context, id uint64, t string) bool {
-	ok, err := r.st.ExternalWorker(ctx, id, t)
+	ok, err := r.st.Jobs.ExternalWorker(ctx, id, t)
 	if err != nil {
 		r.log.Warn("executor: runner records", "context", id, "err", err)
 		return true

@@ -46,7 +46,7 @@ func (r *Runner) complete(a *attempt, status model.JobStatus, out outcome) {
 	fields := a.traced(model.Hash{"result": encodeResult(out.result), "error": out.reason})
 	job := a.ended(status, out)
 	written := r.jobEnding(a.ctxID, job, out.logs)
-	err := r.st.CompleteLeased(ctx, a.ctxID, a.lease, r.cfg.RunnerID, status, fields)
+	err := r.st.Queues.CompleteLeased(ctx, a.ctxID, a.lease, r.cfg.RunnerID, status, fields)
 	written(err == nil)
 	if err != nil {
 		r.logWriteErr(a, "complete", err)
@@ -84,7 +84,7 @@ func (r *Runner) retryOrFail(a *attempt, out outcome, delay time.Duration) {
 func (r *Runner) endAttempt(a *attempt, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	if _, err := r.st.EndAttempt(ctx, a.ctxID, a.key, a.lease.Attempt, retryingError(a.lease.Attempt, out)); err != nil {
+	if _, err := r.st.Jobs.EndAttempt(ctx, a.ctxID, a.key, a.lease.Attempt, retryingError(a.lease.Attempt, out)); err != nil {
 		a.log.Warn("executor: writing the attempt's end", "err", err)
 	}
 }
@@ -116,7 +116,7 @@ func (r *Runner) requeue(a *attempt, out outcome) {
 	defer cancel()
 	fields := a.traced(model.Hash{"result": encodeResult(out.result),
 		"error": retryingError(a.lease.Attempt, out)})
-	n, err := r.st.RequeueJob(ctx, a.ctxID, a.key, a.typ, a.lease.Attempt, fields)
+	n, err := r.st.Jobs.RequeueJob(ctx, a.ctxID, a.key, a.typ, a.lease.Attempt, fields)
 	r.releaseLease(ctx, a.ctxID, a.lease)
 	if err != nil {
 		r.logWriteErr(a, "requeue", err)

@@ -63,7 +63,7 @@ func fixedContexts(ids ...uint64) func(context.Context) ([]uint64, error) {
 // start creates and starts a runner, shut down when the test ends.
 func (h *harness) start(t *testing.T, cfg executor.Config) *executor.Runner {
 	t.Helper()
-	r, err := executor.New(cfg, h.st, h.log)
+	r, err := executor.New(cfg, parts(h.st), h.log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func jobDir(base string, ctx, caller, id, attempt int) string {
 // newUnstarted creates a runner without starting it (to register hooks).
 func newUnstarted(t *testing.T, h *harness, cfg executor.Config) (*executor.Runner, error) {
 	t.Helper()
-	r, err := executor.New(cfg, h.st, h.log)
+	r, err := executor.New(cfg, parts(h.st), h.log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,6 +166,11 @@ func startRunner(t *testing.T, r *executor.Runner) {
 	})
 }
 
+// parts hands the runner the store's concern types.
+func parts(st *store.Store) executor.Store {
+	return executor.Store{Jobs: st, Queues: st, Flows: st, Registry: st, Logs: st}
+}
+
 func openStore(tb testing.TB, url string) (*store.Store, error) {
 	st, err := store.Open(context.Background(), url, nil)
 	if err == nil {
@@ -177,7 +182,7 @@ func openStore(tb testing.TB, url string) (*store.Store, error) {
 // startBench starts a runner for a benchmark (no test logger).
 func startBench(b *testing.B, h *harness, cfg executor.Config, hook func(uint64, *model.RunnerJob)) {
 	b.Helper()
-	r, err := executor.New(cfg, h.st, nil)
+	r, err := executor.New(cfg, parts(h.st), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (r *Runner) heroLoop(ctx context.Context) {
 	w := r.cfg.WorkerID
 	r.heroReclaim(ctx)
 	for ctx.Err() == nil {
-		id, err := r.st.HeroNext(ctx, w, heroBlock)
+		id, err := r.st.Queues.HeroNext(ctx, w, heroBlock)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log.Warn("executor: hero work queue", "worker", w, "err", err)
@@ -70,7 +70,7 @@ func (r *Runner) heroLoop(ctx context.Context) {
 func (r *Runner) heroPutBack(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	if err := r.st.HeroPutBack(ctx, r.cfg.WorkerID, id); err != nil {
+	if err := r.st.Queues.HeroPutBack(ctx, r.cfg.WorkerID, id); err != nil {
 		r.log.Warn("executor: hero put back", "id", id, "err", err)
 	}
 }
@@ -80,16 +80,16 @@ func (r *Runner) heroPutBack(id string) {
 // while its retries allow, else answered with an error; ended → dropped.
 func (r *Runner) heroReclaim(ctx context.Context) {
 	w := r.cfg.WorkerID
-	ids, err := r.st.HeroProcessing(ctx, w)
+	ids, err := r.st.Queues.HeroProcessing(ctx, w)
 	if err != nil {
 		r.log.Warn("executor: hero leftovers", "worker", w, "err", err)
 		return
 	}
 	for _, id := range ids {
-		h, err := r.st.HeroLoad(ctx, id)
+		h, err := r.st.Queues.HeroLoad(ctx, id)
 		switch st := h["status"]; {
 		case err != nil || st == heroFinished || st == heroError:
-			_ = r.st.HeroDrop(ctx, w, id)
+			_ = r.st.Queues.HeroDrop(ctx, w, id)
 		case st == heroStarted:
 			r.heroRequeueOrFail(ctx, id, h)
 		default:
@@ -108,7 +108,7 @@ func (r *Runner) heroRequeueOrFail(ctx context.Context, id string, h model.Hash)
 		return
 	}
 	fields := model.Hash{"status": heroDispatched, "updated_at": store.HeroTime(time.Now())}
-	if err := r.st.HeroUpdate(ctx, id, fields); err != nil {
+	if err := r.st.Queues.HeroUpdate(ctx, id, fields); err != nil {
 		r.log.Warn("executor: hero requeue", "id", id, "err", err)
 	}
 	r.log.Info("executor: hero job requeued: its worker died while it ran", "id", id,

@@ -44,7 +44,7 @@ func (r *Runner) heroAnswer(id string, out outcome) {
 		"updated_at": store.HeroTime(time.Now())}
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	if err := r.st.HeroFinish(ctx, r.cfg.WorkerID, id, fields, reply); err != nil {
+	if err := r.st.Queues.HeroFinish(ctx, r.cfg.WorkerID, id, fields, reply); err != nil {
 		r.log.Warn("executor: hero answer", "id", id, "err", err)
 	}
 }

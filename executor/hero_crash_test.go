@@ -30,7 +30,7 @@ func TestHeroChildWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := executor.New(executor.Config{DataDir: os.Getenv("HYPHAE_TEST_DATA_DIR"), RunnerID: "runner-a",
-		WorkerID: "w1", Concurrency: 2, Contexts: fixedContexts(1)}, st, log)
+		WorkerID: "w1", Concurrency: 2, Contexts: fixedContexts(1)}, parts(st), log)
 	if err == nil {
 		err = r.Start(ctx)
 	}

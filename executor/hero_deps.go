@@ -81,7 +81,7 @@ func (r *Runner) heroWaitDeps(intake context.Context, a *attempt, hj heroJob) (h
 func (r *Runner) heroDepsLeft(ctx context.Context, deps []string) ([]string, string) {
 	var left []string
 	for _, d := range deps {
-		h, err := r.st.HeroLoad(ctx, d)
+		h, err := r.st.Queues.HeroLoad(ctx, d)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return nil, "impossible: hero job " + d + " does not exist"

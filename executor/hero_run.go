@@ -42,7 +42,7 @@ func (r *Runner) runHero(intake context.Context, id string, open func()) {
 func (r *Runner) prepareHero(id string) (heroJob, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	h, err := r.st.HeroLoad(ctx, id)
+	h, err := r.st.Queues.HeroLoad(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return heroJob{}, "hero job " + store.HeroJobKey(id) + " not found"
 	}
@@ -132,7 +132,7 @@ func (r *Runner) heroStarted(hj heroJob) {
 	if hj.logPath != "" {
 		fields["log_path"] = hj.logPath
 	}
-	if err := r.st.HeroUpdate(ctx, hj.id, fields); err != nil {
+	if err := r.st.Queues.HeroUpdate(ctx, hj.id, fields); err != nil {
 		r.log.Warn("executor: hero start", "id", hj.id, "err", err)
 	}
 }

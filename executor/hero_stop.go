@@ -8,7 +8,7 @@ import (
 // heroStopLoop serves hero:stop_queue:<worker>.
 func (r *Runner) heroStopLoop(ctx context.Context) {
 	for ctx.Err() == nil {
-		id, err := r.st.HeroNextStop(ctx, r.cfg.WorkerID, heroBlock)
+		id, err := r.st.Queues.HeroNextStop(ctx, r.cfg.WorkerID, heroBlock)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log.Warn("executor: hero stop queue", "err", err)
@@ -34,7 +34,7 @@ func (r *Runner) heroStop(ctx context.Context, id string) {
 	}
 	r.heroStopped[id] = struct{}{}
 	r.mu.Unlock()
-	taken, err := r.st.HeroTakeQueued(ctx, r.cfg.WorkerID, id)
+	taken, err := r.st.Queues.HeroTakeQueued(ctx, r.cfg.WorkerID, id)
 	if err != nil {
 		r.log.Warn("executor: hero stop", "id", id, "err", err)
 		return

@@ -133,7 +133,7 @@ func (r *Runner) endUnstarted(ctxID uint64, cl *store.Claim, reason string) {
 func (r *Runner) failLeased(ctxID uint64, l store.Lease, job *model.RunnerJob, reason string) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
-	err := r.st.CompleteLeased(ctx, ctxID, l, r.cfg.RunnerID, model.JobError, model.Hash{"error": reason})
+	err := r.st.Queues.CompleteLeased(ctx, ctxID, l, r.cfg.RunnerID, model.JobError, model.Hash{"error": reason})
 	if err != nil {
 		r.log.Warn("executor: end job", "context", ctxID, "job", l.JobKey, "reason", reason, "err", err)
 		return
@@ -153,17 +153,17 @@ func (r *Runner) rejectUnparseable(ctxID uint64, cl *store.Claim, perr error) {
 	reason := "cannot parse job: " + perr.Error()
 	r.log.Warn("executor: dead letter", "context", ctxID, "job", cl.JobKey, "err", perr)
 	dl := store.DeadLetter{Key: cl.JobKey, Queue: store.QueueKey(cl.Type), Reason: reason, Runner: r.cfg.RunnerID}
-	if err := r.st.PushDeadLetter(ctx, ctxID, dl); err != nil {
+	if err := r.st.Queues.PushDeadLetter(ctx, ctxID, dl); err != nil {
 		r.log.Warn("executor: dead letter", "job", cl.JobKey, "err", err)
 	}
-	if err := r.st.CompleteLeased(ctx, ctxID, cl.Lease, r.cfg.RunnerID, model.JobError,
+	if err := r.st.Queues.CompleteLeased(ctx, ctxID, cl.Lease, r.cfg.RunnerID, model.JobError,
 		model.Hash{"error": reason}); err != nil {
 		r.log.Warn("executor: end unparseable job", "job", cl.JobKey, "err", err)
 	}
 }
 
 func (r *Runner) releaseLease(ctx context.Context, ctxID uint64, l store.Lease) {
-	if err := r.st.ReleaseLease(ctx, ctxID, l, r.cfg.RunnerID); err != nil {
+	if err := r.st.Queues.ReleaseLease(ctx, ctxID, l, r.cfg.RunnerID); err != nil {
 		r.log.Warn("executor: release lease", "context", ctxID, "job", l.JobKey, "err", err)
 	}
 }

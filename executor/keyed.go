@@ -24,7 +24,7 @@ func (r *Runner) repairKeys(ctx context.Context, id uint64, last *time.Time) {
 		return
 	}
 	*last = now
-	if _, err := r.st.KeyedRepair(ctx, id); err != nil && ctx.Err() == nil {
+	if _, err := r.st.Queues.KeyedRepair(ctx, id); err != nil && ctx.Err() == nil {
 		r.log.Warn("executor: repair concurrency keys", "context", id, "err", err)
 	}
 }

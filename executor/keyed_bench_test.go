@@ -27,7 +27,7 @@ func BenchmarkKeyedJobOverhead(b *testing.B) {
 	}
 	var mu sync.Mutex
 	started := make(map[uint64]time.Time, b.N)
-	r, err := executor.New(h.config(), h.st, nil)
+	r, err := executor.New(h.config(), parts(h.st), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

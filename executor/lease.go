@@ -26,7 +26,7 @@ func (r *Runner) heartbeat(ctx context.Context) {
 
 func (r *Runner) renewAll(ctx context.Context) {
 	for id, held := range r.heldLeases() {
-		lost, stopped, err := r.st.RenewLeases(ctx, id, r.cfg.RunnerID, held, r.cfg.Lease)
+		lost, stopped, err := r.st.Queues.RenewLeases(ctx, id, r.cfg.RunnerID, held, r.cfg.Lease)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log.Warn("executor: renew leases", "context", id, "err", err)

@@ -26,7 +26,7 @@ const (
 // marker line when some were left out, when the job ends (Close). ctxID 0
 // (hero jobs) keeps the file only.
 type logSink struct {
-	st      *store.Store
+	st      Store
 	log     *slog.Logger
 	ctxID   uint64
 	key     string
@@ -171,7 +171,7 @@ func (l *logSink) send(lines []store.LogLine) {
 	defer cancel()
 	for len(lines) > 0 {
 		n := min(len(lines), logBatch)
-		if err := l.st.AppendLogLines(ctx, l.ctxID, l.key, lines[:n], l.cap+1); err != nil {
+		if err := l.st.Logs.AppendLogLines(ctx, l.ctxID, l.key, lines[:n], l.cap+1); err != nil {
 			l.log.Warn("executor: job log", "job", l.key, "err", err)
 			return
 		}

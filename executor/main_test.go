@@ -44,7 +44,7 @@ func runChild() error {
 	r, err := executor.New(executor.Config{
 		DataDir: os.Getenv("HYPHAE_TEST_DATA_DIR"), RunnerID: os.Getenv("HYPHAE_TEST_RUNNER_ID"),
 		Concurrency: 2, Lease: lease, Contexts: fixedContexts(1),
-	}, st, log)
+	}, parts(st), log)
 	if err != nil {
 		return err
 	}

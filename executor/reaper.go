@@ -31,7 +31,7 @@ func (r *Runner) reapLoop(ctx context.Context) {
 }
 
 func (r *Runner) reapExpired(ctx context.Context, id uint64) {
-	ls, err := r.st.ExpiredLeases(ctx, id, time.Now(), reapBatch)
+	ls, err := r.st.Queues.ExpiredLeases(ctx, id, time.Now(), reapBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.Warn("executor: expired leases", "context", id, "err", err)
@@ -50,16 +50,16 @@ func (r *Runner) reapExpired(ctx context.Context, id uint64) {
 // context when it last stopped (crash or kill -9): each job is put back as
 // a new attempt, or failed when its retries are spent.
 func (r *Runner) reclaimOwn(ctx context.Context, id uint64) {
-	keys, err := r.st.ProcessingJobs(ctx, id, r.cfg.RunnerID)
+	keys, err := r.st.Queues.ProcessingJobs(ctx, id, r.cfg.RunnerID)
 	if err != nil {
 		r.log.Warn("executor: reclaim leftovers", "context", id, "err", err)
 		return
 	}
 	for _, key := range keys {
-		l, err := r.st.LeaseOf(ctx, id, key)
+		l, err := r.st.Queues.LeaseOf(ctx, id, key)
 		switch {
 		case errors.Is(err, store.ErrNotFound) || err == nil && l.Owner != r.cfg.RunnerID:
-			_ = r.st.DropProcessing(ctx, id, r.cfg.RunnerID, key) // no lease of ours any more
+			_ = r.st.Queues.DropProcessing(ctx, id, r.cfg.RunnerID, key) // no lease of ours any more
 		case err != nil:
 			r.log.Warn("executor: reclaim leftovers", "context", id, "job", key, "err", err)
 		case !r.holds(id, key, l.Attempt):
@@ -81,7 +81,7 @@ func (r *Runner) holds(id uint64, key string, attempt int64) bool {
 // failed when its retries are spent; a job that never started is put back;
 // a stopped one ends "stopped"; a stale lease is just dropped.
 func (r *Runner) reclaim(ctx context.Context, id uint64, l store.Lease, onlyExpired bool) {
-	mine, ok, err := r.st.TakeLease(ctx, id, l, r.cfg.RunnerID, r.cfg.Lease, onlyExpired)
+	mine, ok, err := r.st.Queues.TakeLease(ctx, id, l, r.cfg.RunnerID, r.cfg.Lease, onlyExpired)
 	if err != nil || !ok {
 		if err != nil {
 			r.log.Warn("executor: take lease", "context", id, "job", l.JobKey, "err", err)
@@ -91,7 +91,7 @@ func (r *Runner) reclaim(ctx context.Context, id uint64, l store.Lease, onlyExpi
 	if l.Owner == r.cfg.RunnerID {
 		r.killOrphaned(id, l)
 	}
-	job, err := r.st.LoadJobKey(ctx, id, l.JobKey)
+	job, err := r.st.Jobs.LoadJobKey(ctx, id, l.JobKey)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 	case errors.Is(err, model.ErrBadField):
@@ -107,7 +107,7 @@ func (r *Runner) reclaim(ctx context.Context, id uint64, l store.Lease, onlyExpi
 			return
 		}
 	}
-	if err := r.st.ReleaseLease(ctx, id, mine, l.Owner); err != nil {
+	if err := r.st.Queues.ReleaseLease(ctx, id, mine, l.Owner); err != nil {
 		r.log.Warn("executor: release reclaimed lease", "job", l.JobKey, "err", err)
 	}
 }
@@ -131,7 +131,7 @@ func (r *Runner) resolveReclaimed(ctx context.Context, id uint64, l store.Lease,
 	if l.Owner == r.cfg.RunnerID {
 		why = "runner restarted while the job ran"
 	}
-	stopped, err := r.st.StopRequested(ctx, id, l.JobKey, l.Attempt)
+	stopped, err := r.st.Queues.StopRequested(ctx, id, l.JobKey, l.Attempt)
 	switch {
 	case err != nil:
 		r.log.Warn("executor: reclaimed job stop marker", "job", l.JobKey, "err", err)
@@ -142,7 +142,7 @@ func (r *Runner) resolveReclaimed(ctx context.Context, id uint64, l store.Lease,
 		return r.failReclaimed(ctx, id, l, job, why+" (no retries left)")
 	}
 	fields := model.Hash{"error": fmt.Sprintf("attempt %d: %s (retrying)", l.Attempt, why)}
-	n, err := r.st.RequeueJob(ctx, id, l.JobKey, job.ScriptType, l.Attempt, fields)
+	n, err := r.st.Jobs.RequeueJob(ctx, id, l.JobKey, job.ScriptType, l.Attempt, fields)
 	if err != nil {
 		r.log.Warn("executor: requeue reclaimed job", "job", l.JobKey, "err", err)
 		return errors.Is(err, store.ErrFenced) || errors.Is(err, model.ErrBadTransition)
@@ -154,7 +154,7 @@ func (r *Runner) resolveReclaimed(ctx context.Context, id uint64, l store.Lease,
 // failReclaimed ends a reclaimed job with an error (job may be nil when it
 // cannot be parsed: then no hook runs); false when Redis failed.
 func (r *Runner) failReclaimed(ctx context.Context, id uint64, l store.Lease, job *model.RunnerJob, reason string) bool {
-	err := r.st.CompleteJob(ctx, id, l.JobKey, l.Attempt, model.JobError, model.Hash{"error": reason})
+	err := r.st.Jobs.CompleteJob(ctx, id, l.JobKey, l.Attempt, model.JobError, model.Hash{"error": reason})
 	if err != nil {
 		r.log.Warn("executor: fail reclaimed job", "job", l.JobKey, "err", err)
 		return errors.Is(err, store.ErrFenced) || errors.Is(err, model.ErrBadTransition)

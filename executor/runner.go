@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/executor/sandbox"
 	"github.com/hyphae-run/hyphae/internal/lifecycle"
 )
@@ -20,7 +19,7 @@ import (
 type Runner struct {
 	user          *runAs // jobs' credentials, nil = the agent's own
 	cfg           Config
-	st            *store.Store
+	st            Store
 	log           *slog.Logger
 	types         map[string]interp // read-only after New
 	served        []string          // sorted keys of types
@@ -86,11 +85,11 @@ type servedContext struct {
 }
 
 // New checks cfg and prepares a Runner; nothing runs before Start.
-func New(cfg Config, st *store.Store, log *slog.Logger) (*Runner, error) {
+func New(cfg Config, st Store, log *slog.Logger) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if st == nil {
+	if !st.complete() {
 		return nil, fmt.Errorf("executor.New: nil store")
 	}
 	if log == nil {
@@ -102,7 +101,7 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Runner, error) {
 		return nil, fmt.Errorf("executor.New: %w", err)
 	}
 	if cfg.Contexts == nil {
-		cfg.Contexts = registryContexts(st)
+		cfg.Contexts = registryContexts(st.Registry)
 	}
 	r := &Runner{
 		cfg: cfg, st: st, log: log.With("runner", cfg.RunnerID), user: runAs,
@@ -125,7 +124,7 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Runner, error) {
 }
 
 // registryContexts lists every context of the DB 0 registry.
-func registryContexts(st *store.Store) func(context.Context) ([]uint64, error) {
+func registryContexts(st RegistryStore) func(context.Context) ([]uint64, error) {
 	return func(ctx context.Context) ([]uint64, error) {
 		cs, err := st.ListContexts(ctx)
 		if err != nil {

@@ -22,7 +22,7 @@ import (
 // A job that already ended gives ErrJobEnded; an unknown one
 // store.ErrNotFound.
 func (r *Runner) Stop(ctx context.Context, ctxID uint64, jobKey string) error {
-	info, err := r.st.MarkStop(ctx, ctxID, jobKey)
+	info, err := r.st.Queues.MarkStop(ctx, ctxID, jobKey)
 	if err != nil {
 		return fmt.Errorf("executor.Stop: %w", err)
 	}
@@ -40,14 +40,14 @@ func (r *Runner) Stop(ctx context.Context, ctxID uint64, jobKey string) error {
 
 // stopQueued takes a queued job off its queue and ends it "stopped".
 func (r *Runner) stopQueued(ctx context.Context, ctxID uint64, jobKey string, info store.StopInfo) error {
-	l, ok, err := r.st.TakeQueued(ctx, ctxID, jobKey, info.ScriptType, r.cfg.RunnerID, info.Attempt, r.cfg.Lease)
+	l, ok, err := r.st.Queues.TakeQueued(ctx, ctxID, jobKey, info.ScriptType, r.cfg.RunnerID, info.Attempt, r.cfg.Lease)
 	if err != nil {
 		return fmt.Errorf("executor.Stop %s: %w", jobKey, err)
 	}
 	if !ok {
 		return nil // not on its queue: the marker keeps it from starting
 	}
-	job, _ := r.st.LoadJobKey(ctx, ctxID, jobKey) // nil when unreadable: no hook then
+	job, _ := r.st.Jobs.LoadJobKey(ctx, ctxID, jobKey) // nil when unreadable: no hook then
 	r.failLeased(ctxID, l, job, reasonStopped)
 	return nil
 }

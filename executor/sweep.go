@@ -67,7 +67,7 @@ func (r *Runner) takeSweepRequests() map[uint64]map[string]bool {
 // types = every queue of the context).
 func (r *Runner) sweepContext(ctx context.Context, id uint64, types map[string]bool) {
 	if types[""] {
-		found, err := r.st.QueueTypes(ctx, id)
+		found, err := r.st.Queues.QueueTypes(ctx, id)
 		if err != nil {
 			r.log.Warn("executor: list queues", "context", id, "err", err)
 			return
@@ -90,7 +90,7 @@ func (r *Runner) sweepContext(ctx context.Context, id uint64, types map[string]b
 // rejectQueue ends every job on queue:<t> with the unknown-type error.
 func (r *Runner) rejectQueue(ctx context.Context, id uint64, t string) {
 	for range sweepBatch {
-		cl, err := r.st.ClaimJob(ctx, id, r.cfg.RunnerID, []string{t}, r.cfg.Lease, true)
+		cl, err := r.st.Queues.ClaimJob(ctx, id, r.cfg.RunnerID, []string{t}, r.cfg.Lease, true)
 		if err != nil || cl == nil {
 			if err != nil && ctx.Err() == nil {
 				r.log.Warn("executor: reject queue", "context", id, "type", t, "err", err)

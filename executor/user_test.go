@@ -51,7 +51,7 @@ func TestUserNeedsSearchableDataDir(t *testing.T) {
 	cfg := h.config()
 	cfg.DataDir = filepath.Join(closed, "data")
 	cfg.User = "nobody"
-	_, err := executor.New(cfg, h.st, nil)
+	_, err := executor.New(cfg, parts(h.st), nil)
 	if err == nil || !strings.Contains(err.Error(), "not searchable") {
 		t.Fatalf("New = %v, want an error about the data dir's parents", err)
 	}

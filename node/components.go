@@ -61,7 +61,7 @@ func (n *Node) startJanitor(ctx context.Context) error {
 		DataDir: n.cfg.DataDir, MaxAge: r.MaxAge, MaxJobs: r.MaxJobs, MaxFlows: r.MaxFlows,
 		MaxMessages: r.MaxMessages, Interval: r.Interval, Off: r.Enabled != nil && !*r.Enabled,
 		Contexts: n.contextIDs,
-	}, n.store, n.log.With("part", "retention"))
+	}, janitorStore(n.store), n.log.With("part", "retention"))
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 		MaxInFlightPerContext: n.cfg.Runner.MaxInFlightPerContext,
 		TypeLimits:            config.TypeLimits(n.cfg.Runner.Types),
 		Contain:               n.containConfig(),
-	}, n.store, n.log.With("part", "runner"))
+	}, runnerStore(n.store), n.log.With("part", "runner"))
 	if err != nil {
 		return err
 	}

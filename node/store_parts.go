@@ -1,0 +1,18 @@
+package node
+
+import (
+	"github.com/hyphae-run/hyphae/context/retention"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/executor"
+)
+
+// The wiring hands each component the store's concern types it declares
+// (its Store), so no component names the concrete store.
+
+func runnerStore(st *store.Store) executor.Store {
+	return executor.Store{Jobs: st, Queues: st, Flows: st, Registry: st, Logs: st}
+}
+
+func janitorStore(st *store.Store) retention.Store {
+	return retention.Store{Jobs: st, Bus: st, Flows: st}
+}
