@@ -89,7 +89,7 @@ func (j *Janitor) sweepOrphans(ctx context.Context, id uint64, r rules, dirs *jo
 	for len(keys) > 0 {
 		page := keys[:min(len(keys), 500)]
 		keys = keys[len(page):]
-		exists, err := j.st.Existing(ctx, id, page)
+		exists, err := j.st.Jobs.Existing(ctx, id, page)
 		if err != nil {
 			return err
 		}

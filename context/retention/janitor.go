@@ -6,15 +6,13 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // Janitor sweeps the agent's contexts every Interval (unless Off) and
 // prunes on demand. One sweep or prune runs at a time.
 type Janitor struct {
 	cfg Config
-	st  *store.Store
+	st  Store
 	log *slog.Logger
 
 	turn chan struct{} // holds one token: whoever takes it sweeps
@@ -25,7 +23,7 @@ type Janitor struct {
 }
 
 // New checks cfg and returns a Janitor; nothing runs until Start.
-func New(cfg Config, st *store.Store, log *slog.Logger) (*Janitor, error) {
+func New(cfg Config, st Store, log *slog.Logger) (*Janitor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -39,12 +39,12 @@ func (j *Janitor) sweep(ctx context.Context, id uint64, r rules) (ContextReport,
 }
 
 func (j *Janitor) sweepFlows(ctx context.Context, id uint64, r rules, dirs *jobDirs, rep *ContextReport) error {
-	flows, err := j.st.EndedFlows(ctx, id)
+	flows, err := j.st.Flows.EndedFlows(ctx, id)
 	if err != nil {
 		return err
 	}
 	for _, b := range batches(pick(flows, j.cfg.MaxFlows, r.cutoff), j.cfg.Batch, maxBatchJobs) {
-		p, err := j.st.PruneFlows(ctx, id, b, r.dry)
+		p, err := j.st.Flows.PruneFlows(ctx, id, b, r.dry)
 		if err != nil {
 			return err
 		}
@@ -55,12 +55,12 @@ func (j *Janitor) sweepFlows(ctx context.Context, id uint64, r rules, dirs *jobD
 }
 
 func (j *Janitor) sweepJobs(ctx context.Context, id uint64, r rules, dirs *jobDirs, rep *ContextReport) error {
-	jobs, err := j.st.EndedJobs(ctx, id)
+	jobs, err := j.st.Jobs.EndedJobs(ctx, id)
 	if err != nil {
 		return err
 	}
 	for _, b := range batches(pick(jobs, j.cfg.MaxJobs, r.cutoff), j.cfg.Batch, maxBatchJobs) {
-		p, err := j.st.PruneJobs(ctx, id, b, r.dry)
+		p, err := j.st.Jobs.PruneJobs(ctx, id, b, r.dry)
 		if err != nil {
 			return err
 		}
@@ -82,12 +82,12 @@ func (j *Janitor) prunedJobs(p store.Pruned, r rules, dirs *jobDirs, rep *Contex
 }
 
 func (j *Janitor) sweepMessages(ctx context.Context, id uint64, r rules, rep *ContextReport) error {
-	msgs, err := j.st.EndedMessages(ctx, id)
+	msgs, err := j.st.Bus.EndedMessages(ctx, id)
 	if err != nil {
 		return err
 	}
 	for _, b := range batches(pick(msgs, j.cfg.MaxMessages, r.cutoff), j.cfg.Batch, maxBatchJobs) {
-		p, err := j.st.PruneMessages(ctx, id, b, r.dry)
+		p, err := j.st.Bus.PruneMessages(ctx, id, b, r.dry)
 		if err != nil {
 			return err
 		}
@@ -95,7 +95,7 @@ func (j *Janitor) sweepMessages(ctx context.Context, id uint64, r rules, rep *Co
 		rep.RedisBytes += p.Bytes
 	}
 	for {
-		n, err := j.st.TrimMsgIn(ctx, id, int64(j.cfg.MaxMessages), msgInPage, r.dry)
+		n, err := j.st.Bus.TrimMsgIn(ctx, id, int64(j.cfg.MaxMessages), msgInPage, r.dry)
 		if err != nil {
 			return err
 		}

@@ -42,7 +42,7 @@ type Config struct {
 // Timers is the component; New, Start, Shutdown.
 type Timers struct {
 	cfg  Config
-	st   *store.Store
+	st   TimingStore
 	log  *slog.Logger
 	life lifecycle.Group
 
@@ -61,7 +61,7 @@ type loop struct {
 }
 
 // New returns the component; nothing runs until Start.
-func New(cfg Config, st *store.Store, log *slog.Logger) (*Timers, error) {
+func New(cfg Config, st TimingStore, log *slog.Logger) (*Timers, error) {
 	if cfg.Contexts == nil {
 		return nil, fmt.Errorf("timers: Config.Contexts is required")
 	}
@@ -78,7 +78,7 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Timers, error) {
 	return &Timers{cfg: cfg, st: st, log: log, loops: map[uint64]*loop{}, refresh: make(chan struct{}, 1)}, nil
 }
 
-func jobFirer(st *store.Store) func(context.Context, uint64, time.Time) (time.Time, error) {
+func jobFirer(st TimingStore) func(context.Context, uint64, time.Time) (time.Time, error) {
 	return func(ctx context.Context, id uint64, now time.Time) (time.Time, error) {
 		_, next, err := st.FireDueTimers(ctx, id, now)
 		return next, err
