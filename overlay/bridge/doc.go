@@ -74,8 +74,10 @@
 // Trust goes both ways (DESIGN §4). A job leaves only for the peer its
 // message or its runner names, or, when the agent chooses (no dst, no
 // runner), for a runner registered in its context, else this agent; with
-// none of those it is refused (ErrNoRunner; see runners.go). Presence
-// only ranks the registered runners. An answer — ack, error, result, log
+// none of those it is refused (ErrNoRunner). The rule is context/route's,
+// which job.run and the scheduler share (route.go reads a job's runner
+// field with it, runners.go caches the records it reads). Presence only
+// ranks the registered runners. An answer — ack, error, result, log
 // lines — counts only from the peer its message went to (store.AckFrom,
 // sentTo, logWaiters); anything else, and any message refused after it
 // passed the validator, is counted under its reason, changes nothing, and
