@@ -1,0 +1,169 @@
+package transfer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/hyphae-run/hyphae/files/cas"
+	"github.com/hyphae-run/hyphae/internal/lifecycle"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
+)
+
+// Server serves the blobs of a store on a libp2p host to the peers its
+// Authorizer allows.
+type Server struct {
+	h     host.Host
+	store *cas.Store
+	auth  Authorizer
+	cfg   Config
+	sem   chan struct{}
+	g     lifecycle.Group
+	ctx   context.Context
+	stats serverStats
+}
+
+type serverStats struct {
+	transfers, refused, busy, notFound, bytes atomic.Int64
+}
+
+// Stats counts what a Server did.
+type Stats struct {
+	Transfers   int64 // requests answered ok
+	Refused     int64 // refused by the Authorizer
+	Busy        int64 // answered busy
+	NotFound    int64 // for a blob not in the store
+	BytesServed int64 // content bytes written to streams (not headers)
+}
+
+// Serve starts serving store on h under Protocol; Shutdown stops it.
+func Serve(h host.Host, store *cas.Store, auth Authorizer, cfg Config) (*Server, error) {
+	if auth == nil {
+		return nil, errors.New("transfer.Serve: no Authorizer")
+	}
+	cfg = cfg.withDefaults()
+	s := &Server{h: h, store: store, auth: auth, cfg: cfg, sem: make(chan struct{}, cfg.MaxParallel)}
+	ctx, err := s.g.Start(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("transfer.Serve: %w", err)
+	}
+	s.ctx = ctx
+	h.SetStreamHandler(Protocol, s.handle)
+	return s, nil
+}
+
+// Stats returns the server's counts.
+func (s *Server) Stats() Stats {
+	return Stats{
+		Transfers: s.stats.transfers.Load(), Refused: s.stats.refused.Load(), Busy: s.stats.busy.Load(),
+		NotFound: s.stats.notFound.Load(), BytesServed: s.stats.bytes.Load(),
+	}
+}
+
+// Shutdown stops taking streams, resets those under way and waits for
+// their goroutines, or for ctx. It is safe to call twice.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.h.RemoveStreamHandler(Protocol)
+	return s.g.Shutdown(ctx)
+}
+
+// Close is Shutdown without a deadline.
+func (s *Server) Close() error { return s.Shutdown(context.Background()) }
+
+func (s *Server) handle(st network.Stream) {
+	if !s.g.Enter() {
+		_ = st.Reset()
+		return
+	}
+	defer s.g.Leave()
+	stop := context.AfterFunc(s.ctx, func() { _ = st.Reset() })
+	defer stop()
+	if err := s.serve(st); err != nil {
+		s.cfg.Log.Debug("files: transfer ended", "peer", st.Conn().RemotePeer(), "err", err)
+		_ = st.Reset()
+		return
+	}
+	_ = st.Close()
+}
+
+// serve answers one request; a nil error closes the stream, any other
+// resets it.
+func (s *Server) serve(st network.Stream) error {
+	_ = st.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+	req, err := readRequest(st)
+	if err != nil {
+		_ = s.answer(st, StatusBadRequest, err.Error())
+		return err
+	}
+	sha := req.sha()
+	if err := s.auth.Allow(s.ctx, st.Conn().RemotePeer(), sha, req.JobRef); err != nil {
+		s.stats.refused.Add(1)
+		return s.answer(st, StatusRefused, err.Error())
+	}
+	release, ok := s.acquire()
+	if !ok {
+		s.stats.busy.Add(1)
+		return s.answer(st, StatusBusy, "no free transfer slot")
+	}
+	defer release()
+	b, err := s.store.OpenBlob(sha)
+	if err != nil {
+		s.stats.notFound.Add(1)
+		return s.answer(st, StatusNotFound, "blob "+sha+" is not here")
+	}
+	defer b.Close()
+	if int64(req.First) > int64(len(b.Chunks)) {
+		return s.answer(st, StatusBadRequest, fmt.Sprintf("chunk %d of %d", req.First, len(b.Chunks)))
+	}
+	s.stats.transfers.Add(1)
+	hdr := encodeHeader(Header{Status: StatusOK, Size: b.Size, ChunkSize: b.ChunkSize, Chunks: b.Chunks})
+	if err := s.write(st, hdr); err != nil {
+		return err
+	}
+	return s.send(st, b, int64(req.First)*b.ChunkSize)
+}
+
+// answer sends a header that is not ok; the stream then ends.
+func (s *Server) answer(st network.Stream, status Status, reason string) error {
+	return s.write(st, encodeHeader(Header{Status: status, Reason: reason}))
+}
+
+func (s *Server) write(st network.Stream, b []byte) error {
+	_ = st.SetWriteDeadline(time.Now().Add(s.cfg.IdleTimeout))
+	_, err := st.Write(b)
+	return err
+}
+
+// acquire takes a transfer slot, waiting up to QueueWait.
+func (s *Server) acquire() (release func(), ok bool) {
+	t := time.NewTimer(s.cfg.QueueWait)
+	defer t.Stop()
+	select {
+	case s.sem <- struct{}{}:
+		return func() { <-s.sem }, true
+	case <-t.C:
+	case <-s.ctx.Done():
+	}
+	return nil, false
+}
+
+// send writes the blob from byte off to its end through one buffer.
+func (s *Server) send(st network.Stream, b *cas.Blob, off int64) error {
+	buf := make([]byte, min(sendBuffer, max(b.Size-off, 1)))
+	for off < b.Size {
+		n, err := b.ReadAt(buf[:min(int64(len(buf)), b.Size-off)], off)
+		if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
+			return fmt.Errorf("read blob: %w", err)
+		}
+		if err := s.write(st, buf[:n]); err != nil {
+			return err
+		}
+		s.stats.bytes.Add(int64(n))
+		off += int64(n)
+	}
+	return nil
+}
