@@ -38,8 +38,8 @@ func (s *Store) CreateContext(ctx context.Context, c *model.Context) error {
 	return s.writeContext(ctx, db, c)
 }
 
-// SaveContext overwrites an existing context (both copies).
-func (s *Store) SaveContext(ctx context.Context, c *model.Context) error {
+// saveContext overwrites an existing context (both copies).
+func (s *Store) saveContext(ctx context.Context, c *model.Context) error {
 	db, err := s.DB(c.ID)
 	if err != nil {
 		return fmt.Errorf("store.SaveContext: %w", err)
@@ -94,9 +94,9 @@ func (s *Store) ListContexts(ctx context.Context) ([]*model.Context, error) {
 	return loadAll(ctx, s.global, keys, model.ContextFromHash)
 }
 
-// DeleteContext removes the context record (both copies); the DB's other
+// deleteContext removes the context record (both copies); the DB's other
 // keys are left for the operator to flush.
-func (s *Store) DeleteContext(ctx context.Context, id uint64) error {
+func (s *Store) deleteContext(ctx context.Context, id uint64) error {
 	db, err := s.DB(id)
 	if err != nil {
 		return fmt.Errorf("store.DeleteContext: %w", err)
@@ -108,16 +108,12 @@ func (s *Store) DeleteContext(ctx context.Context, id uint64) error {
 	return nil
 }
 
-// UpdateContext applies fn to the context under optimistic locking (WATCH),
+// updateContext applies fn to the context under optimistic locking (WATCH),
 // retrying on conflict, and saves both copies. A field fn takes away (an
-// Extra deleted, a name emptied) is removed from both copies, not left.
-func (s *Store) UpdateContext(ctx context.Context, id uint64, fn func(*model.Context) error) (*model.Context, error) {
-	return s.updateContext(ctx, id, fn)
-}
-
-// updateContext is UpdateContext; the fields of clear are removed from
-// both copies too whenever the context after fn lacks them, whatever the
-// copies held (a registry copy that drifted from the context's own).
+// Extra deleted, a name emptied) is removed from both copies, not left;
+// the fields of clear are removed from both copies too whenever the
+// context after fn lacks them, whatever the copies held (a registry copy
+// that drifted from the context's own).
 func (s *Store) updateContext(ctx context.Context, id uint64, fn func(*model.Context) error, clear ...string) (*model.Context, error) {
 	db, err := s.DB(id)
 	if err != nil {
@@ -195,7 +191,7 @@ func removedFields(before, after model.Hash, clear []string) []string {
 
 // Grant gives actor role in context id.
 func (s *Store) Grant(ctx context.Context, id, actor uint64, role model.Role) (*model.Context, error) {
-	return s.UpdateContext(ctx, id, func(c *model.Context) error {
+	return s.updateContext(ctx, id, func(c *model.Context) error {
 		if !role.Valid() {
 			return fmt.Errorf("unknown role %q (want admin, executor or reader)", role)
 		}
@@ -206,7 +202,7 @@ func (s *Store) Grant(ctx context.Context, id, actor uint64, role model.Role) (*
 
 // Revoke removes actor's role in context id.
 func (s *Store) Revoke(ctx context.Context, id, actor uint64, role model.Role) (*model.Context, error) {
-	return s.UpdateContext(ctx, id, func(c *model.Context) error {
+	return s.updateContext(ctx, id, func(c *model.Context) error {
 		if !role.Valid() {
 			return fmt.Errorf("unknown role %q (want admin, executor or reader)", role)
 		}

@@ -79,7 +79,7 @@ func (s *Store) AdoptOwnDBContext(ctx context.Context, id uint64) (*model.Contex
 			return nil, fmt.Errorf("store.AdoptOwnDBContext: %w", err)
 		}
 	}
-	if err := s.SaveContext(ctx, c); err != nil {
+	if err := s.saveContext(ctx, c); err != nil {
 		return nil, fmt.Errorf("store.AdoptOwnDBContext: %w", err)
 	}
 	return c, nil

@@ -50,8 +50,8 @@ func (s *Store) SetEventRun(ctx context.Context, ctxID uint64, eventID, trigger,
 	return wrap("store.SetEventRun", db.HSet(ctx, EventRunsKey(eventID), trigger, flowID).Err())
 }
 
-// EventRuns returns trigger → flow id of the runs event eventID started.
-func (s *Store) EventRuns(ctx context.Context, ctxID uint64, eventID string) (map[string]string, error) {
+// eventRuns returns trigger → flow id of the runs event eventID started.
+func (s *Store) eventRuns(ctx context.Context, ctxID uint64, eventID string) (map[string]string, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.EventRuns: %w", err)

@@ -25,9 +25,9 @@ type FlowDispatch struct {
 	Msg        *model.Message // nil = local; its ID must be allocated
 }
 
-// DispatchFlowJobs runs the dispatches (one round trip when the script is
+// dispatchFlowJobs runs the dispatches (one round trip when the script is
 // loaded) and reports which ones happened.
-func (s *Store) DispatchFlowJobs(ctx context.Context, ctxID uint64, ds []FlowDispatch) ([]bool, error) {
+func (s *Store) dispatchFlowJobs(ctx context.Context, ctxID uint64, ds []FlowDispatch) ([]bool, error) {
 	_, _, oks, err := s.StepAndDispatch(ctx, ctxID, 0, nil, ds)
 	if err != nil {
 		return nil, fmt.Errorf("store.DispatchFlowJobs: %w", err)

@@ -63,12 +63,12 @@ type IdemRecord struct {
 // Pending reports whether the first submission is still being made.
 func (r IdemRecord) Pending() bool { return strings.HasPrefix(r.Ref, IdempotencyPending) }
 
-// ClaimIdempotency records ref under key in context contextID for ttl
+// claimIdempotency records ref under key in context contextID for ttl
 // (0: the store's retention, SetIdempotencyTTL) unless key is recorded
 // already: then it returns the recorded ref and fresh false. A fresh
 // claim's caller goes on to make ref; it calls ReleaseIdempotency if
 // that fails, so that a retry may claim the key again.
-func (s *Store) ClaimIdempotency(ctx context.Context, contextID uint64, key, ref string, ttl time.Duration) (existing string, fresh bool, err error) {
+func (s *Store) claimIdempotency(ctx context.Context, contextID uint64, key, ref string, ttl time.Duration) (existing string, fresh bool, err error) {
 	rec, fresh, err := s.ClaimIdempotencyRecord(ctx, contextID, key, IdemRecord{Ref: ref}, ttl)
 	if fresh || err != nil {
 		return "", fresh, err
@@ -164,9 +164,9 @@ if redis.call('HGET', KEYS[1], 'ref') == ARGV[1] then return redis.call('DEL', K
 return 0
 `)
 
-// LoadIdempotency reads key's record; ErrNotFound when there is none
+// loadIdempotency reads key's record; ErrNotFound when there is none
 // (never used, or expired).
-func (s *Store) LoadIdempotency(ctx context.Context, contextID uint64, key string) (IdemRecord, error) {
+func (s *Store) loadIdempotency(ctx context.Context, contextID uint64, key string) (IdemRecord, error) {
 	db, err := s.DB(contextID)
 	if err != nil {
 		return IdemRecord{}, fmt.Errorf("store.LoadIdempotency: %w", err)

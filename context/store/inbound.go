@@ -17,7 +17,7 @@ import (
 // InboundTTL is how long dedupe mappings of received messages live.
 const InboundTTL = 7 * 24 * time.Hour
 
-// Materialize stores the received message m on msg_in and the job j on
+// materialize stores the received message m on msg_in and the job j on
 // queue:<type> of context ctxID, once per (sender, ref), if j's caller (the
 // local actor id of the sender) holds executors or admins in the context;
 // else it writes nothing and returns an ErrDenied error saying what is
@@ -27,7 +27,7 @@ const InboundTTL = 7 * 24 * time.Hour
 // first key, unchecked). Ids already set on m and j (from NextIDs) are
 // used, else allocated here; a refused job changes no key of the context's
 // DB, its seq:* counters included (inboundIDs).
-func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
+func (s *Store) materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
 	key, created, _, err := s.MaterializeAndClaim(ctx, ctxID, sender, ref, originCtx, originJob, m, j, nil)
 	return key, created, err
@@ -242,10 +242,10 @@ func materialized(ctxID uint64, sender string, j *model.RunnerJob, res []any) (s
 	return key, created == 1, nil
 }
 
-// ReceiveMessage stores message m received from sender under its ref on
+// receiveMessage stores message m received from sender under its ref on
 // msg_in of context ctxID, once: a resend of the same ref (its ack was
 // lost) stores nothing and reports created false.
-func (s *Store) ReceiveMessage(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
+func (s *Store) receiveMessage(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return false, fmt.Errorf("store.ReceiveMessage: %w", err)

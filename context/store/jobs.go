@@ -130,8 +130,8 @@ func (s *Store) ListJobs(ctx context.Context, ctxID uint64) ([]*model.RunnerJob,
 	return js, err
 }
 
-// DeleteJob removes a job hash.
-func (s *Store) DeleteJob(ctx context.Context, ctxID, caller, id uint64) error {
+// deleteJob removes a job hash.
+func (s *Store) deleteJob(ctx context.Context, ctxID, caller, id uint64) error {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteJob: %w", err)

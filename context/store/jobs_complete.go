@@ -17,15 +17,15 @@ import (
 // same script.
 func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash) error {
-	return s.CompleteJobWithLogs(ctx, ctxID, key, attempt, status, fields, nil, 0)
+	return s.completeJobWithLogs(ctx, ctxID, key, attempt, status, fields, nil, 0)
 }
 
-// CompleteJobWithLogs is CompleteJob that also appends lines to the job's
+// completeJobWithLogs is CompleteJob that also appends lines to the job's
 // log (at most max, then one LogCapMarker line), in the same script: only
 // when the completion is taken, so a duplicate or a late result adds no
 // lines, and before the waiters wake, so whoever waits for the end (job
 // logs -f, too) finds them.
-func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *Store) completeJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash, lines []string, max int) error {
 	return s.complete(ctx, ctxID, key, attempt, status, fields, lines, max, "")
 }
@@ -53,12 +53,12 @@ if ARGV[5] == 'read' then return redis.call('HGETALL', KEYS[1]) end
 return 1
 `)
 
-// CompleteSentJob is CompleteJobWithLogs for a job this agent sent to
+// completeSentJob is CompleteJobWithLogs for a job this agent sent to
 // another one, whose result has come: in the same step it settles msgKey,
 // the job's message (status processed when its lifecycle allows, off the
 // outbox and the awaiting list), so nothing is left to do after the
 // waiters wake.
-func (s *Store) CompleteSentJob(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *Store) completeSentJob(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash, lines []string, max int, msgKey string) error {
 	return s.complete(ctx, ctxID, key, attempt, status, fields, lines, max, msgKey)
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// SaveMessage writes m into its context DB (allocating its id when 0).
-func (s *Store) SaveMessage(ctx context.Context, m *model.Message) error {
+// saveMessage writes m into its context DB (allocating its id when 0).
+func (s *Store) saveMessage(ctx context.Context, m *model.Message) error {
 	db, err := s.DB(m.ContextID)
 	if err != nil {
 		return fmt.Errorf("store.SaveMessage: %w", err)
@@ -110,8 +110,8 @@ func (s *Store) ListMessages(ctx context.Context, ctxID uint64) ([]*model.Messag
 	return loadAll(ctx, db, keys, decodeMessage(ctxID))
 }
 
-// DeleteMessage removes a message hash.
-func (s *Store) DeleteMessage(ctx context.Context, ctxID, caller, id uint64) error {
+// deleteMessage removes a message hash.
+func (s *Store) deleteMessage(ctx context.Context, ctxID, caller, id uint64) error {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteMessage: %w", err)

@@ -10,8 +10,8 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// SaveFlow writes f into its context DB (allocating its id when 0).
-func (s *Store) SaveFlow(ctx context.Context, f *model.Flow) error {
+// saveFlow writes f into its context DB (allocating its id when 0).
+func (s *Store) saveFlow(ctx context.Context, f *model.Flow) error {
 	db, err := s.DB(f.ContextID)
 	if err != nil {
 		return fmt.Errorf("store.SaveFlow: %w", err)
@@ -51,8 +51,8 @@ func (s *Store) ListFlows(ctx context.Context, ctxID uint64) ([]*model.Flow, err
 	return loadAll(ctx, db, keys, model.FlowFromHash)
 }
 
-// DeleteFlow removes flow:<id>.
-func (s *Store) DeleteFlow(ctx context.Context, ctxID, id uint64) error {
+// deleteFlow removes flow:<id>.
+func (s *Store) deleteFlow(ctx context.Context, ctxID, id uint64) error {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteFlow: %w", err)
@@ -101,8 +101,8 @@ func (s *Store) ListRunners(ctx context.Context, ctxID uint64) ([]*model.Runner,
 	return loadAll(ctx, db, keys, model.RunnerFromHash)
 }
 
-// DeleteRunner removes runner:<id>.
-func (s *Store) DeleteRunner(ctx context.Context, ctxID, id uint64) error {
+// deleteRunner removes runner:<id>.
+func (s *Store) deleteRunner(ctx context.Context, ctxID, id uint64) error {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteRunner: %w", err)

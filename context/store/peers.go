@@ -48,8 +48,8 @@ func (s *Store) SetMeta(ctx context.Context, fields model.Hash) error {
 	return wrap("store.SetMeta", hset(ctx, s.global, NodeKey, fields))
 }
 
-// Meta reads node metadata.
-func (s *Store) Meta(ctx context.Context) (model.Hash, error) {
+// meta reads node metadata.
+func (s *Store) meta(ctx context.Context) (model.Hash, error) {
 	h, err := s.global.HGetAll(ctx, NodeKey).Result()
 	return h, wrap("store.Meta", err)
 }

@@ -60,7 +60,7 @@ func (s *Store) Migrate(ctx context.Context) (*SchemaReport, error) {
 }
 
 func (s *Store) migrate(ctx context.Context, steps []migration, known int) (*SchemaReport, error) {
-	from, err := s.SchemaVersion(ctx)
+	from, err := s.schemaVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -94,8 +94,8 @@ func (s *Store) migrate(ctx context.Context, steps []migration, known int) (*Sch
 	return rep, nil
 }
 
-// SchemaVersion reads SchemaKey: 0 when absent.
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+// schemaVersion reads SchemaKey: 0 when absent.
+func (s *Store) schemaVersion(ctx context.Context) (int, error) {
 	v, err := s.global.Get(ctx, SchemaKey).Result()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil

@@ -82,8 +82,8 @@ func (s *Store) databases(ctx context.Context) uint64 {
 	return 16
 }
 
-// Databases returns how many DBs the server has (contexts are 1..n-1).
-func (s *Store) Databases() uint64 { return s.maxDB }
+// databaseCount returns how many DBs the server has (contexts are 1..n-1).
+func (s *Store) databaseCount() uint64 { return s.maxDB }
 
 // DB returns the client for context id's database, refusing ids the server
 // cannot SELECT.

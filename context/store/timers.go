@@ -153,9 +153,9 @@ local nxt = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {n, #due, nxt[2] or ''}
 `)
 
-// NextTimer returns the due time of the context's earliest timer entry,
+// nextTimer returns the due time of the context's earliest timer entry,
 // zero when there is none.
-func (s *Store) NextTimer(ctx context.Context, ctxID uint64) (time.Time, error) {
+func (s *Store) nextTimer(ctx context.Context, ctxID uint64) (time.Time, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("store.NextTimer: %w", err)
@@ -170,9 +170,9 @@ func (s *Store) NextTimer(ctx context.Context, ctxID uint64) (time.Time, error) 
 	return time.UnixMilli(int64(zs[0].Score)), nil
 }
 
-// Timers lists the context's timer entries (member → due time), earliest
+// timers lists the context's timer entries (member → due time), earliest
 // first, at most limit (0: all).
-func (s *Store) Timers(ctx context.Context, ctxID uint64, limit int64) ([]redis.Z, error) {
+func (s *Store) timers(ctx context.Context, ctxID uint64, limit int64) ([]redis.Z, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.Timers: %w", err)
