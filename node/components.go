@@ -141,7 +141,7 @@ func (n *Node) startBridge(ctx context.Context) error {
 		TimeoutAck: n.cfg.Bus.TimeoutAck, Timeout: n.cfg.Bus.Timeout, Skew: n.cfg.Bus.Skew,
 		RunnerGrace: n.cfg.Supervisor.RunnerGrace, RunnerLostAfter: n.cfg.Supervisor.RunnerLostAfter,
 		Plain: n.bridgePlain(), Tracer: n.tracer, Breaker: n.breakerConfig(),
-	}, n.store, n.overlay, n.log.With("part", "bridge"))
+	}, bridgeStore(n.store), n.overlay, n.log.With("part", "bridge"))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/overlay/bridge"
 )
 
 // The wiring hands each component the store's concern types it declares
@@ -15,4 +16,8 @@ func runnerStore(st *store.Store) executor.Store {
 
 func janitorStore(st *store.Store) retention.Store {
 	return retention.Store{Jobs: st, Bus: st, Flows: st}
+}
+
+func bridgeStore(st *store.Store) bridge.Store {
+	return bridge.Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Registry: st, Logs: st}
 }

@@ -3,13 +3,11 @@ package bridge
 import (
 	"context"
 	"sync"
-
-	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // actorIDs remembers the local actor id of each sender's pubkey, so a
 // received job costs no lookup: the role check itself is part of the
-// script that materialises the job (store.Materialize), which reads the
+// script that materialises the job (store.MaterializeAndClaim), which reads the
 // context's grants as they are. An id read from memory that the check
 // refuses is looked up again once (the actor may have been made anew).
 type actorIDs struct {
@@ -22,7 +20,7 @@ const maxActorIDs = 10000
 
 // of returns the actor id of pubkey and whether it came from memory; an
 // error wrapping store.ErrDenied when no actor has it.
-func (a *actorIDs) of(ctx context.Context, st *store.Store, pubkey string) (uint64, bool, error) {
+func (a *actorIDs) of(ctx context.Context, st RegistryStore, pubkey string) (uint64, bool, error) {
 	a.mu.Lock()
 	id, ok := a.ids[pubkey]
 	a.mu.Unlock()
@@ -48,9 +46,9 @@ func (a *actorIDs) of(ctx context.Context, st *store.Store, pubkey string) (uint
 // (never from memory).
 func (b *Bridge) actorOf(ctx context.Context, pubkey string) (id uint64, cached bool, err error) {
 	if !b.cfg.Plain.Caches {
-		return b.actors.of(ctx, b.st, pubkey)
+		return b.actors.of(ctx, b.st.Registry, pubkey)
 	}
-	actor, err := b.st.ActorOf(ctx, pubkey)
+	actor, err := b.st.Registry.ActorOf(ctx, pubkey)
 	if err != nil {
 		return 0, false, err
 	}

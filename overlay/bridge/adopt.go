@@ -40,7 +40,7 @@ func (b *Bridge) adoptContexts(ctx context.Context, refused map[uint64]string) {
 	if err != nil {
 		return
 	}
-	ids, err := b.st.UnregisteredContexts(ctx, known)
+	ids, err := b.st.Registry.UnregisteredContexts(ctx, known)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("bridge: look for contexts written only in their own DB", "err", err)
@@ -48,7 +48,7 @@ func (b *Bridge) adoptContexts(ctx context.Context, refused map[uint64]string) {
 		return
 	}
 	for _, id := range ids {
-		c, err := b.st.AdoptOwnDBContext(ctx, id)
+		c, err := b.st.Registry.AdoptOwnDBContext(ctx, id)
 		switch {
 		case errors.Is(err, store.ErrContextRefused):
 			if refused[id] == err.Error() {
@@ -56,7 +56,7 @@ func (b *Bridge) adoptContexts(ctx context.Context, refused map[uint64]string) {
 			}
 			refused[id] = err.Error()
 			b.log.Warn("bridge: context written only in its own DB refused", "context", id, "err", err)
-			if merr := b.st.MarkContextRefused(ctx, id, err.Error()); merr != nil {
+			if merr := b.st.Registry.MarkContextRefused(ctx, id, err.Error()); merr != nil {
 				b.log.Warn("bridge: mark context refused", "context", id, "err", merr)
 			}
 		case err != nil:

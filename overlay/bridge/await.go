@@ -29,14 +29,14 @@ func (b *Bridge) resultWait(m *model.Message) time.Duration {
 // brought a result back in time (the runner vanished after accepting it),
 // so a waiter is never left hanging.
 func (b *Bridge) overdue(ctxID uint64) {
-	keys, err := b.st.AwaitDue(b.ctx, ctxID, time.Now(), 64)
+	keys, err := b.st.Bus.AwaitDue(b.ctx, ctxID, time.Now(), 64)
 	if err != nil {
 		return
 	}
 	for _, k := range keys {
-		m, err := b.st.LoadMessageKey(b.ctx, ctxID, k)
+		m, err := b.st.Bus.LoadMessageKey(b.ctx, ctxID, k)
 		if err != nil || len(m.Job) != 1 {
-			_ = b.st.AwaitRemove(b.ctx, ctxID, k)
+			_ = b.st.Bus.AwaitRemove(b.ctx, ctxID, k)
 			continue
 		}
 		if b.waitsForItsRunner(ctxID, k, m) {
@@ -59,14 +59,14 @@ func (b *Bridge) waitsForItsRunner(ctxID uint64, k string, m *model.Message) boo
 	if err != nil || !b.down.isDown(dst) {
 		return false
 	}
-	_ = b.st.AwaitAdd(b.ctx, ctxID, k, time.Now().Add(b.cfg.RunnerLostAfter))
+	_ = b.st.Bus.AwaitAdd(b.ctx, ctxID, k, time.Now().Add(b.cfg.RunnerLostAfter))
 	return true
 }
 
 // noResult ends the sent job of message k (m) with reason, as its result
 // will not come, and the message with it.
 func (b *Bridge) noResult(ctxID uint64, k string, m *model.Message, reason string) {
-	_ = b.st.AwaitRemove(b.ctx, ctxID, k)
+	_ = b.st.Bus.AwaitRemove(b.ctx, ctxID, k)
 	ended, err := b.failSent(b.ctx, ctxID, m.Job[0], m.Job[0].Attempt, reason)
 	switch {
 	case err != nil:
@@ -74,7 +74,7 @@ func (b *Bridge) noResult(ctxID uint64, k string, m *model.Message, reason strin
 	case ended:
 		b.log.Warn("bridge: no result", "context", ctxID, "message", k, "reason", reason)
 		b.fault(m, reason) // its circuit breaker counts it (breaker_route.go)
-		_ = b.st.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
+		_ = b.st.Bus.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
 	}
 }
 

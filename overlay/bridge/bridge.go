@@ -113,7 +113,7 @@ func (c *Config) defaults() {
 // Bridge moves messages between the context DBs and the bus.
 type Bridge struct {
 	cfg     Config
-	st      *store.Store
+	st      Store
 	tr      Transport
 	log     *slog.Logger
 	ver     *envelope.Verifier
@@ -143,8 +143,8 @@ type Bridge struct {
 }
 
 // New builds a bridge; Start runs it.
-func New(cfg Config, st *store.Store, tr Transport, log *slog.Logger) (*Bridge, error) {
-	if cfg.Self == nil || st == nil || tr == nil || cfg.Contexts == nil {
+func New(cfg Config, st Store, tr Transport, log *slog.Logger) (*Bridge, error) {
+	if cfg.Self == nil || !st.complete() || tr == nil || cfg.Contexts == nil {
 		return nil, errors.New("bridge.New: Self, store, transport and Contexts are required")
 	}
 	cfg.defaults()
@@ -180,10 +180,10 @@ func (b *Bridge) Start(ctx context.Context) error {
 	b.spawn(b.contextsLoop)
 	b.spawn(b.externalLoop) // jobs ended by external workers go home (external.go)
 	b.spawn(b.adoptLoop)    // contexts written only in their own DB (adopt.go)
-	if err := b.replay.start(ctx, b.st); err != nil {
+	if err := b.replay.start(ctx, b.st.Bus); err != nil {
 		b.log.Warn("bridge: replay horizon: every replay check goes to Redis", "err", err)
 	}
-	b.spawn(func() { b.replay.run(b.ctx, b.st, func(msg string, err error) { b.log.Warn(msg, "err", err) }) })
+	b.spawn(func() { b.replay.run(b.ctx, b.st.Bus, func(msg string, err error) { b.log.Warn(msg, "err", err) }) })
 	return nil
 }
 
@@ -352,7 +352,7 @@ const flushScan = 256
 // to (a store error counts them all as such).
 func (b *Bridge) unacked(ctx context.Context) (total, live int64) {
 	for _, id := range b.contextIDs() {
-		dsts, n, err := b.st.OutboxDestinations(ctx, id, flushScan)
+		dsts, n, err := b.st.Bus.OutboxDestinations(ctx, id, flushScan)
 		if err != nil {
 			return total + 1, live + 1
 		}

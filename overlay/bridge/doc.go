@@ -37,7 +37,7 @@
 //
 // A received job costs one script at the target: the sender's local actor
 // id comes from memory (actorIDs), and the role check, the writes and the
-// enqueue are one script (store.Materialize), so a revoked grant cannot
+// enqueue are one script (store.MaterializeAndClaim), so a revoked grant cannot
 // slip in between; when the local runner has a slot free (Config.Offer)
 // and no backlog, the same script claims the job for it (it never touches
 // a queue) and the job is handed to it in process. Its result leaves as the job ends: the runner tells the

@@ -120,7 +120,7 @@ func (b *Bridge) JobEnding(ctxID uint64, job *model.RunnerJob, logs []string) fu
 func (b *Bridge) sendEarly(ctxID uint64, dst peer.ID, job *model.RunnerJob, logs []string, e *early) {
 	ready := sync.OnceFunc(func() { close(e.ready) })
 	defer ready()
-	ids, err := b.st.NextIDs(b.ctx, ctxID, "message")
+	ids, err := b.st.Jobs.NextIDs(b.ctx, ctxID, "message")
 	if err != nil {
 		return // remote_done's way then
 	}

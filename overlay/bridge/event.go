@@ -43,13 +43,13 @@ func (b *Bridge) takeEvent(ctx context.Context, ctxID uint64, key string, m *mod
 	if m.Dst != "" {
 		return false, nil
 	}
-	return true, b.st.QueueLocalEvent(ctx, ctxID, store.MsgOutProcessingKey, key)
+	return true, b.st.Events.QueueLocalEvent(ctx, ctxID, store.MsgOutProcessingKey, key)
 }
 
 // onEvent stores an event received from another agent.
 func (b *Bridge) onEvent(ctx context.Context, from peer.ID, target uint64, p *payload) error {
 	name := b.names.name(from)
-	actor, err := b.st.Authorize(ctx, target, name, model.RoleExecutor)
+	actor, err := b.st.Registry.Authorize(ctx, target, name, model.RoleExecutor)
 	if err != nil {
 		b.refused(from, "unauthorized", nil)
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, err.Error())
@@ -72,7 +72,7 @@ func (b *Bridge) onEvent(ctx context.Context, from peer.ID, target uint64, p *pa
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "event refused: "+err.Error())
 		return nil
 	}
-	if _, err := b.st.ReceiveEvent(ctx, target, name, p.Ref, m); err != nil {
+	if _, err := b.st.Events.ReceiveEvent(ctx, target, name, p.Ref, m); err != nil {
 		return err // no ack: the sender resends
 	}
 	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "")

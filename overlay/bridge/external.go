@@ -48,7 +48,7 @@ func (b *Bridge) externalHere(ctx context.Context, ctxID uint64, typ string) boo
 		return false
 	}
 	for _, fresh := range []bool{false, true} { // a record made since the cached list counts
-		rs, err := b.runners.of(ctx, b.st, ctxID, fresh)
+		rs, err := b.runners.of(ctx, b.st.Registry, ctxID, fresh)
 		if err == nil && store.DeclaresExternal(rs, typ) {
 			return true
 		}
@@ -64,7 +64,7 @@ func (b *Bridge) watchExternal(ctx context.Context, target uint64, key, typ stri
 	if !b.externalHere(ctx, target, typ) {
 		return
 	}
-	if err := b.st.WatchExternal(ctx, target, key); err != nil {
+	if err := b.st.Jobs.WatchExternal(ctx, target, key); err != nil {
 		b.log.Warn("bridge: watch job for its external worker", "context", target, "job", key, "err", err)
 	}
 }
@@ -88,7 +88,7 @@ func (b *Bridge) externalLoop() {
 
 // sendExternalHome hands context ctxID's ended watched jobs to remote_done.
 func (b *Bridge) sendExternalHome(ctx context.Context, ctxID uint64) {
-	keys, err := b.st.ExternalEnded(ctx, ctxID, externalBatch)
+	keys, err := b.st.Jobs.ExternalEnded(ctx, ctxID, externalBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("bridge: watched jobs", "context", ctxID, "err", err)
@@ -96,7 +96,7 @@ func (b *Bridge) sendExternalHome(ctx context.Context, ctxID uint64) {
 		return
 	}
 	for _, k := range keys {
-		out, err := b.st.EndExternal(ctx, ctxID, k, "", nil)
+		out, err := b.st.Jobs.EndExternal(ctx, ctxID, k, "", nil)
 		switch {
 		case errors.Is(err, store.ErrNotFound): // gone (pruned): no longer watched
 		case err != nil:
@@ -133,7 +133,7 @@ func (b *Bridge) takeResult(ctx context.Context, ctxID uint64, key string, m *mo
 			fields["error"] = src.Error
 		}
 	}
-	out, err := b.st.EndExternal(ctx, ctxID, jk, src.Status, fields)
+	out, err := b.st.Jobs.EndExternal(ctx, ctxID, jk, src.Status, fields)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return bad("result for %s: no such job in context %d", jk, ctxID)
@@ -146,11 +146,11 @@ func (b *Bridge) takeResult(ctx context.Context, ctxID uint64, key string, m *mo
 	case out == store.ExternalRunning:
 		return bad("result for %s: the job has not ended and the message gives no final status", jk)
 	}
-	if err := b.st.SetMessageStatus(ctx, ctxID, key, model.MsgProcessed,
+	if err := b.st.Bus.SetMessageStatus(ctx, ctxID, key, model.MsgProcessed,
 		model.Hash{model.ExtraResultOf: jk}); err != nil && !errors.Is(err, model.ErrBadTransition) {
 		return err
 	}
-	return b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
+	return b.st.Bus.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
 }
 
 // resultHere handles a result message for job jk of this context that
@@ -161,10 +161,10 @@ func (b *Bridge) takeResult(ctx context.Context, ctxID uint64, key string, m *mo
 func (b *Bridge) resultHere(ctx context.Context, ctxID uint64, key, jk string, status model.JobStatus,
 	fields model.Hash) error {
 	if status.Terminal() {
-		err := b.st.CompleteJob(ctx, ctxID, jk, 0, status, fields)
+		err := b.st.Jobs.CompleteJob(ctx, ctxID, jk, 0, status, fields)
 		if err != nil && !errors.Is(err, model.ErrBadTransition) {
 			return err
 		}
 	}
-	return b.st.ResultHere(ctx, ctxID, key)
+	return b.st.Jobs.ResultHere(ctx, ctxID, key)
 }

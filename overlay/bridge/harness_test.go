@@ -66,10 +66,15 @@ func newSide(t *testing.T, n *fakeNet, tweak func(*Config)) *side {
 	return s
 }
 
+// parts hands the bridge the store's concern types.
+func parts(st *store.Store) Store {
+	return Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Registry: st, Logs: st}
+}
+
 // start runs a new bridge for s on its store and transport.
 func (s *side) start(t *testing.T) {
 	t.Helper()
-	b, err := New(s.cfg, s.st, s.tr, testLogger(t, s.name()[len(s.name())-6:]))
+	b, err := New(s.cfg, parts(s.st), s.tr, testLogger(t, s.name()[len(s.name())-6:]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func (b *Bridge) seenBefore(ctx context.Context, env *envelope.Envelope) (bool, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, replayCheckTimeout)
 	defer cancel()
-	fresh, err := b.st.MarkSeen(ctx, env.ReplayKey(), b.replayTTL())
+	fresh, err := b.st.Bus.MarkSeen(ctx, env.ReplayKey(), b.replayTTL())
 	if err == nil && fresh && memory {
 		b.replay.remember(env)
 	}

@@ -24,7 +24,7 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 		return nil
 	}
 	refuse := func(format string, args ...any) error { return refuseAs("unauthorized", format, args...) }
-	if err := b.st.CheckContextID(target); err != nil {
+	if err := b.st.Registry.CheckContextID(target); err != nil {
 		return refuse("context %d: %v", target, err)
 	}
 	switch ok, err := b.hasContext(ctx, target); {
@@ -79,7 +79,7 @@ func (b *Bridge) accept(ctx context.Context, sender string, target uint64, p *pa
 		return j, key, created, err
 	}
 	b.actors.forget(sender)
-	again, _, aerr := b.actors.of(ctx, b.st, sender)
+	again, _, aerr := b.actors.of(ctx, b.st.Registry, sender)
 	if aerr != nil || again == caller {
 		return j, key, created, err
 	}
@@ -88,7 +88,7 @@ func (b *Bridge) accept(ctx context.Context, sender string, target uint64, p *pa
 	return j, key, created, err
 }
 
-// materialize stores a received job (store.Materialize), claiming it for
+// materialize stores a received job (store.MaterializeAndClaim), claiming it for
 // the local runner in the same round trip when the runner has a slot free
 // (Config.Offer).
 func (b *Bridge) materialize(ctx context.Context, target uint64, sender string, p *payload,
@@ -100,7 +100,7 @@ func (b *Bridge) materialize(ctx context.Context, target uint64, sender string, 
 			spec, hand = &s, h
 		}
 	}
-	key, created, cl, err := b.st.MaterializeAndClaim(ctx, target, sender, p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
+	key, created, cl, err := b.st.Bus.MaterializeAndClaim(ctx, target, sender, p.Ref, p.OriginCtx, p.OriginJob, m, j, spec)
 	if hand != nil {
 		hand(cl) // nil: not claimed, the slot goes back
 	}
@@ -141,7 +141,7 @@ func (b *Bridge) hasContext(ctx context.Context, id uint64) (bool, error) {
 	if ok {
 		return true, nil
 	}
-	_, err := b.st.LoadContext(ctx, id)
+	_, err := b.st.Registry.LoadContext(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -182,7 +182,7 @@ func (b *Bridge) answered(ctx context.Context, from peer.ID, ref string) (uint64
 		return 0, "", nil, false, err
 	}
 	b.sent.awaitMessage(ctx, ctxID, key) // an answer that overtook Submit's write
-	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	m, err := b.st.Bus.LoadMessageKey(ctx, ctxID, key)
 	if errors.Is(err, store.ErrNotFound) {
 		b.refused(from, "error_from_stranger", err)
 		return 0, "", nil, false, nil
@@ -194,7 +194,7 @@ func (b *Bridge) answered(ctx context.Context, from peer.ID, ref string) (uint64
 		b.refused(from, "error_from_stranger", nil)
 		return 0, "", nil, false, nil
 	}
-	removed, err := b.st.OutboxRemove(ctx, ctxID, key)
+	removed, err := b.st.Bus.OutboxRemove(ctx, ctxID, key)
 	return ctxID, key, m, removed, err
 }
 
@@ -211,7 +211,7 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 		return err
 	}
 	b.sent.awaitMessage(ctx, ctxID, key) // an ack that overtook our write
-	out, err := b.st.AckMessage(ctx, ctxID, key, b.names.name(from))
+	out, err := b.st.Bus.AckMessage(ctx, ctxID, key, b.names.name(from))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		b.refused(from, "ack_from_stranger", err)
@@ -226,13 +226,13 @@ func (b *Bridge) onAck(ctx context.Context, from peer.ID, p *payload) error {
 	case out != store.AckJob:
 		return nil
 	}
-	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	m, err := b.st.Bus.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
 		return err
 	}
-	_ = b.st.AwaitAdd(ctx, ctxID, key, time.Now().Add(b.resultWait(m)))
+	_ = b.st.Bus.AwaitAdd(ctx, ctxID, key, time.Now().Add(b.resultWait(m)))
 	if m.Status.CanMoveTo(model.MsgAcknowledged) {
-		if err := b.st.SetMessageStatus(ctx, ctxID, key, model.MsgAcknowledged, nil); err != nil {
+		if err := b.st.Bus.SetMessageStatus(ctx, ctxID, key, model.MsgAcknowledged, nil); err != nil {
 			return err
 		}
 	}
@@ -251,7 +251,7 @@ func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error 
 	reason := p.Error
 	b.log.Warn("bridge: message refused", "by", b.names.name(from), "key", key, "reason", reason)
 	if m.Status.CanMoveTo(model.MsgError) {
-		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
+		_ = b.st.Bus.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
 	}
 	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
 		b.fault(m, reason) // its circuit breaker counts it (breaker_route.go)
@@ -264,17 +264,17 @@ func (b *Bridge) onRefused(ctx context.Context, from peer.ID, p *payload) error 
 // onStop stops a job that the sender started here, if it is the job's
 // caller or an admin of the context.
 func (b *Bridge) onStop(ctx context.Context, from peer.ID, target uint64, p *payload) error {
-	key, err := b.st.InboundJob(ctx, target, b.names.name(from), p.OriginCtx, p.OriginJob)
+	key, err := b.st.Bus.InboundJob(ctx, target, b.names.name(from), p.OriginCtx, p.OriginJob)
 	if err != nil {
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "stop: no such job here")
 		return nil
 	}
-	j, err := b.st.LoadJobKey(ctx, target, key)
+	j, err := b.st.Jobs.LoadJobKey(ctx, target, key)
 	if err != nil {
 		return err
 	}
-	actor, aerr := b.st.ActorByPubkey(ctx, b.names.name(from))
-	_, admErr := b.st.Authorize(ctx, target, b.names.name(from), model.RoleAdmin)
+	actor, aerr := b.st.Registry.ActorByPubkey(ctx, b.names.name(from))
+	_, admErr := b.st.Registry.Authorize(ctx, target, b.names.name(from), model.RoleAdmin)
 	if aerr != nil || (actor.ID != j.CallerID && admErr != nil) {
 		b.refused(from, "unauthorized", nil)
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, "stop refused: only the job's caller or an admin may stop it")
@@ -299,7 +299,7 @@ func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ en
 	if p.Message["message_type"] == string(model.MsgTypeEvent) {
 		return b.onEvent(ctx, from, target, p) // event.go
 	}
-	actor, err := b.st.Authorize(ctx, target, b.names.name(from), model.RoleReader)
+	actor, err := b.st.Registry.Authorize(ctx, target, b.names.name(from), model.RoleReader)
 	if err != nil {
 		b.refused(from, "unauthorized", nil)
 		b.reply(ctx, from, envelope.TypeError, target, p.Ref, err.Error())
@@ -311,7 +311,7 @@ func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ en
 	if p.Message != nil {
 		m.Message, m.MessageFormatType = p.Message["message"], p.Message["message_format_type"]
 	}
-	if _, err := b.st.ReceiveEvent(ctx, target, b.names.name(from), p.Ref, m); err != nil { // also an event (message.<type>)
+	if _, err := b.st.Events.ReceiveEvent(ctx, target, b.names.name(from), p.Ref, m); err != nil { // also an event (message.<type>)
 		return err // no ack: the sender resends
 	}
 	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "") // a resend is acked again, stored once

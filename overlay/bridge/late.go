@@ -22,7 +22,7 @@ import (
 func (b *Bridge) lateResult(ctx context.Context, from peer.ID, p *payload) bool {
 	r := &model.LateResult{From: b.names.name(from), Attempt: p.Attempt, Status: model.JobStatus(p.Status),
 		Result: p.Result, Error: p.Error, At: time.Now().Unix()}
-	kept, dup, err := b.st.RecordLateResult(ctx, p.OriginCtx, p.OriginJob, r)
+	kept, dup, err := b.st.Jobs.RecordLateResult(ctx, p.OriginCtx, p.OriginJob, r)
 	if err != nil || !kept {
 		return false
 	}
@@ -46,7 +46,7 @@ func (b *Bridge) giveUpSent(ctx context.Context, ctxID uint64, m *model.Message,
 	b.sent.forget(ctxID, jk)
 	fields := model.Hash{"error": reason, model.ExtraLostRunner: m.Dst,
 		model.ExtraLostAttempt: strconv.FormatInt(j.Attempt, 10)}
-	if err := b.st.CompleteJob(ctx, ctxID, jk, j.Attempt, model.JobError, fields); err != nil && b.ctx.Err() == nil {
+	if err := b.st.Jobs.CompleteJob(ctx, ctxID, jk, j.Attempt, model.JobError, fields); err != nil && b.ctx.Err() == nil {
 		b.log.Debug("bridge: ending a job given up on", "context", ctxID, "job", jk, "err", err)
 	}
 }

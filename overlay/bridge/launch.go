@@ -35,7 +35,7 @@ func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.
 		pre = fresh(ctxID, key, m, job) // nil: not a kind fresh builds, the outbox sends it
 	}
 	if dst == "" || pre == nil {
-		return b.st.Dispatch(ctx, ctxID, o)
+		return b.st.Bus.Dispatch(ctx, ctxID, o)
 	}
 	return b.sendWhileWriting(ctx, ctxID, key, dst, pre, o, b.remember(ctxID, key, m, job, dst))
 }
@@ -71,12 +71,12 @@ func (b *Bridge) sendWhileWriting(ctx context.Context, ctxID uint64, key string,
 	var err error
 	if b.tr.Connected(dst) {
 		written := make(chan error, 1)
-		go func() { written <- b.st.Dispatch(ctx, ctxID, o) }()
+		go func() { written <- b.st.Bus.Dispatch(ctx, ctxID, o) }()
 		b.inPlace(ctxID, key, send)
 		err = <-written
 	} else {
 		b.inBackground(ctxID, key, send)
-		err = b.st.Dispatch(ctx, ctxID, o)
+		err = b.st.Bus.Dispatch(ctx, ctxID, o)
 	}
 	b.sent.written(w, err == nil)
 	return err
@@ -87,7 +87,7 @@ func (b *Bridge) sendWhileWriting(ctx context.Context, ctxID uint64, key string,
 // as sendWhileWriting does, else in the background.
 func (b *Bridge) writeThenSend(ctx context.Context, ctxID uint64, key string, dst peer.ID, o store.Outgoing,
 	w *sentJob, send func() error) error {
-	err := b.st.Dispatch(ctx, ctxID, o)
+	err := b.st.Bus.Dispatch(ctx, ctxID, o)
 	b.sent.written(w, err == nil)
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func (b *Bridge) record(ctx context.Context, ctxID uint64, m *model.Message, job
 	if err != nil {
 		return "", err
 	}
-	return dst, b.st.Dispatch(ctx, ctxID, o)
+	return dst, b.st.Bus.Dispatch(ctx, ctxID, o)
 }
 
 // plan fills o for one send of m — its sends count (sends before this one
@@ -212,7 +212,7 @@ func withoutJobs(m *model.Message) model.Hash {
 // refused with an error wrapping ErrNoRunner, and nothing is saved.
 func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, j *model.RunnerJob,
 	timeout time.Duration, watch bool) (*store.EndWatch, error) {
-	ids, err := b.st.NextIDs(ctx, origin, "job", "message")
+	ids, err := b.st.Jobs.NextIDs(ctx, origin, "job", "message")
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func (b *Bridge) Submit(ctx context.Context, origin, target uint64, dst string, 
 	jk := store.JobKey(j.CallerID, j.ID)
 	var w *store.EndWatch
 	if watch && !b.cfg.Plain.Caches { // plain: the caller waits on reply:<job>
-		w = b.st.WatchEnd(origin, jk)
+		w = b.st.Jobs.WatchEnd(origin, jk)
 	}
 	if b.cfg.Plain.Submit {
 		err = b.submitPlain(ctx, origin, m, j)
@@ -262,10 +262,10 @@ func (b *Bridge) submitPlain(ctx context.Context, origin uint64, m *model.Messag
 			return err
 		}
 	}
-	if err := b.st.SaveJob(ctx, j); err != nil {
+	if err := b.st.Jobs.SaveJob(ctx, j); err != nil {
 		return err
 	}
-	if err := b.st.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
+	if err := b.st.Bus.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
 		_, _ = b.failSent(ctx, origin, j, j.Attempt, "not sent: "+err.Error())
 		return err
 	}
@@ -277,7 +277,7 @@ func (b *Bridge) submitPlain(ctx context.Context, origin uint64, m *model.Messag
 // its origin job; launch records both and moves the key from the
 // processing list to the outbox in the same round trip.
 func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) error {
-	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	m, err := b.st.Bus.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) erro
 		if err := b.withdraw(ctx, ctxID, key, m, why); err != nil {
 			return err
 		}
-		return b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
+		return b.st.Bus.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
 	}
 	job, existed, err := b.prepare(ctx, ctxID, key, m, &o)
 	if err != nil {

@@ -119,7 +119,7 @@ func (b *Bridge) RemoteLogs(ctx context.Context, ctxID uint64, jobKey, msgKey st
 	if msgKey == "" {
 		return nil, fmt.Errorf("bridge.RemoteLogs %s: %w", jobKey, ErrNotSent)
 	}
-	m, err := b.st.LoadMessageKey(ctx, ctxID, msgKey)
+	m, err := b.st.Bus.LoadMessageKey(ctx, ctxID, msgKey)
 	if errors.Is(err, store.ErrNotFound) {
 		err = ErrNotSent
 	}
@@ -182,14 +182,14 @@ func (b *Bridge) onStatus(ctx context.Context, from peer.ID, target uint64, p *p
 // into context target.
 func (b *Bridge) logsFor(ctx context.Context, from peer.ID, target uint64, p *payload) (*payload, error) {
 	sender := b.names.name(from)
-	key, err := b.st.InboundJob(ctx, target, sender, p.OriginCtx, p.OriginJob)
+	key, err := b.st.Bus.InboundJob(ctx, target, sender, p.OriginCtx, p.OriginJob)
 	if errors.Is(err, store.ErrNotFound) {
 		return &payload{Error: fmt.Sprintf("logs: no job %s from this agent here (context %d)", p.OriginJob, target)}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.st.Authorize(ctx, target, sender, model.RoleReader); err != nil {
+	if _, err := b.st.Registry.Authorize(ctx, target, sender, model.RoleReader); err != nil {
 		b.refused(from, "unauthorized", nil)
 		return &payload{Error: "logs refused: " + err.Error()}, nil
 	}
@@ -199,11 +199,11 @@ func (b *Bridge) logsFor(ctx context.Context, from peer.ID, target uint64, p *pa
 	// The status is read before the lines: once it is final, the lines
 	// read after it are all there are (the runner writes the last ones
 	// with the final status).
-	status, err := b.st.LoadJobStatus(ctx, target, key)
+	status, err := b.st.Jobs.LoadJobStatus(ctx, target, key)
 	if err != nil {
 		return nil, err
 	}
-	ll, err := b.st.ReadLogLines(ctx, target, key, p.LogFrom)
+	ll, err := b.st.Logs.ReadLogLines(ctx, target, key, p.LogFrom)
 	if err != nil {
 		return nil, err
 	}

@@ -18,11 +18,11 @@ import (
 // msgOutLoop takes message keys from a context's msg_out and sends each
 // at once (launchTaken); the outbox then retransmits it until acknowledged.
 func (b *Bridge) msgOutLoop(ctx context.Context, ctxID uint64) {
-	if _, err := b.st.Requeue(ctx, ctxID, store.MsgOutProcessingKey, store.MsgOutKey); err != nil {
+	if _, err := b.st.Bus.Requeue(ctx, ctxID, store.MsgOutProcessingKey, store.MsgOutKey); err != nil {
 		b.log.Warn("bridge: recover msg_out", "context", ctxID, "err", err)
 	}
 	for ctx.Err() == nil {
-		key, err := b.st.TakeMsgOut(ctx, ctxID, store.MsgOutKey, store.MsgOutProcessingKey, time.Second)
+		key, err := b.st.Bus.TakeMsgOut(ctx, ctxID, store.MsgOutKey, store.MsgOutProcessingKey, time.Second)
 		if err != nil {
 			if ctx.Err() == nil {
 				b.log.Warn("bridge: msg_out", "context", ctxID, "err", err)
@@ -46,12 +46,12 @@ func (b *Bridge) takeOne(ctx context.Context, ctxID uint64, key string) {
 	case b.quarantined(ctx, ctxID, key, err): // poison: in dead_letter (quarantine.go)
 	case isBad(err):
 		b.log.Warn("bridge: bad message on msg_out", "context", ctxID, "key", key, "err", err)
-		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": err.Error()})
-		_ = b.st.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
+		_ = b.st.Bus.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": err.Error()})
+		_ = b.st.Bus.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
 	case ctx.Err() == nil:
 		b.log.Warn("bridge: sending from msg_out", "context", ctxID, "key", key, "err", err)
 		sleep(ctx, time.Second)
-		_, _ = b.st.Requeue(ctx, ctxID, store.MsgOutProcessingKey, store.MsgOutKey)
+		_, _ = b.st.Bus.Requeue(ctx, ctxID, store.MsgOutProcessingKey, store.MsgOutKey)
 	}
 }
 
@@ -106,7 +106,7 @@ func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *
 	o *store.Outgoing) (*model.RunnerJob, bool, error) {
 	if j.ID != 0 {
 		jobKey := store.JobKey(j.CallerID, j.ID)
-		existing, err := b.st.LoadJobKey(ctx, ctxID, jobKey)
+		existing, err := b.st.Jobs.LoadJobKey(ctx, ctxID, jobKey)
 		if err == nil {
 			o.Job, o.JobFields = jobKey, model.Hash{model.ExtraMessageKey: msgKey}
 			return existing, true, nil
@@ -115,7 +115,7 @@ func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *
 			return nil, false, err
 		}
 	} else {
-		ids, err := b.st.NextIDs(ctx, ctxID, "job")
+		ids, err := b.st.Jobs.NextIDs(ctx, ctxID, "job")
 		if err != nil {
 			return nil, false, err
 		}
@@ -154,7 +154,7 @@ func (b *Bridge) outboxLoop() {
 			lastOverdue = time.Now()
 		}
 		for _, id := range b.contextIDs() {
-			keys, err := b.st.OutboxDue(b.ctx, id, time.Now(), 256)
+			keys, err := b.st.Bus.OutboxDue(b.ctx, id, time.Now(), 256)
 			if err != nil {
 				continue
 			}
@@ -235,9 +235,9 @@ func (b *Bridge) sendBounded(ctxID uint64, key string, send func() error) {
 
 // sendOne sends (or resends) message key and schedules the next try.
 func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
-	m, err := b.st.LoadMessageKey(ctx, ctxID, key)
+	m, err := b.st.Bus.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
-		_, _ = b.st.OutboxRemove(ctx, ctxID, key)
+		_, _ = b.st.Bus.OutboxRemove(ctx, ctxID, key)
 		return err
 	}
 	sends, _ := strconv.Atoi(m.Extra[model.ExtraSends])
@@ -352,7 +352,7 @@ func (b *Bridge) cancelledFlowJob(ctx context.Context, ctxID uint64, m *model.Me
 		return ""
 	}
 	j := m.Job[0]
-	st, err := b.st.FlowNodeState(ctx, ctxID, j.FlowID, j.Name)
+	st, err := b.st.Flows.FlowNodeState(ctx, ctxID, j.FlowID, j.Name)
 	if err != nil || !st.Terminal() {
 		return ""
 	}
@@ -365,7 +365,7 @@ func (b *Bridge) sentJob(ctx context.Context, ctxID uint64, m *model.Message) (*
 	if m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
 		return nil, nil
 	}
-	return b.st.LoadJobKey(ctx, ctxID, store.JobKey(m.Job[0].CallerID, m.Job[0].ID))
+	return b.st.Jobs.LoadJobKey(ctx, ctxID, store.JobKey(m.Job[0].CallerID, m.Job[0].ID))
 }
 
 // staleAttempt says why a job message is outdated: its job has moved on to
@@ -381,10 +381,10 @@ func staleAttempt(m *model.Message, job *model.RunnerJob) string {
 // withdraw ends an undelivered job message for good, and its job attempt
 // with it (so a late copy of the job's result is refused).
 func (b *Bridge) withdraw(ctx context.Context, ctxID uint64, key string, m *model.Message, why string) error {
-	_, _ = b.st.OutboxRemove(ctx, ctxID, key)
+	_, _ = b.st.Bus.OutboxRemove(ctx, ctxID, key)
 	b.log.Info("bridge: job message withdrawn", "context", ctxID, "key", key, "reason", why)
 	if m.Status.CanMoveTo(model.MsgError) {
-		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": why})
+		_ = b.st.Bus.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": why})
 	}
 	_, err := b.failSent(ctx, ctxID, m.Job[0], m.Job[0].Attempt, why)
 	return err
@@ -409,10 +409,10 @@ func (b *Bridge) StopUndelivered(ctx context.Context, ctxID uint64, m *model.Mes
 // unroutable ends a job message in the outbox that can go nowhere (see
 // ErrNoRunner), and its job with it.
 func (b *Bridge) unroutable(ctx context.Context, ctxID uint64, key string, m *model.Message, why error) error {
-	_, _ = b.st.OutboxRemove(ctx, ctxID, key)
+	_, _ = b.st.Bus.OutboxRemove(ctx, ctxID, key)
 	b.log.Warn("bridge: job message refused", "context", ctxID, "key", key, "reason", why)
 	if m.Status.CanMoveTo(model.MsgError) {
-		_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": why.Error()})
+		_ = b.st.Bus.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": why.Error()})
 	}
 	_, err := b.failSent(ctx, ctxID, m.Job[0], m.Job[0].Attempt, why.Error())
 	return err
@@ -429,14 +429,14 @@ func endedBeforeDelivery(job *model.RunnerJob) string {
 
 // giveUp ends a message that was never acknowledged in time.
 func (b *Bridge) giveUp(ctx context.Context, ctxID uint64, key string, m *model.Message, sends int) error {
-	_, _ = b.st.OutboxRemove(ctx, ctxID, key)
+	_, _ = b.st.Bus.OutboxRemove(ctx, ctxID, key)
 	reason := fmt.Sprintf("not acknowledged by %s after %d sends within the timeout", orNone(m.Dst), sends)
 	if m.Dst == "" && m.Error != "" {
 		reason = "gave up: " + m.Error
 	}
 	b.log.Warn("bridge: giving up on message", "context", ctxID, "key", key, "reason", reason)
 	b.fault(m, reason) // a job message its peer never took: its circuit breaker counts it
-	_ = b.st.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
+	_ = b.st.Bus.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": reason})
 	switch {
 	case m.MessageType != model.MsgTypeJob || len(m.Job) != 1:
 	case m.Dst != "" && sends > 0: // it may have arrived, its acks lost: keep a late result (late.go)

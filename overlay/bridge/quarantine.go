@@ -23,7 +23,7 @@ func (b *Bridge) quarantined(ctx context.Context, ctxID uint64, key string, err 
 	}
 	reason, class := "", store.DeadInvalid
 	var fe *model.FieldError
-	_, lerr := b.st.LoadMessageKey(ctx, ctxID, key)
+	_, lerr := b.st.Bus.LoadMessageKey(ctx, ctxID, key)
 	switch {
 	case errors.Is(lerr, store.ErrNotFound):
 		reason, class = "message hash "+key+" does not exist", store.DeadUnusable
@@ -32,14 +32,14 @@ func (b *Bridge) quarantined(ctx context.Context, ctxID uint64, key string, err 
 	case isBad(err):
 		reason = err.Error()
 	default:
-		n, cerr := b.st.CountMessageFailure(ctx, ctxID, key)
-		if limit := b.st.QuarantineAfter(); cerr != nil || limit == 0 || n < limit {
+		n, cerr := b.st.Bus.CountMessageFailure(ctx, ctxID, key)
+		if limit := b.st.Bus.QuarantineAfter(); cerr != nil || limit == 0 || n < limit {
 			return false
 		}
 		reason = fmt.Sprintf("quarantined: sending failed %d times in a row; last error: %v", n, err)
 		class = store.DeadFailures
 	}
-	if qerr := b.st.QuarantineMessage(ctx, ctxID, key, store.MsgOutKey, store.MsgOutProcessingKey, reason, class); qerr != nil {
+	if qerr := b.st.Bus.QuarantineMessage(ctx, ctxID, key, store.MsgOutKey, store.MsgOutProcessingKey, reason, class); qerr != nil {
 		b.log.Warn("bridge: quarantine", "context", ctxID, "key", key, "err", qerr)
 		return false
 	}

@@ -39,7 +39,7 @@ func (b *Bridge) sweepRunners() {
 	next := make(map[peer.ID]time.Time, len(down))
 	failed := false
 	for _, ctxID := range b.contextIDs() {
-		keys, err := b.st.AwaitList(b.ctx, ctxID, sweepMax)
+		keys, err := b.st.Bus.AwaitList(b.ctx, ctxID, sweepMax)
 		if err != nil {
 			failed = true // look again at the next pass
 			continue
@@ -66,7 +66,7 @@ func (b *Bridge) sweepRunners() {
 // limit still ahead.
 func (b *Bridge) sweepOne(ctxID uint64, k string, now time.Time, down map[peer.ID]time.Time,
 	back map[peer.ID]bool, next map[peer.ID]time.Time) {
-	m, err := b.st.LoadMessageKey(b.ctx, ctxID, k)
+	m, err := b.st.Bus.LoadMessageKey(b.ctx, ctxID, k)
 	if err != nil || m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
 		return
 	}
@@ -84,7 +84,7 @@ func (b *Bridge) sweepOne(ctxID uint64, k string, now time.Time, down map[peer.I
 	if !ok {
 		return
 	}
-	since, marked, err := b.st.MarkUnreachable(b.ctx, ctxID, jk, j.Attempt, since)
+	since, marked, err := b.st.Jobs.MarkUnreachable(b.ctx, ctxID, jk, j.Attempt, since)
 	if err != nil || !marked {
 		return
 	}
@@ -108,10 +108,10 @@ func (b *Bridge) lose(ctxID uint64, k string, m *model.Message, d time.Duration)
 	j := m.Job[0]
 	jk := store.JobKey(j.CallerID, j.ID)
 	reason := model.LostRunnerError(m.Dst, d)
-	_ = b.st.AwaitRemove(b.ctx, ctxID, k)
+	_ = b.st.Bus.AwaitRemove(b.ctx, ctxID, k)
 	b.sent.forget(ctxID, jk)
 	b.marks.drop(ctxID, jk)
-	err := b.st.CompleteJob(b.ctx, ctxID, jk, j.Attempt, model.JobError, model.LostRunnerFields(m.Dst, j.Attempt, reason))
+	err := b.st.Jobs.CompleteJob(b.ctx, ctxID, jk, j.Attempt, model.JobError, model.LostRunnerFields(m.Dst, j.Attempt, reason))
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		return // it ended or moved on meanwhile
@@ -121,14 +121,14 @@ func (b *Bridge) lose(ctxID uint64, k string, m *model.Message, d time.Duration)
 	}
 	b.log.Warn("bridge: job lost", "context", ctxID, "job", jk, "reason", reason)
 	b.fault(m, reason) // its circuit breaker counts it (breaker_route.go)
-	_ = b.st.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
+	_ = b.st.Bus.SetMessageStatus(b.ctx, ctxID, k, model.MsgError, model.Hash{"error": reason})
 }
 
 // reachable clears the unknown mark of job jk's attempt: its agent is
 // back.
 func (b *Bridge) reachable(ctxID uint64, jk string, attempt int64) {
 	b.marks.drop(ctxID, jk)
-	if err := b.st.ClearUnreachable(b.ctx, ctxID, jk, attempt); err != nil && b.ctx.Err() == nil {
+	if err := b.st.Jobs.ClearUnreachable(b.ctx, ctxID, jk, attempt); err != nil && b.ctx.Err() == nil {
 		b.log.Warn("bridge: clearing a job's unknown state", "context", ctxID, "job", jk, "err", err)
 	}
 }

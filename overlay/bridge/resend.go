@@ -108,7 +108,7 @@ func (b *Bridge) peerBack(id peer.ID, via string) {
 	name := b.names.name(id)
 	n := 0
 	for _, ctxID := range b.contextIDs() {
-		keys, err := b.st.OutboxResendNow(b.ctx, ctxID, name, time.Now(), resendScan)
+		keys, err := b.st.Bus.OutboxResendNow(b.ctx, ctxID, name, time.Now(), resendScan)
 		if err != nil {
 			if b.ctx.Err() == nil {
 				b.log.Warn("bridge: peer back: resending its messages", "peer", name, "context", ctxID, "err", err)

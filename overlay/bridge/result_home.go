@@ -19,12 +19,12 @@ import (
 // fenced as the completion is); its message id is simply not used.
 func (b *Bridge) completeHome(ctx context.Context, from peer.ID, p *payload, status model.JobStatus,
 	fields model.Hash, msgKey string) error {
-	ids, err := b.st.NextIDs(ctx, p.OriginCtx, "message")
+	ids, err := b.st.Jobs.NextIDs(ctx, p.OriginCtx, "message")
 	if err != nil {
 		return err
 	}
 	logs := lastLines(p.Logs, ResultLogLines)
 	home := store.ResultHome{ID: ids[0], From: b.names.name(from), Logs: logs}
-	return b.st.CompleteSentJobHome(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status, fields,
+	return b.st.Jobs.CompleteSentJobHome(ctx, p.OriginCtx, p.OriginJob, p.Attempt, status, fields,
 		logs, ResultLogLines, msgKey, home)
 }

@@ -16,11 +16,11 @@ import (
 // remoteDoneLoop turns each ended job that came from another agent into a
 // result message, sent home at once and kept in the outbox until acked.
 func (b *Bridge) remoteDoneLoop(ctx context.Context, ctxID uint64) {
-	if _, err := b.st.Requeue(ctx, ctxID, store.RemoteDoneProcessingKey, store.RemoteDoneKey); err != nil {
+	if _, err := b.st.Bus.Requeue(ctx, ctxID, store.RemoteDoneProcessingKey, store.RemoteDoneKey); err != nil {
 		b.log.Warn("bridge: recover remote_done", "context", ctxID, "err", err)
 	}
 	for ctx.Err() == nil {
-		key, err := b.st.TakeMsgOut(ctx, ctxID, store.RemoteDoneKey, store.RemoteDoneProcessingKey, time.Second)
+		key, err := b.st.Bus.TakeMsgOut(ctx, ctxID, store.RemoteDoneKey, store.RemoteDoneProcessingKey, time.Second)
 		if err != nil || key == "" {
 			if err != nil && ctx.Err() == nil {
 				sleep(ctx, time.Second)
@@ -34,14 +34,14 @@ func (b *Bridge) remoteDoneLoop(ctx context.Context, ctxID uint64) {
 			// else (the store failing) is tried again.
 			switch {
 			case errors.Is(err, store.ErrNotFound):
-				_ = b.st.Done(ctx, ctxID, store.RemoteDoneProcessingKey, key)
+				_ = b.st.Bus.Done(ctx, ctxID, store.RemoteDoneProcessingKey, key)
 			case errors.Is(err, model.ErrBadField):
-				_ = b.st.PushDeadLetter(ctx, ctxID, store.DeadLetter{Key: key, Queue: store.RemoteDoneKey,
+				_ = b.st.Queues.PushDeadLetter(ctx, ctxID, store.DeadLetter{Key: key, Queue: store.RemoteDoneKey,
 					Reason: "result not sent: " + err.Error()})
-				_ = b.st.Done(ctx, ctxID, store.RemoteDoneProcessingKey, key)
+				_ = b.st.Bus.Done(ctx, ctxID, store.RemoteDoneProcessingKey, key)
 			case ctx.Err() == nil:
 				sleep(ctx, time.Second)
-				_, _ = b.st.Requeue(ctx, ctxID, store.RemoteDoneProcessingKey, store.RemoteDoneKey)
+				_, _ = b.st.Bus.Requeue(ctx, ctxID, store.RemoteDoneProcessingKey, store.RemoteDoneKey)
 			}
 		}
 	}
@@ -57,9 +57,9 @@ func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) erro
 	}
 	var logs []string
 	done := make(chan struct{})
-	go func() { defer close(done); logs, _ = b.st.ReadLogs(ctx, ctxID, key, -ResultLogLines) }()
-	ids, idErr := b.st.NextIDs(ctx, ctxID, "message")
-	j, err := b.st.LoadJobKey(ctx, ctxID, key)
+	go func() { defer close(done); logs, _ = b.st.Logs.ReadLogs(ctx, ctxID, key, -ResultLogLines) }()
+	ids, idErr := b.st.Jobs.NextIDs(ctx, ctxID, "message")
+	j, err := b.st.Jobs.LoadJobKey(ctx, ctxID, key)
 	<-done
 	if err != nil {
 		return err
@@ -88,11 +88,11 @@ func lastLines(lines []string, n int) []string {
 // resultPayload builds the payload of result message key from the job it
 // reports, read again from the store (a resend).
 func (b *Bridge) resultPayload(ctx context.Context, ctxID uint64, key string, m *model.Message) (*built, error) {
-	j, err := b.st.LoadJobKey(ctx, ctxID, m.Extra[model.ExtraResultOf])
+	j, err := b.st.Jobs.LoadJobKey(ctx, ctxID, m.Extra[model.ExtraResultOf])
 	if err != nil {
 		return nil, err
 	}
-	logs, _ := b.st.ReadLogs(ctx, ctxID, store.JobKey(j.CallerID, j.ID), -ResultLogLines)
+	logs, _ := b.st.Logs.ReadLogs(ctx, ctxID, store.JobKey(j.CallerID, j.ID), -ResultLogLines)
 	return resultOf(&payload{Ref: makeRef(ctxID, key)}, j, logs), nil
 }
 
@@ -178,7 +178,7 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 func (b *Bridge) failSent(ctx context.Context, ctxID uint64, j *model.RunnerJob, attempt int64, reason string) (ended bool, err error) {
 	jk := store.JobKey(j.CallerID, j.ID)
 	b.sent.forget(ctxID, jk)
-	err = b.st.CompleteJob(ctx, ctxID, jk, attempt, model.JobError, model.Hash{"error": reason})
+	err = b.st.Jobs.CompleteJob(ctx, ctxID, jk, attempt, model.JobError, model.Hash{"error": reason})
 	if errors.Is(err, store.ErrFenced) || errors.Is(err, model.ErrBadTransition) {
 		return false, nil
 	}
@@ -199,6 +199,6 @@ func (b *Bridge) sentTo(ctx context.Context, ctxID uint64, jobKey string) (dst, 
 	case !has:
 		return "", "", nil
 	}
-	s, err := b.st.SentJobOf(ctx, ctxID, jobKey)
+	s, err := b.st.Jobs.SentJobOf(ctx, ctxID, jobKey)
 	return s.Dst, s.MessageKey, err
 }

@@ -68,11 +68,11 @@ func (b *Bridge) checkPeer(s string) (string, error) {
 type routeView struct{ b *Bridge }
 
 func (v routeView) Runner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
-	return v.b.st.LoadRunner(ctx, ctxID, id)
+	return v.b.st.Registry.LoadRunner(ctx, ctxID, id)
 }
 
 func (v routeView) Runners(ctx context.Context, ctxID uint64, fresh bool) ([]*model.Runner, error) {
-	return v.b.runners.of(ctx, v.b.st, ctxID, fresh)
+	return v.b.runners.of(ctx, v.b.st.Registry, ctxID, fresh)
 }
 
 func (v routeView) Peers(ctx context.Context) ([]*model.Peer, error) { return v.b.tr.Peers(ctx) }

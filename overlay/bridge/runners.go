@@ -7,7 +7,6 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/route"
-	"github.com/hyphae-run/hyphae/context/store"
 )
 
 // Trust goes both ways (docs/design.md, "Trust"): a job the agent routes
@@ -42,7 +41,7 @@ type registered struct {
 
 // of returns context ctxID's runner records, read again when older than
 // registryTTL or when fresh is set.
-func (r *registry) of(ctx context.Context, st *store.Store, ctxID uint64, fresh bool) ([]*model.Runner, error) {
+func (r *registry) of(ctx context.Context, st RegistryStore, ctxID uint64, fresh bool) ([]*model.Runner, error) {
 	r.mu.Lock()
 	e, ok := r.m[ctxID]
 	r.mu.Unlock()

@@ -58,7 +58,7 @@ func (b *Bridge) ackStarted(ctx context.Context, to peer.ID, target uint64, ref 
 func (b *Bridge) sentJobStarted(ctx context.Context, ctxID uint64, key string, m *model.Message) error {
 	if m == nil {
 		var err error
-		if m, err = b.st.LoadMessageKey(ctx, ctxID, key); err != nil {
+		if m, err = b.st.Bus.LoadMessageKey(ctx, ctxID, key); err != nil {
 			return err
 		}
 	}
@@ -68,7 +68,7 @@ func (b *Bridge) sentJobStarted(ctx context.Context, ctxID uint64, key string, m
 	// Fenced on the attempt the message sent (0, any, for a raw client's):
 	// a late notice from a runner given up on does not touch a new attempt.
 	j := m.Job[0]
-	err := b.st.SetJobStatus(ctx, ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt, model.JobStarted, nil)
+	err := b.st.Jobs.SetJobStatus(ctx, ctxID, store.JobKey(j.CallerID, j.ID), j.Attempt, model.JobStarted, nil)
 	if errors.Is(err, model.ErrBadTransition) || errors.Is(err, store.ErrFenced) {
 		return nil
 	}
