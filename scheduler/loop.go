@@ -28,7 +28,7 @@ func (s *Scheduler) ensureLoop(ctxID uint64) {
 		return
 	}
 	s.spawn(func(ctx context.Context) { s.loop(ctx, ctxID) })
-	s.startEventLoops(ctxID) // events, triggers and wait_for (trigger_loop.go)
+	s.startEventLoops(ctxID) // events, triggers and wait_for (events_loop.go)
 }
 
 // refresher starts loops for contexts that appear. Loops of contexts that
@@ -138,7 +138,7 @@ func (s *Scheduler) onJobDone(ctx context.Context, ctxID uint64, key string) err
 	if j.FlowID == 0 || !j.Status.Terminal() {
 		return nil // not a flow job, or a stale event of an attempt that was retried
 	}
-	s.jobEnded(ctx, ctxID, j) // for on: {job_ended: …} (trigger_ended.go)
+	s.jobEnded(ctx, ctxID, j) // for on: {job_ended: …} (events_ended.go)
 	err = s.withRun(ctx, ctxID, j.FlowID, func(r *flowRun) error { return s.settle(ctx, r, j) })
 	if errors.Is(err, ErrEnded) || errors.Is(err, store.ErrNotFound) {
 		return nil

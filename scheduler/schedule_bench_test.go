@@ -9,7 +9,6 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/context/timers"
-	"github.com/hyphae-run/hyphae/scheduler"
 	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
@@ -62,7 +61,7 @@ func tickDelays(b *testing.B, e *env, n int) []time.Duration {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tick, _ := strconv.ParseInt(j.EnvVars[scheduler.EnvScheduleTick], 10, 64)
+		tick, _ := strconv.ParseInt(j.EnvVars[flowfile.EnvScheduleTick], 10, 64)
 		out = append(out, now.Sub(time.Unix(tick, 0)))
 	}
 	return out

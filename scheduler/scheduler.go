@@ -8,6 +8,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/internal/lifecycle"
+	"github.com/hyphae-run/hyphae/scheduler/starters"
 )
 
 // Scheduler runs the flows of the contexts it serves. Create it with New,
@@ -29,7 +30,8 @@ type Scheduler struct {
 	runs    map[runKey]*flowRun                 // guarded by mu
 	subs    map[runKey]map[*subscriber]struct{} // guarded by mu
 
-	listen listenCache // the event names triggers listen for (trigger_ended.go)
+	cron *starters.Schedules // the starters: cron schedules and event triggers (starters.go)
+	trig *starters.Triggers
 }
 
 // New returns a scheduler over st; nothing runs until Start.
@@ -45,6 +47,8 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Scheduler, error) {
 		proc:  store.JobsDoneProcessingKey(cfg.owner()),
 		loops: map[uint64]bool{}, runs: map[runKey]*flowRun{},
 		subs: map[runKey]map[*subscriber]struct{}{}}
+	s.cron = starters.NewSchedules(runs{s}, st, log, cfg.Now)
+	s.trig = starters.NewTriggers(runs{s}, st, log, cfg.Now, cfg.Self)
 	s.ctx, _ = s.life.Start(context.Background()) // a new Group starts
 	return s, nil
 }

@@ -156,7 +156,7 @@ func (s *Scheduler) finish(ctx context.Context, r *flowRun) error {
 	}
 	s.log.Info("flow ended", "context", r.key.ctx, "flow", r.key.id, "status", status, "error", r.fatal,
 		"compensation", r.compEnd[fCompensation], "trace_id", r.trace)
-	s.flowEnded(ctx, r.key.ctx, r.key.id, status, r.fatal) // for on: {flow_finished: …} (trigger_ended.go)
+	s.flowEnded(ctx, r.key.ctx, r.key.id, status, r.fatal) // for on: {flow_finished: …} (events_ended.go)
 	return nil
 }
 

@@ -20,3 +20,9 @@ const (
 	fDispatchedAt = "dispatched_at"     // job: unix s of the current attempt
 	fMessage      = "flow_msg"          // job: message key of a remote attempt
 )
+
+// Flow fields (Extra) of a run an event started (starters/trigger.go).
+const (
+	fEventID = model.ExtraEventID
+	fCorrID  = model.ExtraCorrelationID
+)

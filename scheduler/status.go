@@ -35,7 +35,7 @@ type Status struct {
 	// TraceID is the flow's W3C traceparent, shared by its jobs.
 	TraceID string `json:"trace_id,omitempty"`
 	// CorrelationID and EventID: of the event that started the flow
-	// (trigger.go); "" for a flow started otherwise.
+	// (starters/trigger.go); "" for a flow started otherwise.
 	CorrelationID string `json:"correlation_id,omitempty"`
 	EventID       string `json:"event_id,omitempty"`
 }

@@ -64,14 +64,14 @@ func waitOf(j *model.RunnerJob, now time.Time) (store.Wait, string) {
 	}
 	value, ok := "", false
 	if spec.Correlation != "" {
-		value, ok = payloadField(json.RawMessage(j.EnvVars[EnvEvent]), spec.Correlation)
+		value, ok = flowfile.PayloadField(json.RawMessage(j.EnvVars[flowfile.EnvEvent]), spec.Correlation)
 	}
 	if !ok {
-		value = j.EnvVars[EnvCorrelationID]
+		value = j.EnvVars[flowfile.EnvCorrelationID]
 	}
 	if value == "" {
 		return store.Wait{}, fmt.Sprintf("wait_for %s: no correlation id: the run has no event field %q "+
-			"and no %s (start it by an event, or set it in the flow's env)", spec.Event, spec.Correlation, EnvCorrelationID)
+			"and no %s (start it by an event, or set it in the flow's env)", spec.Event, spec.Correlation, flowfile.EnvCorrelationID)
 	}
 	return store.Wait{Job: store.JobKey(j.CallerID, j.ID), Attempt: j.Attempt, Name: spec.Event,
 		Field: spec.Correlation, Value: value,
@@ -88,7 +88,7 @@ func (s *Scheduler) resumeWaits(ctx context.Context, ctxID uint64, e *model.Even
 	for _, field := range fields {
 		value, ok := "", false
 		if field != "" {
-			value, ok = payloadField(e.Data, field)
+			value, ok = flowfile.PayloadField(e.Data, field)
 		}
 		if !ok {
 			value = e.CorrelationID

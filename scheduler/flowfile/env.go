@@ -28,3 +28,16 @@ func InputVar(job, key string) string {
 // ResultVar is the env var through which result key of a job reaches its
 // compensation: HYPHAE_RESULT_<KEY>.
 func ResultVar(key string) string { return "HYPHAE_RESULT_" + EnvName(key) }
+
+// EnvScheduleTick is the env var (unix seconds) that tells a scheduled
+// run which tick started it.
+const EnvScheduleTick = "HYPHAE_SCHEDULE_TICK"
+
+// Env vars of a run an event started (its flow env, so every job has
+// them).
+const (
+	EnvEventName     = "HYPHAE_EVENT_NAME"
+	EnvEvent         = "HYPHAE_EVENT" // the payload, JSON
+	EnvEventID       = "HYPHAE_EVENT_ID"
+	EnvCorrelationID = "HYPHAE_CORRELATION_ID"
+)

@@ -1,40 +1,9 @@
-package scheduler
+package starters
 
 import (
-	"bytes"
-	"encoding/json"
-	"strings"
-
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
-
-// payloadField reads the field at dotted path (order.id) of a JSON object
-// as text: a string as it is, a number, boolean or null as written, an
-// object or list as compact JSON. ok is false when a step is missing or
-// data is no object.
-func payloadField(data json.RawMessage, path string) (string, bool) {
-	cur := data
-	for _, step := range strings.Split(path, ".") {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(cur, &obj) != nil {
-			return "", false
-		}
-		next, ok := obj[step]
-		if !ok {
-			return "", false
-		}
-		cur = next
-	}
-	var s string
-	if json.Unmarshal(cur, &s) == nil {
-		return s, true
-	}
-	var b bytes.Buffer
-	if json.Compact(&b, cur) != nil {
-		return "", false
-	}
-	return b.String(), true
-}
 
 // WhereFrom, in a trigger's where, is the event's sender: the peer that
 // signed a received event (model.Event.From, set by the bridge from the
@@ -53,7 +22,7 @@ func matchWhere(where map[string]string, e *model.Event, self string) bool {
 			}
 			continue
 		}
-		if got, ok := payloadField(e.Data, path); !ok || got != want {
+		if got, ok := flowfile.PayloadField(e.Data, path); !ok || got != want {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package scheduler
+package starters
 
 import (
 	"context"
@@ -24,16 +24,12 @@ const CatchUpGrace = time.Minute
 // maxCatchUp bounds the missed ticks counted after a long downtime.
 const maxCatchUp = 100000
 
-// EnvScheduleTick is the env var (unix seconds) that tells a scheduled
-// run which tick started it.
-const EnvScheduleTick = "HYPHAE_SCHEDULE_TICK"
-
 // FireSchedules starts a run for each schedule of the context due at now
 // (the agent's timers call it, a timers.Firer) and returns the next tick
 // of any schedule (zero: none). Every decision is recorded with the tick
 // in one step (store.ClaimTick) before a run starts, so a tick starts at
 // most one run, however many agents fire the context and across restarts.
-func (s *Scheduler) FireSchedules(ctx context.Context, ctxID uint64, now time.Time) (time.Time, error) {
+func (s *Schedules) FireSchedules(ctx context.Context, ctxID uint64, now time.Time) (time.Time, error) {
 	due, next, err := s.st.DueSchedules(ctx, ctxID, now)
 	if err != nil {
 		return time.Time{}, err
@@ -77,7 +73,7 @@ func planTick(sched cron.Schedule, due, now time.Time, catchUp string) tickPlan 
 }
 
 // fireSchedule handles one due schedule and returns its next tick.
-func (s *Scheduler) fireSchedule(ctx context.Context, ctxID uint64, d store.DueSchedule, now time.Time) (time.Time, error) {
+func (s *Schedules) fireSchedule(ctx context.Context, ctxID uint64, d store.DueSchedule, now time.Time) (time.Time, error) {
 	h, err := s.st.LoadSchedule(ctx, ctxID, d.Name)
 	if errors.Is(err, store.ErrNotFound) {
 		return time.Time{}, nil // removed meanwhile
@@ -104,7 +100,7 @@ func (s *Scheduler) fireSchedule(ctx context.Context, ctxID uint64, d store.DueS
 		return p.next, err
 	}
 	if cancel != 0 {
-		if err := s.Cancel(ctx, ctxID, cancel); err != nil && !errors.Is(err, ErrEnded) {
+		if err := s.eng.CancelRun(ctx, ctxID, cancel); err != nil {
 			s.log.Warn("schedule: cancel the previous run", "name", d.Name, "flow", cancel, "err", err)
 		}
 	}
@@ -116,13 +112,13 @@ func (s *Scheduler) fireSchedule(ctx context.Context, ctxID uint64, d store.DueS
 
 // overlap applies the schedule's overlap policy to its last run: whether
 // to run, and which flow to cancel first (0: none).
-func (s *Scheduler) overlap(ctx context.Context, ctxID uint64, h model.Hash) (bool, uint64) {
+func (s *Schedules) overlap(ctx context.Context, ctxID uint64, h model.Hash) (bool, uint64) {
 	last := uint64(atoi(h["last_flow"]))
 	if last == 0 || h["overlap"] == flowfile.OverlapAllow {
 		return true, 0
 	}
-	st, err := s.Status(ctx, ctxID, last)
-	if err != nil || st.Status.Terminal() {
+	st, err := s.eng.RunStatus(ctx, ctxID, last)
+	if err != nil || st.Terminal() {
 		return true, 0 // gone (pruned) or over
 	}
 	if h["overlap"] == flowfile.OverlapCancel {
@@ -133,7 +129,7 @@ func (s *Scheduler) overlap(ctx context.Context, ctxID uint64, h model.Hash) (bo
 
 // startScheduled creates and starts a run of the schedule's flow and
 // records it (or the error) on the schedule.
-func (s *Scheduler) startScheduled(ctx context.Context, ctxID uint64, name string, h model.Hash, tick time.Time) {
+func (s *Schedules) startScheduled(ctx context.Context, ctxID uint64, name string, h model.Hash, tick time.Time) {
 	id, err := s.startStored(ctx, ctxID, h, tick)
 	fields := model.Hash{"last_error": ""}
 	if err != nil {
@@ -148,7 +144,7 @@ func (s *Scheduler) startScheduled(ctx context.Context, ctxID uint64, name strin
 	}
 }
 
-func (s *Scheduler) startStored(ctx context.Context, ctxID uint64, h model.Hash, tick time.Time) (uint64, error) {
+func (s *Schedules) startStored(ctx context.Context, ctxID uint64, h model.Hash, tick time.Time) (uint64, error) {
 	var f flowfile.File
 	if err := json.Unmarshal([]byte(h["flow"]), &f); err != nil {
 		return 0, fmt.Errorf("the stored flow: %w", err)
@@ -158,10 +154,10 @@ func (s *Scheduler) startStored(ctx context.Context, ctxID uint64, h model.Hash,
 	if f.Env == nil {
 		f.Env = map[string]string{}
 	}
-	f.Env[EnvScheduleTick] = strconv.FormatInt(tick.Unix(), 10)
-	fl, err := s.Create(ctx, &f, uint64(atoi(h["caller_id"])))
+	f.Env[flowfile.EnvScheduleTick] = strconv.FormatInt(tick.Unix(), 10)
+	id, err := s.eng.CreateRun(ctx, &f, uint64(atoi(h["caller_id"])), nil)
 	if err != nil {
 		return 0, err
 	}
-	return fl.ID, s.StartFlow(ctx, ctxID, fl.ID)
+	return id, s.eng.StartRun(ctx, ctxID, id)
 }

@@ -1,16 +1,33 @@
-package scheduler
+package starters
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
+
+// Schedules starts the runs of flow files with a `schedule:`: each tick
+// of a context's schedules, as its timers fire (FireSchedules), starts at
+// most one run through the engine.
+type Schedules struct {
+	eng Engine
+	st  ScheduleStore
+	log *slog.Logger
+	now func() time.Time
+}
+
+// NewSchedules returns the cron starter over eng and st; now is the clock.
+func NewSchedules(eng Engine, st ScheduleStore, log *slog.Logger, now func() time.Time) *Schedules {
+	return &Schedules{eng: eng, st: st, log: log, now: now}
+}
 
 // ErrNoSchedule: the flow file has no `schedule:`.
 var ErrNoSchedule = errors.New("the flow file has no schedule: add `schedule: '0 3 * * *'` (or @every 5m, …)")
@@ -38,31 +55,31 @@ type ScheduleView struct {
 // (adding a schedule of that name again replaces it, keeping what it
 // fired): from the next tick on, this agent's timers start a run of the
 // flow as caller.
-func (s *Scheduler) AddSchedule(ctx context.Context, f *flowfile.File, caller uint64) (*ScheduleView, error) {
+func (s *Schedules) AddSchedule(ctx context.Context, f *flowfile.File, caller uint64) (*ScheduleView, error) {
 	if f.Schedule == nil {
 		return nil, ErrNoSchedule
 	}
 	sched, err := f.Schedule.Schedule()
 	if err != nil {
-		return nil, fmt.Errorf("scheduler.AddSchedule: %w", err)
+		return nil, fmt.Errorf("starters.AddSchedule: %w", err)
 	}
 	flow, err := json.Marshal(f)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler.AddSchedule: %w", err)
+		return nil, fmt.Errorf("starters.AddSchedule: %w", err)
 	}
 	sp := f.Schedule
 	h := model.Hash{"flow": string(flow), "cron": sp.Cron, "timezone": sp.TimeZone, "catch_up": sp.CatchUp,
 		"overlap": sp.Overlap, "caller_id": strconv.FormatUint(caller, 10), "paused": "false"}
-	next := sched.Next(s.cfg.Now())
+	next := sched.Next(s.now())
 	if err := s.st.SaveSchedule(ctx, f.Context, f.Name, h, next); err != nil {
-		return nil, fmt.Errorf("scheduler.AddSchedule: %w", err)
+		return nil, fmt.Errorf("starters.AddSchedule: %w", err)
 	}
 	s.log.Info("schedule added", "context", f.Context, "name", f.Name, "cron", sp.Cron, "next", next)
 	return s.Schedule(ctx, f.Context, f.Name)
 }
 
 // Schedule shows one schedule.
-func (s *Scheduler) Schedule(ctx context.Context, ctxID uint64, name string) (*ScheduleView, error) {
+func (s *Schedules) Schedule(ctx context.Context, ctxID uint64, name string) (*ScheduleView, error) {
 	h, err := s.st.LoadSchedule(ctx, ctxID, name)
 	if err != nil {
 		return nil, err
@@ -71,7 +88,7 @@ func (s *Scheduler) Schedule(ctx context.Context, ctxID uint64, name string) (*S
 }
 
 // Schedules lists a context's schedules by name.
-func (s *Scheduler) Schedules(ctx context.Context, ctxID uint64) ([]*ScheduleView, error) {
+func (s *Schedules) Schedules(ctx context.Context, ctxID uint64) ([]*ScheduleView, error) {
 	hs, err := s.st.ListSchedules(ctx, ctxID)
 	if err != nil {
 		return nil, err
@@ -85,7 +102,7 @@ func (s *Scheduler) Schedules(ctx context.Context, ctxID uint64) ([]*ScheduleVie
 }
 
 // PauseSchedule stops a schedule from firing until ResumeSchedule.
-func (s *Scheduler) PauseSchedule(ctx context.Context, ctxID uint64, name string) (*ScheduleView, error) {
+func (s *Schedules) PauseSchedule(ctx context.Context, ctxID uint64, name string) (*ScheduleView, error) {
 	if err := s.st.PauseSchedule(ctx, ctxID, name); err != nil {
 		return nil, err
 	}
@@ -94,7 +111,7 @@ func (s *Scheduler) PauseSchedule(ctx context.Context, ctxID uint64, name string
 
 // ResumeSchedule makes a paused schedule fire again from its next tick
 // after now: what it missed while paused is not caught up.
-func (s *Scheduler) ResumeSchedule(ctx context.Context, ctxID uint64, name string) (*ScheduleView, error) {
+func (s *Schedules) ResumeSchedule(ctx context.Context, ctxID uint64, name string) (*ScheduleView, error) {
 	h, err := s.st.LoadSchedule(ctx, ctxID, name)
 	if err != nil {
 		return nil, err
@@ -102,16 +119,16 @@ func (s *Scheduler) ResumeSchedule(ctx context.Context, ctxID uint64, name strin
 	sp := flowfile.ScheduleSpec{Cron: h["cron"], TimeZone: h["timezone"]}
 	sched, err := sp.Schedule()
 	if err != nil {
-		return nil, fmt.Errorf("scheduler.ResumeSchedule: %w", err)
+		return nil, fmt.Errorf("starters.ResumeSchedule: %w", err)
 	}
-	if err := s.st.ResumeSchedule(ctx, ctxID, name, sched.Next(s.cfg.Now())); err != nil {
+	if err := s.st.ResumeSchedule(ctx, ctxID, name, sched.Next(s.now())); err != nil {
 		return nil, err
 	}
 	return s.Schedule(ctx, ctxID, name)
 }
 
 // RemoveSchedule deletes a schedule; the runs it started stay.
-func (s *Scheduler) RemoveSchedule(ctx context.Context, ctxID uint64, name string) error {
+func (s *Schedules) RemoveSchedule(ctx context.Context, ctxID uint64, name string) error {
 	return s.st.RemoveSchedule(ctx, ctxID, name)
 }
 

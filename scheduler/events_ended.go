@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
@@ -16,60 +14,15 @@ import (
 // EventJobEnded when a flow job's attempt ends ({job, flow, flow_id,
 // status, error}) and EventFlowFinished when a flow ends ({flow, flow_id,
 // status, error}), for `on: {job_ended: …}` and `on: {flow_finished: …}`.
-// Only while some trigger of the context listens for them: a context
-// without such triggers pays nothing but a look at a cache. Their ids are
+// Only while some trigger of the context listens for them (the starters'
+// Triggers.Listens): a context without such triggers pays nothing but a
+// look at a cache. Their ids are
 // fixed by what ended, so publishing one twice (a jobs_done entry handled
 // again after a crash) starts no second run.
 
-// listenTTL is how long the cache of listened-for event names is trusted
-// (a trigger added through another agent is seen after at most this).
-const listenTTL = 2 * time.Second
-
-// listenCache remembers which event names the triggers of each context
-// listen for.
-type listenCache struct {
-	mu    sync.Mutex
-	names map[uint64]map[string]bool
-	at    map[uint64]time.Time
-}
-
-// listens reports whether a trigger of context ctxID listens for name.
-func (s *Scheduler) listens(ctx context.Context, ctxID uint64, name string) bool {
-	c := &s.listen
-	c.mu.Lock()
-	names, fresh := c.names[ctxID], time.Since(c.at[ctxID]) < listenTTL
-	c.mu.Unlock()
-	if fresh {
-		return names[name]
-	}
-	ts, err := s.triggers(ctx, ctxID)
-	if err != nil {
-		return false
-	}
-	names = map[string]bool{}
-	for _, t := range ts {
-		names[t.Flow.On.Event] = true
-	}
-	c.mu.Lock()
-	if c.names == nil {
-		c.names, c.at = map[uint64]map[string]bool{}, map[uint64]time.Time{}
-	}
-	c.names[ctxID], c.at[ctxID] = names, time.Now()
-	c.mu.Unlock()
-	return names[name]
-}
-
-// forgetListens drops the cache of ctxID (a trigger was added here).
-func (s *Scheduler) forgetListens(ctxID uint64) {
-	c := &s.listen
-	c.mu.Lock()
-	delete(c.at, ctxID)
-	c.mu.Unlock()
-}
-
 // jobEnded publishes EventJobEnded for flow job j's ended attempt.
 func (s *Scheduler) jobEnded(ctx context.Context, ctxID uint64, j *model.RunnerJob) {
-	if !s.listens(ctx, ctxID, flowfile.EventJobEnded) {
+	if !s.trig.Listens(ctx, ctxID, flowfile.EventJobEnded) {
 		return
 	}
 	data := map[string]any{"job": j.Name, "flow_id": j.FlowID, "status": j.Status, "error": j.Error,
@@ -80,7 +33,7 @@ func (s *Scheduler) jobEnded(ctx context.Context, ctxID uint64, j *model.RunnerJ
 
 // flowEnded publishes EventFlowFinished for flow id of ctxID.
 func (s *Scheduler) flowEnded(ctx context.Context, ctxID, id uint64, status model.FlowStatus, why string) {
-	if !s.listens(ctx, ctxID, flowfile.EventFlowFinished) {
+	if !s.trig.Listens(ctx, ctxID, flowfile.EventFlowFinished) {
 		return
 	}
 	data := map[string]any{"flow": s.flowName(ctx, ctxID, id), "flow_id": id, "status": status, "error": why}

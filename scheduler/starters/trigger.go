@@ -1,13 +1,15 @@
-package scheduler
+package starters
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
@@ -17,15 +19,6 @@ import (
 // ErrNoTrigger: the flow file has no `on:`.
 var ErrNoTrigger = errors.New("the flow file has no on: add `on: {event: order.created}` (docs/events.md)")
 
-// Env vars of a run an event started (its flow env, so every job has
-// them).
-const (
-	EnvEventName     = "HYPHAE_EVENT_NAME"
-	EnvEvent         = "HYPHAE_EVENT" // the payload, JSON
-	EnvEventID       = "HYPHAE_EVENT_ID"
-	EnvCorrelationID = "HYPHAE_CORRELATION_ID"
-)
-
 // Flow fields (Extra) of a run an event started.
 const (
 	fEventID   = model.ExtraEventID
@@ -33,6 +26,24 @@ const (
 	fCorrID    = model.ExtraCorrelationID
 	fTraceID   = model.ExtraTraceID
 )
+
+// Triggers starts the runs of flow files with an `on:`: each event of a
+// context that a trigger matches starts one run of its flow through the
+// engine, however often the event is handled.
+type Triggers struct {
+	eng    Engine
+	st     TriggerStore
+	log    *slog.Logger
+	now    func() time.Time
+	self   string      // this agent's peer ID: the sender of its own events
+	listen listenCache // the event names triggers listen for (listen.go)
+}
+
+// NewTriggers returns the event starter over eng and st; now is the
+// clock, self this agent's peer ID.
+func NewTriggers(eng Engine, st TriggerStore, log *slog.Logger, now func() time.Time, self string) *Triggers {
+	return &Triggers{eng: eng, st: st, log: log, now: now, self: self}
+}
 
 // Trigger is an installed flow file with `on:`: each matching event of
 // its context starts one run of it as Caller.
@@ -55,22 +66,22 @@ type TriggerView struct {
 // AddTrigger installs f's `on:` in f.Context, keyed by the flow's name
 // (adding it again replaces it): from now on, each matching event starts a
 // run of the flow as caller.
-func (s *Scheduler) AddTrigger(ctx context.Context, f *flowfile.File, caller uint64) (*TriggerView, error) {
+func (s *Triggers) AddTrigger(ctx context.Context, f *flowfile.File, caller uint64) (*TriggerView, error) {
 	if f.On == nil {
 		return nil, ErrNoTrigger
 	}
 	if f.Context == 0 {
-		return nil, fmt.Errorf("scheduler.AddTrigger: %s: no context: add `context: N` to the file or pass one", f.Source)
+		return nil, fmt.Errorf("starters.AddTrigger: %s: no context: add `context: N` to the file or pass one", f.Source)
 	}
-	t := Trigger{Flow: f, Caller: caller, CreatedAt: s.cfg.Now().Unix()}
+	t := Trigger{Flow: f, Caller: caller, CreatedAt: s.now().Unix()}
 	b, err := json.Marshal(t)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler.AddTrigger: %w", err)
+		return nil, fmt.Errorf("starters.AddTrigger: %w", err)
 	}
 	if err := s.st.SaveTrigger(ctx, f.Context, f.Name, string(b)); err != nil {
-		return nil, fmt.Errorf("scheduler.AddTrigger: %w", err)
+		return nil, fmt.Errorf("starters.AddTrigger: %w", err)
 	}
-	s.ensureLoop(f.Context)
+	s.eng.Serve(f.Context)
 	s.forgetListens(f.Context)
 	s.log.Info("trigger added", "context", f.Context, "name", f.Name, "event", f.On.Event)
 	return triggerView(f.Context, f.Name, &t), nil
@@ -78,12 +89,12 @@ func (s *Scheduler) AddTrigger(ctx context.Context, f *flowfile.File, caller uin
 
 // RemoveTrigger uninstalls the trigger of flow name (store.ErrNotFound:
 // none).
-func (s *Scheduler) RemoveTrigger(ctx context.Context, ctxID uint64, name string) error {
+func (s *Triggers) RemoveTrigger(ctx context.Context, ctxID uint64, name string) error {
 	return s.st.DeleteTrigger(ctx, ctxID, name)
 }
 
 // Triggers lists a context's triggers by name.
-func (s *Scheduler) Triggers(ctx context.Context, ctxID uint64) ([]*TriggerView, error) {
+func (s *Triggers) Triggers(ctx context.Context, ctxID uint64) ([]*TriggerView, error) {
 	ts, err := s.triggers(ctx, ctxID)
 	if err != nil {
 		return nil, err
@@ -98,7 +109,7 @@ func (s *Scheduler) Triggers(ctx context.Context, ctxID uint64) ([]*TriggerView,
 
 // triggers reads a context's triggers; one that does not decode is
 // skipped with a warning.
-func (s *Scheduler) triggers(ctx context.Context, ctxID uint64) (map[string]*Trigger, error) {
+func (s *Triggers) triggers(ctx context.Context, ctxID uint64) (map[string]*Trigger, error) {
 	raw, err := s.st.Triggers(ctx, ctxID)
 	if err != nil {
 		return nil, err
@@ -121,15 +132,15 @@ func triggerView(ctxID uint64, name string, t *Trigger) *TriggerView {
 		Correlation: on.Correlation, CreatedAt: t.CreatedAt}
 }
 
-// fireTriggers starts a run of each trigger of the context that event e
-// matches.
-func (s *Scheduler) fireTriggers(ctx context.Context, ctxID uint64, e *model.Event, m *model.Message) error {
+// Fire starts a run of each trigger of the context that event e matches
+// (the engine's event loop calls it for each event of the context).
+func (s *Triggers) Fire(ctx context.Context, ctxID uint64, e *model.Event, m *model.Message) error {
 	ts, err := s.triggers(ctx, ctxID)
 	if err != nil {
 		return err
 	}
 	for name, t := range ts {
-		if t.Flow.On.Event != e.Name || !matchWhere(t.Flow.On.Where, e, s.cfg.Self) {
+		if t.Flow.On.Event != e.Name || !matchWhere(t.Flow.On.Where, e, s.self) {
 			continue
 		}
 		if err := s.startTriggered(ctx, ctxID, name, t, e, m); err != nil {
@@ -142,7 +153,7 @@ func (s *Scheduler) fireTriggers(ctx context.Context, ctxID uint64, e *model.Eve
 // startTriggered starts the run of trigger name for event e, once: the
 // claim (store.ClaimEventRun) is recorded before the run is created, and
 // a claim left by a crash is resolved by looking for the run it made.
-func (s *Scheduler) startTriggered(ctx context.Context, ctxID uint64, name string, t *Trigger,
+func (s *Triggers) startTriggered(ctx context.Context, ctxID uint64, name string, t *Trigger,
 	e *model.Event, m *model.Message) error {
 	prev, err := s.st.ClaimEventRun(ctx, ctxID, e.ID, name)
 	if err != nil {
@@ -160,38 +171,38 @@ func (s *Scheduler) startTriggered(ctx context.Context, ctxID uint64, name strin
 		return err
 	}
 	if id == 0 {
-		fl, err := s.createTriggered(ctx, ctxID, t, e, m)
+		id, err := s.createTriggered(ctx, ctxID, t, e, m)
 		if err != nil {
 			return err
 		}
-		if err := s.st.SetEventRun(ctx, ctxID, e.ID, name, strconv.FormatUint(fl.ID, 10)); err != nil {
+		if err := s.st.SetEventRun(ctx, ctxID, e.ID, name, strconv.FormatUint(id, 10)); err != nil {
 			return err
 		}
 		s.log.Info("trigger: run started", "context", ctxID, "trigger", name, "event", e.Name,
-			"event_id", e.ID, "flow", fl.ID)
-		return s.StartFlow(ctx, ctxID, fl.ID)
+			"event_id", e.ID, "flow", id)
+		return s.eng.StartRun(ctx, ctxID, id)
 	}
 	return s.startIfCreated(ctx, ctxID, id, name, e)
 }
 
 // startIfCreated starts flow id, which an earlier handling of event e
 // created, unless it started already.
-func (s *Scheduler) startIfCreated(ctx context.Context, ctxID, id uint64, name string, e *model.Event) error {
-	st, err := s.Status(ctx, ctxID, id)
+func (s *Triggers) startIfCreated(ctx context.Context, ctxID, id uint64, name string, e *model.Event) error {
+	st, err := s.eng.RunStatus(ctx, ctxID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // pruned since
 	}
-	if err != nil || st.Status != model.FlowDispatched {
+	if err != nil || st != model.FlowDispatched {
 		return err
 	}
 	s.log.Info("trigger: run started", "context", ctxID, "trigger", name, "event", e.Name,
 		"event_id", e.ID, "flow", id)
-	return s.StartFlow(ctx, ctxID, id)
+	return s.eng.StartRun(ctx, ctxID, id)
 }
 
 // findEventRun returns the id of the run of flow name that event eventID
 // started, 0 when there is none.
-func (s *Scheduler) findEventRun(ctx context.Context, ctxID uint64, name, eventID string) (uint64, error) {
+func (s *Triggers) findEventRun(ctx context.Context, ctxID uint64, name, eventID string) (uint64, error) {
 	fs, err := s.st.ListFlows(ctx, ctxID)
 	if err != nil {
 		return 0, err
@@ -207,8 +218,8 @@ func (s *Scheduler) findEventRun(ctx context.Context, ctxID uint64, name, eventI
 // createTriggered creates the run of t for event e: the event reaches its
 // jobs as env, and the flow keeps the event's id, name, correlation id
 // and trace id.
-func (s *Scheduler) createTriggered(ctx context.Context, ctxID uint64, t *Trigger, e *model.Event,
-	m *model.Message) (*model.Flow, error) {
+func (s *Triggers) createTriggered(ctx context.Context, ctxID uint64, t *Trigger, e *model.Event,
+	m *model.Message) (uint64, error) {
 	f := *t.Flow
 	f.Context = ctxID
 	f.Env = maps.Clone(f.Env)
@@ -217,17 +228,17 @@ func (s *Scheduler) createTriggered(ctx context.Context, ctxID uint64, t *Trigge
 	}
 	corr := e.CorrelationID
 	if c := f.On.Correlation; c != "" {
-		if v, ok := payloadField(e.Data, c); ok {
+		if v, ok := flowfile.PayloadField(e.Data, c); ok {
 			corr = v
 		}
 	}
-	f.Env[EnvEventName], f.Env[EnvEvent], f.Env[EnvEventID] = e.Name, string(e.Data), e.ID
-	f.Env[EnvCorrelationID] = corr
-	from := e.From // another actor's event: its run's jobs run contained (DESIGN §5)
-	if from == s.cfg.Self {
+	f.Env[flowfile.EnvEventName], f.Env[flowfile.EnvEvent], f.Env[flowfile.EnvEventID] = e.Name, string(e.Data), e.ID
+	f.Env[flowfile.EnvCorrelationID] = corr
+	from := e.From // another actor's event: its run's jobs run contained (docs/design.md)
+	if from == s.self {
 		from = ""
 	}
-	return s.create(ctx, &f, t.Caller, func(fl *model.Flow, jobs []*model.RunnerJob, _ map[string]string) {
+	return s.eng.CreateRun(ctx, &f, t.Caller, func(fl *model.Flow, jobs []*model.RunnerJob) {
 		for _, j := range jobs {
 			j.SetTriggeredBy(from)
 		}

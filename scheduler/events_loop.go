@@ -102,7 +102,7 @@ func (s *Scheduler) onEventEntry(ctx context.Context, ctxID uint64, entry string
 		s.deadLetter(ctx, ctxID, store.EventsKey, entry, err.Error())
 		return nil
 	}
-	if err := s.fireTriggers(ctx, ctxID, e, m); err != nil {
+	if err := s.trig.Fire(ctx, ctxID, e, m); err != nil {
 		return err
 	}
 	return s.resumeWaits(ctx, ctxID, e)
