@@ -7,7 +7,7 @@ import (
 )
 
 // A run an event started gives its jobs the payload as env HYPHAE_EVENT
-// (the flow's env, scheduler.EnvEvent); a payload too large for a shell
+// (the flow's env, flowfile.EnvEvent); a payload too large for a shell
 // variable, or one a script would rather parse from disk, is also in the
 // job directory, named by HYPHAE_EVENT_FILE, and goes with the directory.
 const (
