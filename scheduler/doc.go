@@ -9,9 +9,10 @@
 // Create stores the flow; StartFlow dispatches every job without needs. A
 // job runs locally (queue:<type>) when its runner is empty, "self" or this
 // agent and the local runner serves its type, else it is sent as a job
-// Message on msg_out for the bridge. Every job end — local or a remote
-// result — goes through store.CompleteJob, which pushes the job key on
-// jobs_done; one loop per context consumes that list and at once
+// Message on msg_out for the bridge; where it goes is context/route's
+// rule, which the bridge and job.run share (route.go). Every job end —
+// local or a remote result — goes through store.CompleteJob, which pushes
+// the job key on jobs_done; one loop per context consumes that list and at once
 // dispatches what became ready, with env = flow env ∪ job env ∪
 // HYPHAE_IN_<NEED>_<KEY> for each result key of each job it needs. The
 // flow's result collects "<job>.<key>". A failed job (after the runner's

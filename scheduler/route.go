@@ -2,9 +2,9 @@ package scheduler
 
 import (
 	"context"
-	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	routing "github.com/hyphae-run/hyphae/context/route"
 )
 
 // route is where a job goes.
@@ -14,25 +14,27 @@ type route struct {
 	runner string // the job's runner field
 }
 
-// route decides local or remote for node n, avoiding the peers given. A
-// job runs here when its runner is "", "self" or this agent's peer ID and
-// the local runner serves its type (an explicit self always runs here,
-// where the runner reports a type it lacks as an error).
+// route decides local or remote for node n, avoiding the peers given, by
+// the one rule (context/route). A job runs here when its runner is "",
+// "self" or this agent's peer ID and the local runner serves its type (an
+// explicit self always runs here, where the runner reports a type it
+// lacks as an error). A runner the flow leaves open goes to
+// Config.PickRunner's peer only when a runner record of the flow's
+// context names it (docs/design.md, "Trust"); what the scheduler cannot
+// resolve (an open runner with no pick, an unknown runner:<id>) is left
+// to the bridge, which holds to the same rule, with the runner as written.
 func (s *Scheduler) route(ctx context.Context, r *flowRun, n *node, avoid []string) route {
-	pin, typ := n.pin, n.job.ScriptType
-	switch {
-	case pin == "self" || (pin != "" && pin == s.cfg.Self):
+	q := routing.Query{Context: r.key.ctx, To: n.pin, Type: n.job.ScriptType, Avoid: avoid}
+	out, _ := routing.Resolve(ctx, routeRecords{s}, q, routing.Options{Self: s.cfg.Self,
+		LocalTypes: s.cfg.LocalTypes, SelfWord: true, RecordHere: true, OnBad: routing.Defer,
+		Open: routing.OpenLocalFirst, Pick: s.cfg.PickRunner})
+	switch out.Kind {
+	case routing.Here:
 		return s.localRoute()
-	case pin == "":
-		if slices.Contains(s.cfg.LocalTypes(), typ) {
-			return s.localRoute()
-		}
-		peer := s.pick(ctx, r, typ, avoid)
-		return route{dst: peer, runner: peer}
-	case strings.HasPrefix(pin, "runner:"):
-		return s.runnerRoute(ctx, r, pin)
+	case routing.Peer:
+		return route{dst: out.Peer, runner: out.Peer}
 	}
-	return route{dst: pin, runner: pin}
+	return route{runner: n.pin} // Defer and OpenLocalFirst never wait nor fail
 }
 
 func (s *Scheduler) localRoute() route {
@@ -43,45 +45,14 @@ func (s *Scheduler) localRoute() route {
 	return route{local: true, runner: rn}
 }
 
-// pick asks Config.PickRunner for a peer, and keeps its answer only when a
-// runner record of the flow's context names that peer: a job whose runner
-// the flow leaves open goes only to a registered runner (DESIGN §4). ""
-// leaves the choice to the bridge, which holds to the same rule.
-func (s *Scheduler) pick(ctx context.Context, r *flowRun, typ string, avoid []string) string {
-	if s.cfg.PickRunner == nil {
-		return ""
-	}
-	p := s.cfg.PickRunner(typ, avoid)
-	if p == "" {
-		return ""
-	}
-	rs, err := s.st.ListRunners(ctx, r.key.ctx)
-	if err != nil {
-		return ""
-	}
-	for _, rn := range rs {
-		if rn.Pubkey == p && !rn.Local && (len(rn.ScriptTypes) == 0 || slices.Contains(rn.ScriptTypes, typ)) {
-			return p
-		}
-	}
-	return ""
+// routeRecords is what the routing rule reads of the store: the flow's
+// context's runner records, uncached.
+type routeRecords struct{ s *Scheduler }
+
+func (v routeRecords) Runner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
+	return v.s.st.LoadRunner(ctx, ctxID, id)
 }
 
-// runnerRoute resolves runner:<id> through the context's runner:<id> hash:
-// a local runner runs it here, another agent's gets a message to its peer
-// (the job's runner becomes that peer ID); an unknown one is left to the
-// bridge (runner stays runner:<id>).
-func (s *Scheduler) runnerRoute(ctx context.Context, r *flowRun, pin string) route {
-	id, err := strconv.ParseUint(strings.TrimPrefix(pin, "runner:"), 10, 64)
-	if err != nil {
-		return route{runner: pin}
-	}
-	rn, err := s.st.LoadRunner(ctx, r.key.ctx, id)
-	switch {
-	case err != nil || rn.Pubkey == "" && !rn.Local:
-		return route{runner: pin}
-	case rn.RunsHere(s.cfg.Self):
-		return s.localRoute()
-	}
-	return route{dst: rn.Pubkey, runner: rn.Pubkey}
+func (v routeRecords) Runners(ctx context.Context, ctxID uint64, _ bool) ([]*model.Runner, error) {
+	return v.s.st.ListRunners(ctx, ctxID)
 }
