@@ -12,8 +12,8 @@
 // Message on msg_out for the bridge; where it goes is context/route's
 // rule, which the bridge and job.run share (route.go). Every job end —
 // local or a remote result — goes through store.CompleteJob, which pushes
-// the job key on jobs_done; one loop per context consumes that list and at once
-// dispatches what became ready, with env = flow env ∪ job env ∪
+// the job key on jobs_done; one loop per context consumes that list and
+// at once dispatches what became ready, with env = flow env ∪ job env ∪
 // HYPHAE_IN_<NEED>_<KEY> for each result key of each job it needs. The
 // flow's result collects "<job>.<key>". A failed job (after the runner's
 // retries) cancels its dependents; the flow ends error once nothing is in
