@@ -3,12 +3,12 @@ package control
 import (
 	"context"
 	"errors"
-	"strconv"
-	"strings"
+	"fmt"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/route"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
 )
@@ -22,14 +22,11 @@ import (
 // made and marked model.MadeForOutbox, so that a later `context create`
 // with its id adopts it instead of failing "already exists".
 func (h *Handlers) submitRemote(ctx context.Context, p JobRunParams) (*JobView, *store.EndWatch, error) {
-	dst := "" // to any: the bridge routes it by type
-	if p.To != ToAny {
-		id, err := peer.Decode(p.To)
-		if err != nil {
-			return nil, nil, api.InvalidParams("to", "%q is neither self, any nor a peer ID: %v", p.To, err)
-		}
-		dst = id.String()
+	to, err := h.route(ctx, p.Context, p.To) // a peer ID, or ToAny: Open, dst ""
+	if err != nil {
+		return nil, nil, err
 	}
+	dst := to.Peer
 	if h.Draining() {
 		return nil, nil, api.Errorf(api.CodeUnavailable, "agent is draining: not sending new jobs")
 	}
@@ -79,26 +76,65 @@ func (h *Handlers) originContext(ctx context.Context, want uint64) (uint64, erro
 // reads a flow job's runner:<id>), once, at submission: the job then goes
 // there as if sent to that peer ID.
 func (h *Handlers) runnerPeer(ctx context.Context, ctxID uint64, to string) (string, error) {
-	id, err := strconv.ParseUint(strings.TrimPrefix(to, "runner:"), 10, 64)
-	if err != nil || id == 0 {
-		return "", api.InvalidParams("to", "%q: want runner:<id>, the id a positive number", to)
-	}
-	if _, err := h.Store.LoadContext(ctx, ctxID); err != nil {
-		return "", api.InvalidParams("to", "%s names a runner record of context %d here, and this agent has no context %d", to, ctxID, ctxID)
-	}
-	r, err := h.Store.LoadRunner(ctx, ctxID, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return "", api.InvalidParams("to", "context %d has no %s (hyphae runner list %d)", ctxID, to, ctxID)
-	}
+	out, err := h.route(ctx, ctxID, to)
 	if err != nil {
 		return "", err
 	}
-	if r.RunsHere(h.ID.PeerID().String()) {
+	if out.Kind == route.Here {
 		return "self", nil
 	}
-	p, err := peer.Decode(r.Pubkey)
+	return out.Peer, nil
+}
+
+// route reads job.run's target to by the one rule (context/route), with
+// the runner records of local context ctxID.
+func (h *Handlers) route(ctx context.Context, ctxID uint64, to string) (route.Outcome, error) {
+	out, err := route.Resolve(ctx, routeRecords{h}, route.Query{Context: ctxID, To: to},
+		apiRoute(h.ID.PeerID().String()))
+	return out, toErr(err)
+}
+
+// apiRoute is how job.run reads its target: no target or "self" is this
+// agent (self), "any" is left to the bridge, a peer ID is checked and
+// kept in its canonical form, a runner:<id> record naming this agent
+// means here, and a target that names nobody valid is refused.
+func apiRoute(self string) route.Options {
+	return route.Options{Self: self, EmptyIsSelf: true, SelfWord: true, AnyWord: true, RecordHere: true,
+		PeerID: canonicalPeer, OnBad: route.Fail, Open: route.OpenDefer}
+}
+
+func canonicalPeer(s string) (string, error) {
+	id, err := peer.Decode(s)
 	if err != nil {
-		return "", api.InvalidParams("to", "%s names %q, which is not a peer ID", to, r.Pubkey)
+		return "", err
 	}
-	return p.String(), nil
+	return id.String(), nil
+}
+
+// toErr makes a refused target invalid params of "to".
+func toErr(err error) error {
+	var te *route.TargetError
+	if errors.As(err, &te) {
+		return api.InvalidParams("to", "%s", te.Msg)
+	}
+	return err
+}
+
+// routeRecords is what the routing rule reads of the store: the runner
+// records of a local context, which must exist.
+type routeRecords struct{ h *Handlers }
+
+func (v routeRecords) Runner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
+	if _, err := v.h.Store.LoadContext(ctx, ctxID); err != nil {
+		return nil, fmt.Errorf("%w: %w", route.ErrNoContext, err)
+	}
+	r, err := v.h.Store.LoadRunner(ctx, ctxID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %w", route.ErrNoRecord, err)
+	}
+	return r, err
+}
+
+func (v routeRecords) Runners(ctx context.Context, ctxID uint64, _ bool) ([]*model.Runner, error) {
+	return v.h.Store.ListRunners(ctx, ctxID)
 }
