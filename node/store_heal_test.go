@@ -139,7 +139,7 @@ func TestStoreChildThatCannotComeBackStopsTheAgent(t *testing.T) {
 	if err := syscall.Kill(redisChildPid(t, n), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err = cl.Call(ctx, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true"}, nil)
+	err := cl.Call(ctx, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true"}, nil)
 	if err == nil || strings.Contains(err.Error(), "does not exist") {
 		t.Fatalf("job.run with the store down: %v, want a store-unavailable error", err)
 	}
