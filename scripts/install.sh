@@ -49,20 +49,11 @@ find_binary() {
   command -v hyphae || true
 }
 
-# as_hyphae CMD...: run as the hyphae user, from / (its home may not exist).
-as_hyphae() {
-  if command -v runuser >/dev/null; then
-    (cd / && runuser -u hyphae -- "$@")
-  elif command -v setpriv >/dev/null; then
-    (cd / && setpriv --reuid=hyphae --regid=hyphae --init-groups -- "$@")
-  else
-    (cd / && su -s /bin/sh hyphae -c '"$0" "$@"' "$@")
-  fi
-}
-
 bin=$(find_binary)
 [ -n "$bin" ] && [ -f "$bin" ] || die "no hyphae binary: give --binary PATH (scripts/release builds dist/, or go build -o hyphae ./cmd/hyphae)"
-[ -f "$here/configs/hyphae.service" ] || die "no unit at $here/configs/hyphae.service: run this script from a Hyphae checkout or release"
+for f in configs/hyphae.service scripts/account.sh; do
+  [ -f "$here/$f" ] || die "no $here/$f: run this script from a Hyphae checkout or release"
+done
 if [ -z "$DESTDIR" ] && [ "$(id -u)" != 0 ]; then
   die "run as root (sudo $0 $*): it creates a system user and installs a service; DESTDIR=dir stages the files only"
 fi
@@ -83,16 +74,10 @@ if [ -n "$DESTDIR" ]; then
   exit 0
 fi
 
-getent group hyphae >/dev/null || { groupadd --system hyphae; say "created group hyphae"; }
-if ! getent passwd hyphae >/dev/null; then
-  useradd --system --gid hyphae --home-dir "$STATE" --no-create-home \
-    --shell "$(command -v nologin || echo /usr/sbin/nologin)" --comment "Hyphae agent" hyphae
-  say "created user hyphae"
-fi
-
 # The state dir exists before the first start so that init can run now;
 # systemd's StateDirectory= then finds it in place.
-install -d -m 0750 -o hyphae -g hyphae "$STATE"
+. "$here/scripts/account.sh"
+hyphae_account
 if [ -n "$config" ] && [ ! -e "$STATE/hyphae.yaml" ]; then
   install -m 0600 -o hyphae -g hyphae "$config" "$STATE/hyphae.yaml"
   say "installed $STATE/hyphae.yaml from $config"
@@ -106,7 +91,7 @@ fi
 command -v redis-server >/dev/null ||
   say "warning: no redis-server on PATH: the agent will keep its state in memory only (apt-get install redis-server)"
 
-peer=$(as_hyphae "$PREFIX/bin/hyphae" id --json --data-dir "$STATE" | sed -n 's/.*"peer_id": *"\([^"]*\)".*/\1/p')
+peer=$(hyphae_peer "$PREFIX/bin/hyphae")
 [ -n "$peer" ] || die "hyphae id --data-dir $STATE printed no peer ID"
 
 if [ "$start" = yes ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
