@@ -186,36 +186,3 @@ local function recheckPrereqs(nowms, replyPrefix, jobsDone, remoteDone, ttl)
 end
 `, DepsWaitingKey, PrereqWaitingKey, DepWaitersKey(""), PrereqKey(""),
 	PrereqRecheck.Milliseconds(), prereqRecheckBatch)
-
-// luaDepsGate defines depsHold(key, list, processing, nowms, nows,
-// replyPrefix, jobsDone, remoteDone, ttl), the claim's gate (after
-// deferEarly, before the concurrency-key gate, so a job that waits holds
-// no place of its key): for a job just popped from list onto processing
-// it answers false when the job may be claimed — no dependends or
-// prerequisites, all met, or a job the claim ends anyway (not startable,
-// or stopped) — else it takes the job off processing and either parks it
-// or, when its DAG cannot be met, ends it error with the reason
-// (announced like any end, which ends its own dependents in turn), and
-// answers true. It needs luaStartable, luaAnnounceEnd (which brings
-// luaDeps) before it.
-const luaDepsGate = `
-local function depsHold(key, list, processing, nowms, nows, replyPrefix, jobsDone, remoteDone, ttl)
-  local f = redis.pcall('HMGET', key, 'dependends', 'prerequisites', 'status', 'attempt')
-  if f.err then return false end
-  if (not f[1] or f[1] == '' or f[1] == '[]') and (not f[2] or f[2] == '' or f[2] == '[]') then return false end
-  if startable(f[3] or '') ~= true then return false end
-  local stop = redis.call('GET', 'stop:' .. key)
-  if stop and (stop == '0' or (tonumber(stop) or 0) >= (tonumber(f[4] or '') or 1)) then return false end
-  local state, a, b = depState(key)
-  if state == 'ready' then return false end
-  redis.call('LREM', processing, 1, key)
-  if state == 'impossible' then
-    unpark(key)
-    redis.call('HSET', key, 'status', 'error', 'error', a, 'updated_at', nows)
-    announceEnd(key, replyPrefix .. key, jobsDone, remoteDone, 'error', ttl)
-    return true
-  end
-  park(key, list, a, b, nowms)
-  return true
-end
-`

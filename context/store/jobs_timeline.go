@@ -58,8 +58,10 @@ type TimelineEntry struct {
 // call it after they wrote the move. The trims cost a command each, so
 // they run only when needed: the timeline's when it has grown past the
 // cap, job_changes' on about one move in 16 (its readers ask by score, so
-// older entries left a while longer change no answer).
+// older entries left a while longer change no answer). jobChanges is a
+// local a script may set from its KEYS (the claim does, claim_build.go).
 var luaTimeline = fmt.Sprintf(`
+local jobChanges = %q
 local function timeline(job, event, detail)
   local tm = redis.call('TIME')
   local ms = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
@@ -69,10 +71,10 @@ local function timeline(job, event, detail)
   if detail and detail ~= '' then e.d = string.sub(detail, 1, 300) end
   local key = 'timeline:' .. job
   if redis.call('RPUSH', key, cjson.encode(e)) > %d then redis.call('LTRIM', key, -%d, -1) end
-  redis.call('ZADD', '%s', ms, job)
-  if ms %% 16 == 0 then redis.call('ZREMRANGEBYSCORE', '%s', '-inf', ms - %d) end
+  redis.call('ZADD', jobChanges, ms, job)
+  if ms %% 16 == 0 then redis.call('ZREMRANGEBYSCORE', jobChanges, '-inf', ms - %d) end
 end
-`, TimelineCap, TimelineCap, JobChangesKey, JobChangesKey, JobChangesKeep.Milliseconds())
+`, JobChangesKey, TimelineCap, TimelineCap, JobChangesKeep.Milliseconds())
 
 // AddTimeline appends an event to a job's timeline from Go, for moves
 // that are not made by a script (a job sent to another agent, say).

@@ -26,19 +26,17 @@ func (s *Store) CompleteAndClaim(ctx context.Context, ctxID uint64, l Lease, run
 		return nil, nil, fmt.Errorf("store.CompleteAndClaim: %w", err)
 	}
 	cKeys, cArgs := completeLeasedArgs(l, runnerID, status, fields)
-	q := newClaimCall(ctxID, runnerID, types, lease, false)
+	q := s.newClaimCall(ctxID, runnerID, types, lease, false)
+	plain := claimScripts[0]
 	var done, next *redis.Cmd
 	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
 		done = completeLeased.EvalSha(ctx, p, cKeys, cArgs...)
-		next = claimJob.EvalSha(ctx, p, q.keys, q.args...)
+		next = plain.EvalSha(ctx, p, q.keys, q.args...)
 		return nil
 	})
 	done = orLoad(ctx, db, completeLeased, done, cKeys, cArgs...)
-	next = orLoad(ctx, db, claimJob, next, q.keys, q.args...)
-	cl, claimErr = q.result(next)
-	if claimErr == nil {
-		cl, claimErr = s.screenClaim(ctx, db, cl) // idempotency keys, quarantine (quarantine.go)
-	}
+	next = orLoad(ctx, db, plain, next, q.keys, q.args...)
+	cl, claimErr = q.run(ctx, db, next) // further rounds when the job needs gates (claim_gates.go)
 	if claimErr != nil {
 		claimErr = fmt.Errorf("store.CompleteAndClaim: %w", claimErr)
 	}

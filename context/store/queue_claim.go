@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -48,156 +47,26 @@ type Claim struct {
 // job is left as it is (VerdictDead); a job hash whose status or attempt
 // is no valid value is ended error with the reason, as any end of a job
 // is announced (its reply:<key> pushed, so a client's BLPOP returns),
-// and its other fields are left as they are (VerdictInvalid).
+// and its other fields are left as they are (VerdictInvalid). A job its
+// idempotency key or its failures in a row refuse is started, leased and
+// ended error in the same step (VerdictInvalid, with the reason). The
+// gates it goes through are claimGates (claim_gates.go).
 func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, types []string,
 	lease time.Duration, reject bool) (*Claim, error) {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimJob: %w", err)
 	}
-	q := newClaimCall(ctxID, runnerID, types, lease, reject)
-	c, err := q.result(claimJob.Run(ctx, db, q.keys, q.args...))
-	if err == nil {
-		c, err = s.screenClaim(ctx, db, c) // idempotency keys, quarantine (quarantine.go)
-	}
+	q := s.newClaimCall(ctxID, runnerID, types, lease, reject)
+	c, err := q.run(ctx, db, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimJob: %w", err)
 	}
 	return c, nil
 }
 
-// luaStatusList defines statusList, the job statuses a job hash may hold
-// (model.JobMoves), for the reason given when it holds another.
-var luaStatusList = func() string {
-	var sts []string
-	for st := range model.JobMoves() {
-		if st != "" {
-			sts = append(sts, string(st))
-		}
-	}
-	sort.Strings(sts)
-	return fmt.Sprintf("local statusList = %q\n", strings.Join(sts, ", "))
-}()
-
-// claimJob: see ClaimJob. It takes the oldest job from the first
-// non-empty queue, moves it into the runner's processing list and leases
-// it, in one step.
-// KEYS[1] processing:<runner>, KEYS[2] leases, KEYS[3] lease_owners,
-// KEYS[4] dead_letter, KEYS[5] jobs_done, KEYS[6] remote_done,
-// KEYS[7..] queue:<type> in the order to try.
-// ARGV[1] runner id, ARGV[2] lease expiry (unix ms), ARGV[3] now (unix s),
-// ARGV[4] "run" (mark it started, and set script_type from the queue when
-// the hash has none) or "reject" (lease it only); either way a missing
-// attempt field is set to 1,
-// ARGV[5] dead-letter list cap, ARGV[6] reply list TTL (s), ARGV[7] the
-// reply list's key prefix (ReplyKey of ""), ARGV[8] now (unix ms), ARGV[9]
-// the context id. A popped job whose run_at is still ahead goes to timers
-// instead (deferEarly, luaTimers) and the next one is popped; so does one
-// whose dependends or prerequisites are not met, parked, or ended error
-// when they cannot be (depsHold, jobs_deps.go), and one
-// whose concurrency key is full, parked (keyedHold, queue_keyed_lua.go).
-// Before popping, it settles the jobs whose prerequisite re-check time
-// has come (recheckPrereqs, jobs_deps.go).
-// It also reads and writes the popped job's hash and reply list and reads
-// stop:<job key>, whose names are known only after the pop (contexts are
-// DBs, so the contract is single-instance Redis anyway).
-// Returns nil when every queue is empty, else {queue index (1 = KEYS[7]),
-// job key, verdict, attempt, jobs left (0 when all the queues are empty,
-// else the length of the queue taken from, or of the others), then
-// field, value, ... or, for dead and invalid, the reason}; verdict is
-// run, stopped (a stop marker covers this attempt), rejected, dead
-// (unusable, left as it is) or invalid (ended error): both of these
-// already in dead_letter and out of the processing list, with no lease.
-var claimJob = newScript("claimJob", luaStartable, luaLease, luaAnnounceEnd, luaStatusList, luaTimers, luaTimeline, luaKeyedGate, luaDepsGate, `
-local first = 7
-recheckPrereqs(ARGV[8], ARGV[7], KEYS[5], KEYS[6], ARGV[6])
--- remaining says whether jobs are left: the length of queue i when it has
--- some (the common case: one LLEN), else the sum over the other queues.
-local function remaining(i)
-  local n = redis.call('LLEN', KEYS[i])
-  if n > 0 then return n end
-  for j = first, #KEYS do
-    if j ~= i then n = n + redis.call('LLEN', KEYS[j]) end
-  end
-  return n
-end
-local function dead(key, q, reason, class)
-  redis.call('LREM', KEYS[1], 1, key)
-  redis.call('LPUSH', KEYS[4], cjson.encode({key = key, queue = q, reason = reason,
-    runner = ARGV[1], at = tonumber(ARGV[3]), class = class}))
-  redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
-end
--- check returns the attempt to run, or nil, why the job is unusable and
--- whether to end it (a job hash whose own fields are wrong; a key that is
--- missing, of another type or an ended job is not touched). h is HGETALL's
--- reply, an error reply when the key is not a hash.
-local function check(key, h)
-  if h.err then
-    return nil, 'invalid job: ' .. key .. ' is a ' .. redis.call('TYPE', key).ok .. ', not a job hash'
-  end
-  if #h == 0 then return nil, 'job hash ' .. key .. ' does not exist' end
-  local f = {}
-  for j = 1, #h, 2 do f[h[j]] = h[j + 1] end
-  local st, araw = f['status'] or '', f['attempt'] or ''
-  local ok = startable(st)
-  if ok == nil then return nil, 'invalid job: status "' .. st .. '" is not one of ' .. statusList, true end
-  if not ok then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
-  local att = 1
-  if araw ~= '' then att = tonumber(araw) end
-  if att == nil or att ~= math.floor(att) then
-    return nil, 'invalid job: attempt "' .. araw .. '" is not a whole number', true
-  end
-  return math.max(att, 1), nil, false, (f['script_type'] or '') == ''
-end
-for i = first, #KEYS do
-  local key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
-  while key and (deferEarly(key, KEYS[i], KEYS[1], ARGV[8], ARGV[9]) or
-      depsHold(key, KEYS[i], KEYS[1], ARGV[8], ARGV[3], ARGV[7], KEYS[5], KEYS[6], ARGV[6]) or
-      keyedHold(key, KEYS[i], KEYS[1])) do
-    key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
-  end
-  if key then
-    local h = redis.pcall('HGETALL', key)
-    local att, why, ends, untyped = check(key, h)
-    if not att then
-      local verdict, class = 'dead', 'unusable'
-      if ends then
-        class = 'invalid'
-        verdict = 'invalid'
-        redis.call('HSET', key, 'status', 'error', 'error', why, 'updated_at', ARGV[3])
-        announceEnd(key, ARGV[7] .. key, KEYS[5], KEYS[6], 'error', ARGV[6])
-        timeline(key, 'error', why)
-      end
-      dead(key, KEYS[i], why, class)
-      return {i - first + 1, key, verdict, '0', remaining(i), why}
-    end
-    local verdict = 'run'
-    local stop = redis.call('GET', 'stop:' .. key)
-    if stop and (stop == '0' or (tonumber(stop) or 0) >= att) then
-      verdict = 'stopped'
-    elseif ARGV[4] == 'reject' then
-      verdict = 'rejected'
-    end
-    if verdict ~= 'run' then
-      redis.call('HSET', key, 'attempt', tostring(att))
-    elseif untyped then
-      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
-        'script_type', string.sub(KEYS[i], 7))
-    else
-      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3])
-    end
-    if verdict == 'run' then timeline(key, 'started', ARGV[1]) end
-    lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
-    local out = {i - first + 1, key, verdict, tostring(att), remaining(i)}
-    for j = 1, #h do out[#out + 1] = h[j] end
-    return out
-  end
-end
-return nil
-`)
-
-// claimCall is one run of the claimJob script: its KEYS and ARGV, and what
-// decoding the reply needs.
+// claimCall is one claim: the KEYS and ARGV of its scripts (the same for
+// every variant), and what decoding the reply needs.
 type claimCall struct {
 	keys     []string
 	args     []any
@@ -207,8 +76,14 @@ type claimCall struct {
 	expires  time.Time
 }
 
-func newClaimCall(ctxID uint64, runnerID string, types []string, lease time.Duration, reject bool) claimCall {
-	keys := []string{ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey, DeadLetterKey, JobsDoneKey, RemoteDoneKey}
+// newClaimCall builds the claim's KEYS (claimKeys, then the queues) and
+// ARGV (claimArgs).
+func (s *Store) newClaimCall(ctxID uint64, runnerID string, types []string, lease time.Duration, reject bool) claimCall {
+	keys := make([]string, 0, len(claimKeys)+len(types))
+	for _, k := range claimKeys {
+		keys = append(keys, k.key)
+	}
+	keys[0] = ProcessingKey(runnerID)
 	for _, t := range types {
 		keys = append(keys, QueueKey(t))
 	}
@@ -218,25 +93,55 @@ func newClaimCall(ctxID uint64, runnerID string, types []string, lease time.Dura
 	}
 	exp := ts.Add(lease)
 	args := []any{runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap,
-		int64(ReplyTTL / time.Second), ReplyKey(""), ts.UnixMilli(), ctxID}
+		int64(ReplyTTL / time.Second), ReplyKey(""), ts.UnixMilli(), ctxID,
+		s.IdempotencyTTL().Milliseconds(), s.QuarantineAfter()}
 	return claimCall{keys: keys, args: args, types: types, runnerID: runnerID, now: ts, expires: exp}
 }
 
-// result decodes the script's reply: nil, nil when the queues were empty.
-func (q claimCall) result(cmd *redis.Cmd) (*Claim, error) {
+// run runs the claim: the plain variant first (its reply already in
+// first when the caller sent it, else nil), then, while the job popped
+// needs gates the variant lacks, the variant with them. Each round adds
+// a gate, so there are at most as many rounds as optional gates, plus one.
+func (q claimCall) run(ctx context.Context, db *redis.Client, first *redis.Cmd) (*Claim, error) {
+	v, cmd := gateFlag(0), first
+	for {
+		if cmd == nil {
+			cmd = claimScripts[v].Run(ctx, db, q.keys, q.args...)
+		}
+		c, more, err := q.result(cmd)
+		if err != nil || more == 0 {
+			return c, err
+		}
+		if more&^gateAll != 0 || v|more == v {
+			return nil, fmt.Errorf("claim: %s asks for gates %d it holds", claimScriptName(v), more)
+		}
+		v, cmd = v|more, nil
+	}
+}
+
+// result decodes the script's reply: nil, nil when the queues were empty;
+// the gates the job needs beside the variant's when it needs more.
+func (q claimCall) result(cmd *redis.Cmd) (*Claim, gateFlag, error) {
 	res, err := cmd.Slice()
 	if errors.Is(err, redis.Nil) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, scriptErr("claim", err)
+		return nil, 0, scriptErr("claim", err)
+	}
+	if len(res) > 3 && res[2] == "gates" {
+		m, _ := res[3].(int64)
+		if m <= 0 {
+			return nil, 0, fmt.Errorf("claim reply: bad gates %v", res[3])
+		}
+		return nil, gateFlag(m), nil
 	}
 	c, err := decodeClaim(res, q.types, q.now.Unix())
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	c.Lease = Lease{JobKey: c.JobKey, Owner: q.runnerID, Attempt: c.Attempt, Expires: q.expires}
-	return c, nil
+	return c, 0, nil
 }
 
 func decodeClaim(res []any, types []string, now int64) (*Claim, error) {
@@ -260,7 +165,15 @@ func decodeClaim(res []any, types []string, now int64) (*Claim, error) {
 		}
 		return c, nil
 	}
-	for i := 5; i+1 < len(res); i += 2 {
+	from := 5
+	if v == verdictScreened { // started, then ended by a screen: the fields as for run
+		c.Verdict = VerdictRun
+		if len(res) > 5 {
+			c.Reason, _ = res[5].(string)
+		}
+		from = 6
+	}
+	for i := from; i+1 < len(res); i += 2 {
 		f, _ := res[i].(string)
 		val, _ := res[i+1].(string)
 		c.Hash[f] = val
@@ -273,8 +186,16 @@ func decodeClaim(res []any, types []string, now int64) (*Claim, error) {
 			c.Hash["script_type"] = c.Type
 		}
 	}
+	if v == verdictScreened {
+		c.Verdict = VerdictInvalid
+	}
 	return c, nil
 }
+
+// verdictScreened is the script's verdict for a job a screen gate ended
+// after it was started (VerdictInvalid to the caller, with the fields
+// of a run).
+const verdictScreened = "screened"
 
 // TakeQueued moves the named job out of queue:<scriptType> into
 // processing:<runnerID> with a lease, if it is still queued there. It
@@ -286,7 +207,8 @@ func (s *Store) TakeQueued(ctx context.Context, ctxID uint64, jobKey, scriptType
 		return Lease{}, false, fmt.Errorf("store.TakeQueued: %w", err)
 	}
 	l := Lease{JobKey: jobKey, Owner: runnerID, Attempt: attempt, Expires: time.Now().Add(lease)}
-	keys := []string{QueueKey(scriptType), ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey}
+	keys := []string{QueueKey(scriptType), ProcessingKey(runnerID), LeasesKey, LeaseOwnersKey,
+		TimersKey, DepsWaitingKey, PrereqWaitingKey}
 	n, err := takeQueued.Run(ctx, db, keys, jobKey, l.value(), l.Expires.UnixMilli()).Int64()
 	if err != nil {
 		return Lease{}, false, scriptErr("store.TakeQueued", err)
@@ -296,22 +218,23 @@ func (s *Store) TakeQueued(ctx context.Context, ctxID uint64, jobKey, scriptType
 
 // takeQueued: see TakeQueued.
 // KEYS[1] queue:<type>, KEYS[2] processing:<runner>, KEYS[3] leases,
-// KEYS[4] lease_owners. ARGV[1] job key, ARGV[2] owner value, ARGV[3]
-// lease expiry (unix ms). A delayed job still waiting in the timers for
-// that queue is taken from there, and so is one parked for its
-// dependends or prerequisites (jobs_deps.go). Returns how many entries
-// were taken (0 or more).
-var takeQueued = newScript("takeQueued", luaLease, luaTimers, fmt.Sprintf(`
+// KEYS[4] lease_owners, KEYS[5] timers, KEYS[6] deps_waiting, KEYS[7]
+// prereq_waiting. ARGV[1] job key, ARGV[2] owner value, ARGV[3] lease
+// expiry (unix ms). A delayed job still waiting in the timers for that
+// queue is taken from there, and so is one parked for its dependends or
+// prerequisites (jobs_deps.go). Returns how many entries were taken (0 or
+// more).
+var takeQueued = newScript("takeQueued", luaLease, luaTimers, `
 local n = redis.call('LREM', KEYS[1], 0, ARGV[1])
-if n == 0 then n = redis.call('ZREM', timersKey, pushMember(KEYS[1], ARGV[1])) end
-if n == 0 and redis.call('HDEL', %q, ARGV[1]) == 1 then
-  redis.call('ZREM', %q, ARGV[1])
+if n == 0 then n = redis.call('ZREM', KEYS[5], pushMember(KEYS[1], ARGV[1])) end
+if n == 0 and redis.call('HDEL', KEYS[6], ARGV[1]) == 1 then
+  redis.call('ZREM', KEYS[7], ARGV[1])
   n = 1
 end
 if n == 0 then return 0 end
 take(KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[3], ARGV[2])
 return n
-`, DepsWaitingKey, PrereqWaitingKey))
+`)
 
 // ProcessingJobs lists the job keys in processing:<runnerID>.
 func (s *Store) ProcessingJobs(ctx context.Context, ctxID uint64, runnerID string) ([]string, error) {

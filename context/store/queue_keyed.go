@@ -7,8 +7,8 @@ import (
 )
 
 // Ordering per key: the claim's gate and the release at every job end are
-// Lua (queue_keyed_lua.go, called by claimJob and announceEnd). The keys,
-// per context DB:
+// Lua (the claim's keyed gate, claimgate_keyed.go, and announceEnd in
+// queue_keyed_lua.go). The keys, per context DB:
 
 // KeyedRunningKey is keyed_running:<key>, the SET of job keys holding a
 // place of concurrency key k: running, or put at the head of their queue

@@ -1,5 +1,7 @@
 package store
 
+import "fmt"
+
 // Lua of ordering per key (queue_keyed.go). A job with a concurrency_key
 // takes a place in keyed_running:<key> when a claim pops it and the key
 // has room (fewer members than the job's max_in_flight, nobody parked
@@ -20,7 +22,9 @@ package store
 // unset or bad); keyedRoom(k, max), whether key k has room for one more
 // (dropping places of jobs that ended or vanished when it looks full);
 // keyedStopped(job), whether a stop marker covers the job's attempt.
-const luaKeyedCommon = `
+// keyedWaiting names KeyedWaitingKey (a script may set it from its KEYS).
+var luaKeyedCommon = fmt.Sprintf(`
+local keyedWaiting = %q
 local function keyedMax(v)
   local n = tonumber(v or '')
   if not n or n < 1 then return 1 end
@@ -41,7 +45,7 @@ local function keyedStopped(job, att)
   local a = tonumber(att or '') or 1
   return s == '0' or (tonumber(s) or 0) >= math.max(a, 1)
 end
-`
+`, KeyedWaitingKey)
 
 // luaKeyedRelease (luaAnnounceEnd includes it) defines keyedPromote(k),
 // which moves the oldest parked jobs of key k that fit to the head of
@@ -49,14 +53,14 @@ end
 // is dropped; one with a stop marker goes to its queue without a place,
 // so its claim ends it at once), and keyedRelease(job), which gives the
 // job's place back and promotes. Both return nothing.
-const luaKeyedRelease = luaKeyedCommon + `
+var luaKeyedRelease = luaKeyedCommon + `
 local function keyedPromote(k)
   local park, run = 'keyed:' .. k, 'keyed_running:' .. k
   local out = {}
   while true do
     local head = redis.call('LINDEX', park, 0)
     if not head then
-      redis.call('SREM', 'keyed_waiting', k)
+      redis.call('SREM', keyedWaiting, k)
       break
     end
     local e = cjson.decode(head)
@@ -82,31 +86,5 @@ local function keyedRelease(job)
   if not k or k == '' then return end
   if redis.call('SREM', 'keyed_running:' .. k, job) == 0 then return end
   keyedPromote(k)
-end
-`
-
-// luaKeyedGate defines keyedHold(job, queue, processing), the claim's
-// gate: for a job just popped from queue (and pushed on processing, ""
-// for none) it takes the job's place and answers false when the job may
-// run — no key, a place already its own (promoted, or a retry), room and
-// nobody parked before it, or a job the claim ends anyway (ended, or
-// stopped) — else it parks the job (off processing, at the tail of
-// keyed:<key>) and answers true.
-const luaKeyedGate = luaKeyedCommon + `
-local function keyedHold(job, queue, processing)
-  local f = redis.pcall('HMGET', job, 'concurrency_key', 'max_in_flight', 'status', 'attempt')
-  if f.err or not f[1] or f[1] == '' then return false end
-  local k = f[1]
-  local run, park = 'keyed_running:' .. k, 'keyed:' .. k
-  if redis.call('SISMEMBER', run, job) == 1 then return false end
-  if f[3] == 'finished' or f[3] == 'error' or keyedStopped(job, f[4]) then return false end
-  if redis.call('LLEN', park) == 0 and keyedRoom(k, keyedMax(f[2])) then
-    redis.call('SADD', run, job)
-    return false
-  end
-  if processing ~= '' then redis.call('LREM', processing, 1, job) end
-  redis.call('RPUSH', park, cjson.encode({queue, job}))
-  redis.call('SADD', 'keyed_waiting', k)
-  return true
 end
 `

@@ -11,11 +11,8 @@ import "fmt"
 // notYet(key, nowms) returns the due time (unix ms, a string) of the job
 // hash at key when its run_at is later than nowms and its timer has not
 // fired for that run_at yet, else nil (no run_at, a bad one, not a hash,
-// already due).
-//
-// deferEarly(key, list, processing, nowms, ctxid) is what a claim does
-// with a job it popped from list into processing: a job that must wait
-// goes back out of processing into TimersKey (true), else false.
+// already due). The claim's gate reads the fields it already has
+// (claimgate_schedule.go).
 var luaTimers = fmt.Sprintf(`
 local timersKey, timersChannel, runAtField, firedField = %q, %q, %q, %q
 local function addTimer(member, ms, ctxid)
@@ -35,12 +32,5 @@ local function notYet(key, nowms)
   local ms = math.floor(at * 1000)
   if ms <= tonumber(nowms) then return nil end
   return string.format('%%d', ms)
-end
-local function deferEarly(key, list, processing, nowms, ctxid)
-  local ms = notYet(key, nowms)
-  if not ms then return false end
-  redis.call('LREM', processing, 1, key)
-  addTimer(pushMember(list, key), ms, ctxid)
-  return true
 end
 `, TimersKey, TimersChannel, RunAtField, runAtFiredField, timerPushPrefix, timerPushPrefix)
