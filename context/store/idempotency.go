@@ -88,7 +88,7 @@ func (s *Store) ClaimIdempotencyRecord(ctx context.Context, contextID uint64, ke
 		return IdemRecord{}, false, fmt.Errorf("store.ClaimIdempotency: %w", err)
 	}
 	if ttl <= 0 {
-		ttl = s.IdempotencyTTL()
+		ttl = s.idempotencyTTL()
 	}
 	if rec.Pending() {
 		ttl = min(ttl, pendingTTL)
@@ -128,7 +128,7 @@ func (s *Store) SetIdempotencyRef(ctx context.Context, contextID uint64, key, fr
 		return false, fmt.Errorf("store.SetIdempotencyRef: %w", err)
 	}
 	if ttl <= 0 {
-		ttl = s.IdempotencyTTL()
+		ttl = s.idempotencyTTL()
 	}
 	n, err := setIdemRef.Run(ctx, db, []string{IdempotencyKey(key)}, from, to, ttl.Milliseconds()).Int64()
 	if err != nil {
@@ -189,8 +189,8 @@ type poisonSettings struct {
 // DefaultIdempotencyTTL).
 func (s *Store) SetIdempotencyTTL(d time.Duration) { s.poison.idemTTL.Store(int64(d)) }
 
-// IdempotencyTTL is how long idempotency records are kept.
-func (s *Store) IdempotencyTTL() time.Duration {
+// idempotencyTTL is how long idempotency records are kept.
+func (s *Store) idempotencyTTL() time.Duration {
 	if d := time.Duration(s.poison.idemTTL.Load()); d > 0 {
 		return d
 	}

@@ -76,9 +76,9 @@ local function timeline(job, event, detail)
 end
 `, JobChangesKey, TimelineCap, TimelineCap, JobChangesKeep.Milliseconds())
 
-// AddTimeline appends an event to a job's timeline from Go, for moves
+// addTimeline appends an event to a job's timeline from Go, for moves
 // that are not made by a script (a job sent to another agent, say).
-func (s *Store) AddTimeline(ctx context.Context, ctxID uint64, jobKey, event, detail string) error {
+func (s *Store) addTimeline(ctx context.Context, ctxID uint64, jobKey, event, detail string) error {
 	db, err := s.DB(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.AddTimeline: %w", err)

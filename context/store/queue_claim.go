@@ -94,7 +94,7 @@ func (s *Store) newClaimCall(ctxID uint64, runnerID string, types []string, leas
 	exp := ts.Add(lease)
 	args := []any{runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap,
 		int64(ReplyTTL / time.Second), ReplyKey(""), ts.UnixMilli(), ctxID,
-		s.IdempotencyTTL().Milliseconds(), s.QuarantineAfter()}
+		s.idempotencyTTL().Milliseconds(), s.QuarantineAfter()}
 	return claimCall{keys: keys, args: args, types: types, runnerID: runnerID, now: ts, expires: exp}
 }
 
