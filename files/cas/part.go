@@ -144,8 +144,16 @@ func (p *Part) WriteChunk(i int64, b []byte) error {
 		return fmt.Errorf("cas.WriteChunk: %w", err)
 	}
 	p.verified = i + 1
+	if p.verified%writebackChunks == 0 {
+		span := writebackChunks * p.chunkSize
+		startWriteback(p.f, p.verified*p.chunkSize-span, span)
+	}
 	return p.writeSidecar()
 }
+
+// writebackChunks is how many chunks a part writes between two starts of
+// writeback (8 MiB at the default chunk size).
+const writebackChunks = 8
 
 // Rewind forgets verified chunks from k on (a prefix that no longer
 // hashes right).

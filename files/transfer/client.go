@@ -149,36 +149,97 @@ func statusError(h Header) error {
 	return fmt.Errorf("%w: the server says: %s", files.ErrProtocol, h.Reason)
 }
 
-// receive hashes the verified prefix again, then reads, checks and writes
-// the rest chunk by chunk, and names the blob when the whole matches.
+// receive hashes the verified prefix again, then checks and writes the
+// rest chunk by chunk as a reader goroutine brings them in (so the
+// network does not wait for the disk), and names the blob when the whole
+// matches.
 func (c *Client) receive(st network.Stream, r io.Reader, e files.Entry, h Header, jobRef string, part *cas.Part, progress func(done, total int64)) error {
-	buf := make([]byte, min(e.ChunkSize, max(e.Size, 1)))
 	whole := sha256.New()
-	if err := rehash(part, h, whole, buf); err != nil {
+	if err := rehash(part, h, whole, make([]byte, min(e.ChunkSize, max(e.Size, 1)))); err != nil {
 		return err
 	}
-	n := int64(len(h.Chunks))
 	progress(min(part.Verified()*e.ChunkSize, e.Size), e.Size)
-	for i := part.Verified(); i < n; i++ {
-		l := min(e.ChunkSize, e.Size-i*e.ChunkSize)
-		_ = st.SetReadDeadline(time.Now().Add(c.cfg.IdleTimeout))
-		if _, err := io.ReadFull(r, buf[:l]); err != nil {
-			return fmt.Errorf("chunk %d: %w", i, err)
+	chunks, free, done := c.readChunks(st, r, e, part.Verified())
+	err := writeChunks(chunks, free, e, h, part, whole, progress)
+	if err != nil {
+		_ = st.Reset() // ends the reader; what it read still is drained
+		for ch := range chunks {
+			if ch.b != nil {
+				free <- ch.b
+			}
 		}
-		if sha256.Sum256(buf[:l]) != h.Chunks[i] {
-			return fmt.Errorf("%w: chunk %d of %d", files.ErrCorrupt, i, n)
-		}
-		if err := part.WriteChunk(i, buf[:l]); err != nil {
-			return err
-		}
-		whole.Write(buf[:l])
-		progress(min((i+1)*e.ChunkSize, e.Size), e.Size)
+	}
+	<-done
+	if err != nil {
+		return err
 	}
 	if got := hex.EncodeToString(whole.Sum(nil)); got != e.SHA256 {
 		part.Discard()
 		return fmt.Errorf("%w: the whole file hashes to %s", files.ErrCorrupt, got)
 	}
 	return part.Commit(jobRef, files.Sum{Size: e.Size, SHA256: e.SHA256, ChunkSize: e.ChunkSize, Chunks: h.Chunks})
+}
+
+// chunk is one chunk read off the stream, or the error that ended reading.
+type chunk struct {
+	i   int64
+	b   []byte
+	err error
+}
+
+// readBuffers is how many chunk buffers a fetch has: one being read, one
+// being checked and written, one spare.
+const readBuffers = 3
+
+// readChunks reads chunks from first on into a fixed set of buffers on
+// a goroutine of its own; done closes when it has returned.
+func (c *Client) readChunks(st network.Stream, r io.Reader, e files.Entry, first int64) (<-chan chunk, chan<- []byte, <-chan struct{}) {
+	chunks := make(chan chunk, readBuffers)
+	free := make(chan []byte, readBuffers)
+	done := make(chan struct{})
+	for range readBuffers {
+		free <- make([]byte, min(e.ChunkSize, max(e.Size, 1)))
+	}
+	go func() {
+		defer close(done)
+		defer close(chunks)
+		for i := first; i < e.Chunks(); i++ {
+			buf := <-free
+			l := min(e.ChunkSize, e.Size-i*e.ChunkSize)
+			_ = st.SetReadDeadline(time.Now().Add(c.cfg.IdleTimeout))
+			if _, err := io.ReadFull(r, buf[:l]); err != nil {
+				chunks <- chunk{i: i, err: fmt.Errorf("chunk %d: %w", i, err)}
+				return
+			}
+			chunks <- chunk{i: i, b: buf[:l]}
+		}
+	}()
+	return chunks, free, done
+}
+
+// writeChunks checks each chunk read against its hash and writes it to
+// the part, giving its buffer back, until chunks closes or a chunk fails.
+func writeChunks(chunks <-chan chunk, free chan<- []byte, e files.Entry, h Header, part *cas.Part, whole hash.Hash, progress func(done, total int64)) error {
+	var err error
+	for ch := range chunks {
+		switch {
+		case ch.err != nil:
+			err = ch.err
+		case sha256.Sum256(ch.b) != h.Chunks[ch.i]:
+			err = fmt.Errorf("%w: chunk %d of %d", files.ErrCorrupt, ch.i, len(h.Chunks))
+		default:
+			err = part.WriteChunk(ch.i, ch.b)
+			whole.Write(ch.b)
+			progress(min((ch.i+1)*e.ChunkSize, e.Size), e.Size)
+		}
+		if ch.b != nil {
+			free <- ch.b
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return err
 }
 
 // rehash feeds the part's verified prefix to whole, checking each chunk
