@@ -5,6 +5,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
+	"github.com/hyphae-run/hyphae/scheduler"
 )
 
 // The wiring hands each component the store's concern types it declares
@@ -20,4 +21,8 @@ func janitorStore(st *store.Store) retention.Store {
 
 func bridgeStore(st *store.Store) bridge.Store {
 	return bridge.Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Registry: st, Logs: st}
+}
+
+func schedulerStore(st *store.Store) scheduler.Store {
+	return scheduler.Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Timing: st, Registry: st}
 }

@@ -22,7 +22,7 @@ func (n *Node) startScheduler(ctx context.Context) error {
 			_, err := n.stopper.Stop(ctx, ctxID, key, j.Runner)
 			return err
 		},
-	}, n.store, n.log.With("part", "scheduler"))
+	}, schedulerStore(n.store), n.log.With("part", "scheduler"))
 	if err != nil {
 		return err
 	}

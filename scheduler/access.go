@@ -19,7 +19,7 @@ func (s *Scheduler) run(ctx context.Context, ctxID, flowID uint64) (*flowRun, er
 	if r != nil && !r.dead.Load() {
 		return r, nil
 	}
-	g, err := s.st.LoadFlowGraph(ctx, ctxID, flowID)
+	g, err := s.st.Flows.LoadFlowGraph(ctx, ctxID, flowID)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Scheduler) stopJobs(ctx context.Context, r *flowRun, names []string) {
 	for i, n := range names {
 		keys[i] = r.nodes[n].key
 	}
-	jobs, err := s.st.LoadJobKeys(ctx, r.key.ctx, keys)
+	jobs, err := s.st.Flows.LoadJobKeys(ctx, r.key.ctx, keys)
 	if err != nil {
 		s.log.Warn("loading jobs to stop", "flow", r.key.id, "err", err)
 		return

@@ -21,7 +21,7 @@ func (s *Scheduler) endWaiting(ctx context.Context, r *flowRun) {
 		}
 	}
 	reason := fmt.Sprintf("cancelled: flow %d ended error: %s", r.key.id, r.fatal)
-	if _, err := s.st.EndWaitingJobs(ctx, r.key.ctx, keys, reason); err != nil {
+	if _, err := s.st.Jobs.EndWaitingJobs(ctx, r.key.ctx, keys, reason); err != nil {
 		s.log.Warn("flow ended: waiting jobs", "context", r.key.ctx, "flow", r.key.id, "err", err)
 	}
 }

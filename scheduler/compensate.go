@@ -165,7 +165,7 @@ func (s *Scheduler) loadCompErrs(ctx context.Context, r *flowRun) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	jobs, err := s.st.LoadJobKeys(ctx, r.key.ctx, keys)
+	jobs, err := s.st.Flows.LoadJobKeys(ctx, r.key.ctx, keys)
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func (s *Scheduler) reconcileComp(ctx context.Context, r *flowRun) error {
 			keys = append(keys, r.nodes[c].key)
 		}
 	}
-	jobs, err := s.st.LoadJobKeys(ctx, r.key.ctx, keys)
+	jobs, err := s.st.Flows.LoadJobKeys(ctx, r.key.ctx, keys)
 	if err != nil {
 		return err
 	}

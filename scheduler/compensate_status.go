@@ -34,7 +34,7 @@ func (s *Scheduler) addCompStates(ctx context.Context, g *store.FlowGraph, st *S
 	if len(keys) == 0 {
 		return nil
 	}
-	jobs, err := s.st.LoadJobKeys(ctx, g.Flow.ContextID, keys)
+	jobs, err := s.st.Flows.LoadJobKeys(ctx, g.Flow.ContextID, keys)
 	if err != nil {
 		return err
 	}

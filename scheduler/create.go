@@ -34,14 +34,14 @@ func (s *Scheduler) create(ctx context.Context, f *flowfile.File, caller uint64,
 	if f.Context == 0 {
 		return nil, fmt.Errorf("scheduler.Create: %s: no context: add `context: N` to the file or pass one", f.Source)
 	}
-	if err := s.st.CheckContextID(f.Context); err != nil {
+	if err := s.st.Registry.CheckContextID(f.Context); err != nil {
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
-	flowID, err := s.st.ReserveIDs(ctx, f.Context, "flow", 1)
+	flowID, err := s.st.Flows.ReserveIDs(ctx, f.Context, "flow", 1)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
-	firstJob, err := s.st.ReserveIDs(ctx, f.Context, "job", len(f.Jobs)+countCompensations(f))
+	firstJob, err := s.st.Flows.ReserveIDs(ctx, f.Context, "job", len(f.Jobs)+countCompensations(f))
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
@@ -50,7 +50,7 @@ func (s *Scheduler) create(ctx context.Context, f *flowfile.File, caller uint64,
 	if patch != nil {
 		patch(fl, jobs, nodes)
 	}
-	if err := s.st.SaveFlowGraph(ctx, fl, jobs, nodes); err != nil {
+	if err := s.st.Flows.SaveFlowGraph(ctx, fl, jobs, nodes); err != nil {
 		return nil, fmt.Errorf("scheduler.Create: %w", err)
 	}
 	s.log.Info("flow created", "context", fl.ContextID, "flow", fl.ID, "name", fl.Name, "jobs", len(jobs),

@@ -47,7 +47,7 @@ func (s *Scheduler) send(ctx context.Context, r *flowRun, step *store.FlowStep, 
 	if err != nil {
 		return err
 	}
-	applied, moved, oks, err := s.st.StepAndDispatch(ctx, r.key.ctx, r.key.id, step, ds)
+	applied, moved, oks, err := s.st.Flows.StepAndDispatch(ctx, r.key.ctx, r.key.id, step, ds)
 	if err != nil {
 		return fmt.Errorf("flow %d: %w", r.key.id, err)
 	}
@@ -85,7 +85,7 @@ func (s *Scheduler) build(ctx context.Context, r *flowRun, plans []attempt, from
 	}
 	var msgID uint64
 	if remote > 0 {
-		first, err := s.st.ReserveIDs(ctx, r.key.ctx, "message", remote)
+		first, err := s.st.Flows.ReserveIDs(ctx, r.key.ctx, "message", remote)
 		if err != nil {
 			return nil, err
 		}

@@ -41,7 +41,7 @@ func (s *Scheduler) flowEnded(ctx context.Context, ctxID, id uint64, status mode
 }
 
 func (s *Scheduler) flowName(ctx context.Context, ctxID, id uint64) string {
-	f, err := s.st.LoadFlow(ctx, ctxID, id)
+	f, err := s.st.Flows.LoadFlow(ctx, ctxID, id)
 	if err != nil {
 		return ""
 	}
@@ -53,7 +53,7 @@ func (s *Scheduler) emit(ctx context.Context, ctxID uint64, name, id string, dat
 	b, _ := json.Marshal(data)
 	m := &model.Message{ContextID: ctxID, MessageType: model.MsgTypeEvent, Message: string(b),
 		MessageFormatType: model.EventFormat, Extra: model.Hash{model.ExtraEventName: name, model.ExtraEventID: id}}
-	if err := s.st.PublishEvent(ctx, ctxID, m); err != nil {
+	if err := s.st.Events.PublishEvent(ctx, ctxID, m); err != nil {
 		s.log.Warn("events: publish", "context", ctxID, "event", name, "id", id, "err", err)
 	}
 }

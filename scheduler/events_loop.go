@@ -29,7 +29,7 @@ type entryFunc func(ctx context.Context, ctxID uint64, entry string) error
 func (s *Scheduler) entryLoop(ctx context.Context, ctxID uint64, list, proc string, fn entryFunc) {
 	log := s.log.With("context", ctxID, "list", list)
 	for b := newBackoff(); ctx.Err() == nil; b.wait(ctx) {
-		_, err := s.st.Requeue(ctx, ctxID, proc, list)
+		_, err := s.st.Bus.Requeue(ctx, ctxID, proc, list)
 		if err == nil {
 			break
 		}
@@ -37,7 +37,7 @@ func (s *Scheduler) entryLoop(ctx context.Context, ctxID uint64, list, proc stri
 	}
 	b := newBackoff()
 	for ctx.Err() == nil {
-		entry, err := s.st.NextEntry(ctx, ctxID, list, proc, s.cfg.Block)
+		entry, err := s.st.Events.NextEntry(ctx, ctxID, list, proc, s.cfg.Block)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("reading entries", "err", err)
@@ -70,14 +70,14 @@ func (s *Scheduler) handleEntry(ctx context.Context, ctxID uint64, list, proc, e
 	if err != nil {
 		s.deadLetter(ctx, ctxID, list, entry, err.Error())
 	}
-	if err := s.st.Done(ctx, ctxID, proc, entry); err != nil {
+	if err := s.st.Bus.Done(ctx, ctxID, proc, entry); err != nil {
 		s.log.Warn("events: done", "entry", entry, "err", err)
 	}
 }
 
 func (s *Scheduler) deadLetter(ctx context.Context, ctxID uint64, list, entry, why string) {
 	s.log.Error("events: dropping entry", "context", ctxID, "list", list, "entry", entry, "err", why)
-	_ = s.st.PushDeadLetter(ctx, ctxID, store.DeadLetter{Key: entry, Queue: list, Reason: why, Runner: "scheduler"})
+	_ = s.st.Queues.PushDeadLetter(ctx, ctxID, store.DeadLetter{Key: entry, Queue: list, Reason: why, Runner: "scheduler"})
 }
 
 // onEventEntry handles one entry of the events list: a wait_for timeout,
@@ -87,7 +87,7 @@ func (s *Scheduler) onEventEntry(ctx context.Context, ctxID uint64, entry string
 	if member, ok := store.ParseWaitTimeout(entry); ok {
 		return s.waitTimedOut(ctx, ctxID, member)
 	}
-	m, err := s.st.LoadMessageKey(ctx, ctxID, entry)
+	m, err := s.st.Bus.LoadMessageKey(ctx, ctxID, entry)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // pruned meanwhile
 	}
@@ -111,7 +111,7 @@ func (s *Scheduler) onEventEntry(ctx context.Context, ctxID uint64, entry string
 // loadEvent reads the event stored as key; nil when it is gone or no
 // usable event.
 func (s *Scheduler) loadEvent(ctx context.Context, ctxID uint64, key string) (*model.Event, error) {
-	m, err := s.st.LoadMessageKey(ctx, ctxID, key)
+	m, err := s.st.Bus.LoadMessageKey(ctx, ctxID, key)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, model.ErrBadField) {
 		return nil, nil
 	}

@@ -63,7 +63,7 @@ func (e *env) config() scheduler.Config {
 func (e *env) sched(t testing.TB, cfg scheduler.Config) *scheduler.Scheduler {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	s, err := scheduler.New(cfg, e.st, log)
+	s, err := scheduler.New(cfg, parts(e.st), log)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

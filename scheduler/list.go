@@ -22,14 +22,14 @@ type Summary struct {
 
 // List returns the flows of a context, oldest first, with job counts.
 func (s *Scheduler) List(ctx context.Context, ctxID uint64) ([]Summary, error) {
-	fs, err := s.st.ListFlows(ctx, ctxID)
+	fs, err := s.st.Flows.ListFlows(ctx, ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.List: %w", err)
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
 	out := make([]Summary, 0, len(fs))
 	for _, f := range fs {
-		nodes, err := s.st.FlowNodes(ctx, ctxID, f.ID)
+		nodes, err := s.st.Flows.FlowNodes(ctx, ctxID, f.ID)
 		if err != nil {
 			return nil, fmt.Errorf("scheduler.List: %w", err)
 		}

@@ -23,7 +23,7 @@ func (s *Scheduler) ensureLoop(ctxID uint64) {
 	if have {
 		return
 	}
-	if err := s.st.CheckContextID(ctxID); err != nil {
+	if err := s.st.Registry.CheckContextID(ctxID); err != nil {
 		s.log.Warn("not serving context", "context", ctxID, "err", err)
 		return
 	}
@@ -67,7 +67,7 @@ func (s *Scheduler) loop(ctx context.Context, ctxID uint64) {
 	}
 	b := newBackoff()
 	for ctx.Err() == nil {
-		key, err := s.st.NextJobDone(ctx, ctxID, s.proc, s.cfg.Block)
+		key, err := s.st.Flows.NextJobDone(ctx, ctxID, s.proc, s.cfg.Block)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("reading jobs_done", "err", err)
@@ -100,10 +100,10 @@ func (s *Scheduler) handle(ctx context.Context, ctxID uint64, key string) {
 	}
 	if err != nil {
 		s.log.Error("dropping jobs_done entry", "context", ctxID, "job", key, "err", err)
-		_ = s.st.PushDeadLetter(ctx, ctxID, store.DeadLetter{Key: key, Queue: store.JobsDoneKey,
+		_ = s.st.Queues.PushDeadLetter(ctx, ctxID, store.DeadLetter{Key: key, Queue: store.JobsDoneKey,
 			Reason: err.Error(), Runner: "scheduler"})
 	}
-	if err := s.st.AckJobDone(ctx, ctxID, s.proc, key); err != nil {
+	if err := s.st.Flows.AckJobDone(ctx, ctxID, s.proc, key); err != nil {
 		s.log.Warn("ack jobs_done", "job", key, "err", err)
 	}
 }
@@ -127,7 +127,7 @@ func transient(err error) bool {
 
 // onJobDone handles the end of a job of a flow.
 func (s *Scheduler) onJobDone(ctx context.Context, ctxID uint64, key string) error {
-	j, err := s.st.LoadJobKey(ctx, ctxID, key)
+	j, err := s.st.Jobs.LoadJobKey(ctx, ctxID, key)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, model.ErrBadField) {
 		s.log.Warn("jobs_done names an unusable job", "context", ctxID, "job", key, "err", err)
 		return nil

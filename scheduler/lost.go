@@ -62,7 +62,7 @@ func (s *Scheduler) learnPeers(ctx context.Context, r *flowRun) {
 	}
 	r.mu.Unlock()
 	for name, key := range unknown {
-		m, err := s.st.LoadMessageKey(ctx, r.key.ctx, key)
+		m, err := s.st.Bus.LoadMessageKey(ctx, r.key.ctx, key)
 		if err != nil || m.Dst == "" {
 			continue
 		}
@@ -118,7 +118,7 @@ func (s *Scheduler) redispatch(ctx context.Context, r *flowRun, names []string) 
 // on, so that a result from there later is kept (the bridge's late_result)
 // rather than dropped.
 func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer string, d time.Duration) error {
-	j, err := s.st.LoadJobKey(ctx, r.key.ctx, n.key)
+	j, err := s.st.Jobs.LoadJobKey(ctx, r.key.ctx, n.key)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (s *Scheduler) redispatchOne(ctx context.Context, r *flowRun, n *node, peer
 		s.log.Warn("remote job lost, no retries left", "flow", r.key.id, "job", n.key, "peer", peer, "reason", why,
 			"trace_id", r.trace)
 		delete(r.remote, n.name)
-		if err := s.st.CompleteJob(ctx, r.key.ctx, n.key, j.Attempt, model.JobError, lost); err != nil {
+		if err := s.st.Jobs.CompleteJob(ctx, r.key.ctx, n.key, j.Attempt, model.JobError, lost); err != nil {
 			return err
 		}
 		s.reportLost(peer, why)

@@ -14,11 +14,11 @@ import (
 // jobs_done entries it had taken go back on the list, and every active
 // flow is reconciled with its jobs.
 func (s *Scheduler) recoverContext(ctx context.Context, ctxID uint64) error {
-	n, err := s.st.RestoreJobsDone(ctx, ctxID, s.proc)
+	n, err := s.st.Flows.RestoreJobsDone(ctx, ctxID, s.proc)
 	if err != nil {
 		return fmt.Errorf("recover context %d: %w", ctxID, err)
 	}
-	ids, err := s.st.ActiveFlows(ctx, ctxID)
+	ids, err := s.st.Flows.ActiveFlows(ctx, ctxID)
 	if err != nil {
 		return fmt.Errorf("recover context %d: %w", ctxID, err)
 	}
@@ -28,7 +28,7 @@ func (s *Scheduler) recoverContext(ctx context.Context, ctxID uint64) error {
 	for _, id := range ids {
 		err := s.withRun(ctx, ctxID, id, func(r *flowRun) error { return s.reconcile(ctx, r) })
 		if errors.Is(err, ErrEnded) || errors.Is(err, store.ErrNotFound) {
-			_, _, err = s.st.ApplyFlowStep(ctx, ctxID, id, store.FlowStep{Active: "remove"})
+			_, _, err = s.st.Flows.ApplyFlowStep(ctx, ctxID, id, store.FlowStep{Active: "remove"})
 		}
 		if err != nil {
 			s.log.Warn("recovering flow", "context", ctxID, "flow", id, "err", err)
@@ -67,7 +67,7 @@ func (s *Scheduler) settleEnded(ctx context.Context, r *flowRun) error {
 	for i, name := range names {
 		keys[i] = r.nodes[name].key
 	}
-	jobs, err := s.st.LoadJobKeys(ctx, r.key.ctx, keys)
+	jobs, err := s.st.Flows.LoadJobKeys(ctx, r.key.ctx, keys)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func TestRecoveryAfterKill(t *testing.T) {
 		t.Run(fmt.Sprintf("after_%d_done", killAt), func(t *testing.T) {
 			e := newEnv(t, 2)
 			runs := t.TempDir()
-			creator, _ := scheduler.New(e.config(), e.st, nil)
+			creator, _ := scheduler.New(e.config(), parts(e.st), nil)
 			fl := e.create(t, creator, recoveryFlow(runs))
 			child := startChild(t, e, fl.ID)
 			eventually(t, fmt.Sprintf("%d jobs done", killAt), func() bool { return done(t, e, fl.ID) >= killAt })
@@ -117,7 +117,7 @@ func TestHelperSupervisor(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &env{st: st, ctx: ctx}
-	s, err := scheduler.New(e.config(), st, nil)
+	s, err := scheduler.New(e.config(), parts(st), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ const (
 // reused jobs are completed in the new flow with the old results (not
 // run); the rest runs as in a new flow. caller owns the new flow.
 func (s *Scheduler) Rerun(ctx context.Context, ctxID, flowID uint64, from string, caller uint64) (*model.Flow, error) {
-	g, err := s.st.LoadFlowGraph(ctx, ctxID, flowID)
+	g, err := s.st.Flows.LoadFlowGraph(ctx, ctxID, flowID)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Rerun: %w", err)
 	}
@@ -79,7 +79,7 @@ func (s *Scheduler) startRerun(ctx context.Context, fl *model.Flow, reuse map[st
 		}
 	}
 	if len(results) > 0 {
-		if _, _, err := s.st.ApplyFlowStep(ctx, fl.ContextID, fl.ID, store.FlowStep{Results: results}); err != nil {
+		if _, _, err := s.st.Flows.ApplyFlowStep(ctx, fl.ContextID, fl.ID, store.FlowStep{Results: results}); err != nil {
 			return err
 		}
 	}

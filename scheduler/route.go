@@ -50,9 +50,9 @@ func (s *Scheduler) localRoute() route {
 type routeRecords struct{ s *Scheduler }
 
 func (v routeRecords) Runner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
-	return v.s.st.LoadRunner(ctx, ctxID, id)
+	return v.s.st.Registry.LoadRunner(ctx, ctxID, id)
 }
 
 func (v routeRecords) Runners(ctx context.Context, ctxID uint64, _ bool) ([]*model.Runner, error) {
-	return v.s.st.ListRunners(ctx, ctxID)
+	return v.s.st.Registry.ListRunners(ctx, ctxID)
 }

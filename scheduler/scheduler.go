@@ -15,7 +15,7 @@ import (
 // Start it once, Shutdown when done.
 type Scheduler struct {
 	cfg  Config
-	st   *store.Store
+	st   Store
 	log  *slog.Logger
 	proc string // this scheduler's jobs_done processing list
 
@@ -35,8 +35,8 @@ type Scheduler struct {
 }
 
 // New returns a scheduler over st; nothing runs until Start.
-func New(cfg Config, st *store.Store, log *slog.Logger) (*Scheduler, error) {
-	if st == nil {
+func New(cfg Config, st Store, log *slog.Logger) (*Scheduler, error) {
+	if !st.complete() {
 		return nil, fmt.Errorf("scheduler.New: no store")
 	}
 	if log == nil {
@@ -47,8 +47,8 @@ func New(cfg Config, st *store.Store, log *slog.Logger) (*Scheduler, error) {
 		proc:  store.JobsDoneProcessingKey(cfg.owner()),
 		loops: map[uint64]bool{}, runs: map[runKey]*flowRun{},
 		subs: map[runKey]map[*subscriber]struct{}{}}
-	s.cron = starters.NewSchedules(runs{s}, st, log, cfg.Now)
-	s.trig = starters.NewTriggers(runs{s}, st, log, cfg.Now, cfg.Self)
+	s.cron = starters.NewSchedules(runs{s}, st.Timing, log, cfg.Now)
+	s.trig = starters.NewTriggers(runs{s}, st.Events, st.Flows, log, cfg.Now, cfg.Self)
 	s.ctx, _ = s.life.Start(context.Background()) // a new Group starts
 	return s, nil
 }
@@ -121,7 +121,7 @@ func (s *Scheduler) contexts(ctx context.Context) ([]uint64, error) {
 	if s.cfg.Contexts != nil {
 		return s.cfg.Contexts(ctx)
 	}
-	cs, err := s.st.ListContexts(ctx)
+	cs, err := s.st.Registry.ListContexts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: list contexts: %w", err)
 	}

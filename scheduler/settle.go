@@ -131,7 +131,7 @@ func (s *Scheduler) finish(ctx context.Context, r *flowRun) error {
 			return err
 		}
 	}
-	results, err := s.st.FlowResults(ctx, r.key.ctx, r.key.id)
+	results, err := s.st.Flows.FlowResults(ctx, r.key.ctx, r.key.id)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (s *Scheduler) finish(ctx context.Context, r *flowRun) error {
 
 // apply runs a step on the store and mirrors its moves in the cache.
 func (s *Scheduler) apply(ctx context.Context, r *flowRun, step store.FlowStep) (bool, error) {
-	ok, moved, err := s.st.ApplyFlowStep(ctx, r.key.ctx, r.key.id, step)
+	ok, moved, err := s.st.Flows.ApplyFlowStep(ctx, r.key.ctx, r.key.id, step)
 	if err != nil {
 		return false, fmt.Errorf("flow %d: %w", r.key.id, err)
 	}

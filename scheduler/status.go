@@ -80,7 +80,7 @@ func (st *Status) Terminal() bool { return st.Status.Terminal() }
 
 // Status reads a flow and its jobs from Redis.
 func (s *Scheduler) Status(ctx context.Context, ctxID, flowID uint64) (*Status, error) {
-	g, err := s.st.LoadFlowGraph(ctx, ctxID, flowID)
+	g, err := s.st.Flows.LoadFlowGraph(ctx, ctxID, flowID)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler.Status: %w", err)
 	}

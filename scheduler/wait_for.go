@@ -26,7 +26,7 @@ import (
 // park parks the wait_for job key (taken from queue:wait_for). A spec it
 // cannot use ends the job in error, saying why.
 func (s *Scheduler) park(ctx context.Context, ctxID uint64, key string) error {
-	j, err := s.st.LoadJobKey(ctx, ctxID, key)
+	j, err := s.st.Jobs.LoadJobKey(ctx, ctxID, key)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, model.ErrBadField) {
 		return nil
 	}
@@ -40,7 +40,7 @@ func (s *Scheduler) park(ctx context.Context, ctxID uint64, key string) error {
 	if why != "" {
 		return s.endWait(ctx, ctxID, key, j.Attempt, model.JobError, model.Hash{"error": why})
 	}
-	seen, err := s.st.ParkWait(ctx, ctxID, store.WaitForProcessingKey(s.cfg.owner()), w)
+	seen, err := s.st.Events.ParkWait(ctx, ctxID, store.WaitForProcessingKey(s.cfg.owner()), w)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func waitOf(j *model.RunnerJob, now time.Time) (store.Wait, string) {
 // resumeWaits ends, finished, every wait_for parked for event e (and
 // records e for the waits parked later).
 func (s *Scheduler) resumeWaits(ctx context.Context, ctxID uint64, e *model.Event) error {
-	fields, err := s.st.WaitFields(ctx, ctxID, e.Name)
+	fields, err := s.st.Events.WaitFields(ctx, ctxID, e.Name)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (s *Scheduler) resumeWaits(ctx context.Context, ctxID uint64, e *model.Even
 			continue
 		}
 		corr := store.WaitCorr(field, value)
-		members, err := s.st.SeeEvent(ctx, ctxID, e.Name, corr, e.Key)
+		members, err := s.st.Events.SeeEvent(ctx, ctxID, e.Name, corr, e.Key)
 		if err != nil {
 			return err
 		}
@@ -116,7 +116,7 @@ func (s *Scheduler) resumeWaits(ctx context.Context, ctxID uint64, e *model.Even
 func (s *Scheduler) resume(ctx context.Context, ctxID uint64, member, name, corr string, e *model.Event) error {
 	key, attempt, ok := store.ParseWaitMember(member)
 	if !ok {
-		return s.st.Unpark(ctx, ctxID, name, corr, member)
+		return s.st.Events.Unpark(ctx, ctxID, name, corr, member)
 	}
 	res := (&model.RunnerJob{Result: map[string]string{"event": string(e.Data), "event_name": e.Name,
 		"event_id": e.ID, "correlation_id": e.CorrelationID}}).ToHash()["result"]
@@ -124,7 +124,7 @@ func (s *Scheduler) resume(ctx context.Context, ctxID uint64, member, name, corr
 		return err
 	}
 	s.log.Info("wait_for: event came", "context", ctxID, "job", key, "event", name, "event_id", e.ID)
-	return s.st.Unpark(ctx, ctxID, name, corr, member)
+	return s.st.Events.Unpark(ctx, ctxID, name, corr, member)
 }
 
 // waitTimedOut ends the parked wait member in error: its time is up.
@@ -133,7 +133,7 @@ func (s *Scheduler) waitTimedOut(ctx context.Context, ctxID uint64, member strin
 	if !ok {
 		return nil
 	}
-	j, err := s.st.LoadJobKey(ctx, ctxID, key)
+	j, err := s.st.Jobs.LoadJobKey(ctx, ctxID, key)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, model.ErrBadField) {
 		return nil
 	}
@@ -146,14 +146,14 @@ func (s *Scheduler) waitTimedOut(ctx context.Context, ctxID uint64, member strin
 		return err
 	}
 	s.log.Info("wait_for: timed out", "context", ctxID, "job", key, "event", name, "correlation", corr)
-	return s.st.Unpark(ctx, ctxID, name, corr, member)
+	return s.st.Events.Unpark(ctx, ctxID, name, corr, member)
 }
 
 // endWait ends attempt of wait job key; an attempt that ended already (the
 // event and the timeout raced, or the flow was cancelled) is left as is.
 func (s *Scheduler) endWait(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash) error {
-	err := s.st.CompleteJob(ctx, ctxID, key, attempt, status, fields)
+	err := s.st.Jobs.CompleteJob(ctx, ctxID, key, attempt, status, fields)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrFenced) || errors.Is(err, model.ErrBadTransition) {
 		return nil
 	}
@@ -171,7 +171,7 @@ func (s *Scheduler) stopWait(ctx context.Context, ctxID uint64, key string, j *m
 	}
 	if name := j.Extra["wait_event"]; name != "" {
 		member := store.WaitMember(key, j.Attempt)
-		if err := s.st.Unpark(ctx, ctxID, name, j.Extra["wait_correlation"], member); err != nil {
+		if err := s.st.Events.Unpark(ctx, ctxID, name, j.Extra["wait_correlation"], member); err != nil {
 			s.log.Warn("wait_for: unpark", "job", key, "err", err)
 		}
 	}

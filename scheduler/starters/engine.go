@@ -41,13 +41,18 @@ type ScheduleStore interface {
 	RemoveSchedule(ctx context.Context, ctxID uint64, name string) error
 }
 
-// TriggerStore is what Triggers reads and writes of the store.
+// TriggerStore is what Triggers reads and writes of the store's events.
 type TriggerStore interface {
 	SaveTrigger(ctx context.Context, ctxID uint64, name, t string) error
 	Triggers(ctx context.Context, ctxID uint64) (map[string]string, error)
 	DeleteTrigger(ctx context.Context, ctxID uint64, name string) error
 	ClaimEventRun(ctx context.Context, ctxID uint64, eventID, trigger string) (string, error)
 	SetEventRun(ctx context.Context, ctxID uint64, eventID, trigger, flowID string) error
+}
+
+// FlowLister is what Triggers reads of the store's flows: the runs an
+// event started, found again after a crash.
+type FlowLister interface {
 	ListFlows(ctx context.Context, ctxID uint64) ([]*model.Flow, error)
 }
 

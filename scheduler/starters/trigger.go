@@ -33,16 +33,17 @@ const (
 type Triggers struct {
 	eng    Engine
 	st     TriggerStore
+	flows  FlowLister
 	log    *slog.Logger
 	now    func() time.Time
 	self   string      // this agent's peer ID: the sender of its own events
 	listen listenCache // the event names triggers listen for (listen.go)
 }
 
-// NewTriggers returns the event starter over eng and st; now is the
-// clock, self this agent's peer ID.
-func NewTriggers(eng Engine, st TriggerStore, log *slog.Logger, now func() time.Time, self string) *Triggers {
-	return &Triggers{eng: eng, st: st, log: log, now: now, self: self}
+// NewTriggers returns the event starter over eng, st and flows; now is
+// the clock, self this agent's peer ID.
+func NewTriggers(eng Engine, st TriggerStore, flows FlowLister, log *slog.Logger, now func() time.Time, self string) *Triggers {
+	return &Triggers{eng: eng, st: st, flows: flows, log: log, now: now, self: self}
 }
 
 // Trigger is an installed flow file with `on:`: each matching event of
@@ -203,7 +204,7 @@ func (s *Triggers) startIfCreated(ctx context.Context, ctxID, id uint64, name st
 // findEventRun returns the id of the run of flow name that event eventID
 // started, 0 when there is none.
 func (s *Triggers) findEventRun(ctx context.Context, ctxID uint64, name, eventID string) (uint64, error) {
-	fs, err := s.st.ListFlows(ctx, ctxID)
+	fs, err := s.flows.ListFlows(ctx, ctxID)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,11 @@
+package scheduler_test
+
+import (
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/scheduler"
+)
+
+// parts hands the scheduler the store's concern types.
+func parts(st *store.Store) scheduler.Store {
+	return scheduler.Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Timing: st, Registry: st}
+}
