@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // The target remembers each sender's local actor id. When that actor is
@@ -16,8 +16,8 @@ func TestRemoteJobAfterSendersActorMadeAnew(t *testing.T) {
 	bob := startAgent(t, agentOpts{})
 	alice := startAgent(t, agentOpts{bootstrap: []string{bob.addr(t)}})
 	grantExecutor(t, bob, 2, alice.peerID())
-	run := func() control.JobView {
-		var got control.JobView
+	run := func() wire.JobView {
+		var got wire.JobView
 		alice.call(t, "job.run", map[string]any{"to": bob.peerID(), "context": 2, "type": "noop", "script": "-", "wait": 60}, &got)
 		return got
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func rpcErr(t *testing.T, err error) *api.Error {
@@ -46,13 +46,13 @@ func TestAPIOverTCPNeedsToken(t *testing.T) {
 		}
 	}
 	// Nothing was done by the refused calls.
-	var cs []control.ContextView
+	var cs []wire.ContextView
 	a.call(t, "context.list", nil, &cs)
 	if len(cs) != 0 {
 		t.Fatalf("refused call created contexts: %+v", cs)
 	}
 	c := api.NewTCPClient(a.APIAddr(), token)
-	var info control.InfoView
+	var info wire.InfoView
 	if err := c.Call(context.Background(), "node.info", nil, &info); err != nil || info.PeerID != a.peerID() {
 		t.Fatalf("with token: %+v %v", info, err)
 	}
@@ -163,16 +163,16 @@ func TestRunJobInProcess(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	ctx := context.Background()
-	j, err := a.RunJob(ctx, control.JobRunParams{Context: 1, Type: "sh", Script: `echo "k=v" >> "$HYPHAE_RESULT"`, Wait: 60})
+	j, err := a.RunJob(ctx, wire.JobRunParams{Context: 1, Type: "sh", Script: `echo "k=v" >> "$HYPHAE_RESULT"`, Wait: 60})
 	if err != nil || j.Status != "finished" || j.Result["k"] != "v" {
 		t.Fatalf("RunJob = %+v, %v; want finished with k=v", j, err)
 	}
-	var stored control.JobView
+	var stored wire.JobView
 	a.call(t, "job.load", map[string]any{"context": 1, "key": j.Key}, &stored)
 	if stored.Status != "finished" {
 		t.Fatalf("the API sees the job %q", stored.Status)
 	}
-	_, err = a.RunJob(ctx, control.JobRunParams{Context: 1, Type: "sh"})
+	_, err = a.RunJob(ctx, wire.JobRunParams{Context: 1, Type: "sh"})
 	if e := rpcErr(t, err); e.Code != api.CodeInvalidParams || !strings.Contains(e.Message, "script") {
 		t.Fatalf("RunJob without a script: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
@@ -80,7 +80,7 @@ func flowChainEdge(b *testing.B, agents int) {
 	}
 	single := func(to string) time.Duration {
 		start := time.Now()
-		var j control.JobView
+		var j wire.JobView
 		sup.call(b, "job.run", map[string]any{"to": to, "context": flowBenchCtx, "type": "noop", "script": "-"}, &j)
 		if got := waitJob(b, sup, j.ContextID, j.Key); got.Status != "finished" {
 			b.Fatalf("job %+v", got)
@@ -89,7 +89,7 @@ func flowChainEdge(b *testing.B, agents int) {
 	}
 	file := chainFlowFile(n, remote)
 	chain := func() time.Duration {
-		var fv control.FlowView
+		var fv wire.FlowView
 		sup.call(b, "flow.create", map[string]any{"file_content": file, "context": flowBenchCtx}, &fv)
 		ref := map[string]any{"context": flowBenchCtx, "id": fv.ID}
 		start := time.Now()
@@ -101,8 +101,8 @@ func flowChainEdge(b *testing.B, agents int) {
 			}
 		}
 		d := time.Since(start)
-		if fv.Status.Status != "finished" || fv.Progress.Completed != n {
-			b.Fatalf("flow %d: %s (%s), %d/%d completed", fv.ID, fv.Status.Status, fv.Error, fv.Progress.Completed, n)
+		if fv.Status != "finished" || fv.Progress.Completed != n {
+			b.Fatalf("flow %d: %s (%s), %d/%d completed", fv.ID, fv.Status, fv.Error, fv.Progress.Completed, n)
 		}
 		return d
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // benchStartScript writes when it started (unix µs, bash's clock, no
@@ -26,7 +26,7 @@ func BenchmarkEventToFirstJob(b *testing.B) {
 	a.call(b, "context.create", map[string]any{"id": 1}, nil)
 	flow := "name: bench-on\ncontext: 1\non: {event: bench.go}\njobs:\n  first: {type: bash, script: '" +
 		benchStartScript + "'}\n"
-	a.call(b, "event.trigger.add", control.TriggerAddParams{FileContent: flow, FileName: "bench.yaml"}, nil)
+	a.call(b, "event.trigger.add", wire.TriggerAddParams{FileContent: flow, FileName: "bench.yaml"}, nil)
 	var ev, job []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
@@ -45,7 +45,7 @@ func BenchmarkEventToFirstJob(b *testing.B) {
 func eventToStart(b *testing.B, a *agent, i int) time.Duration {
 	id := fmt.Sprintf("bench-%d-%d", time.Now().UnixNano(), i)
 	start := time.Now()
-	a.call(b, "event.publish", control.EventPublishParams{Context: 1, Name: "bench.go", ID: id,
+	a.call(b, "event.publish", wire.EventPublishParams{Context: 1, Name: "bench.go", ID: id,
 		Data: json.RawMessage(`{"i": ` + strconv.Itoa(i) + `}`)}, nil)
 	db := a.redis.Client(b, 1)
 	var flowID uint64
@@ -54,11 +54,11 @@ func eventToStart(b *testing.B, a *agent, i int) time.Duration {
 		flowID, _ = strconv.ParseUint(v, 10, 64)
 		return flowID != 0
 	})
-	var v control.FlowView
-	a.call(b, "flow.status", control.FlowRef{Context: 1, ID: flowID}, &v)
+	var v wire.FlowView
+	a.call(b, "flow.status", wire.FlowRef{Context: 1, ID: flowID}, &v)
 	for !v.Terminal() {
-		var next control.FlowView
-		a.call(b, "flow.wait", control.FlowWaitParams{FlowRef: control.FlowRef{Context: 1, ID: flowID},
+		var next wire.FlowView
+		a.call(b, "flow.wait", wire.FlowWaitParams{FlowRef: wire.FlowRef{Context: 1, ID: flowID},
 			Timeout: 30, After: v.Version}, &next)
 		v = next
 	}
@@ -69,7 +69,7 @@ func eventToStart(b *testing.B, a *agent, i int) time.Duration {
 // took to start.
 func jobToStart(b *testing.B, a *agent) time.Duration {
 	start := time.Now()
-	var j control.JobView
+	var j wire.JobView
 	a.call(b, "job.run", map[string]any{"context": 1, "type": "bash", "script": benchStartScript, "wait": 60}, &j)
 	return startedAfter(b, j.Result, start)
 }
@@ -82,7 +82,7 @@ func startedAfter(b *testing.B, res map[string]string, start time.Time) time.Dur
 	return time.UnixMicro(us).Sub(start)
 }
 
-func jobOfB(b *testing.B, v *control.FlowView, name string) map[string]string {
+func jobOfB(b *testing.B, v *wire.FlowView, name string) map[string]string {
 	for _, j := range v.Jobs {
 		if j.Name == name {
 			return j.Result

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
@@ -26,7 +26,7 @@ func BenchmarkJobRunIdempotencyKey(b *testing.B) {
 				p["idempotency_key"] = "bench-" + strconv.Itoa(n)
 			}
 			start := time.Now()
-			var j control.JobView
+			var j wire.JobView
 			a.call(b, "job.run", p, &j)
 			if j.Status != "finished" || j.Deduplicated {
 				b.Fatalf("job %+v", j)
@@ -39,7 +39,7 @@ func BenchmarkJobRunIdempotencyKey(b *testing.B) {
 	lat := make([]time.Duration, 200)
 	for i := range lat {
 		start := time.Now()
-		var j control.JobView
+		var j wire.JobView
 		a.call(b, "job.run", map[string]any{"context": 1, "type": "noop", "script": "-", "wait": 60,
 			"idempotency_key": "bench-1"}, &j)
 		lat[i] = time.Since(start)

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // BenchmarkSeedFlowChainEdge compares the per-edge overhead of a chain of
@@ -19,13 +19,13 @@ func BenchmarkSeedFlowChainEdge(b *testing.B) {
 	a := startAgent(b, agentOpts{})
 	a.call(b, "context.create", map[string]any{"id": flowBenchCtx}, nil)
 	wait := func(id uint64, start time.Time) time.Duration {
-		var fv control.FlowView
+		var fv wire.FlowView
 		for !fv.Terminal() {
 			a.call(b, "flow.wait", map[string]any{"context": flowBenchCtx, "id": id, "timeout": 60}, &fv)
 		}
 		d := time.Since(start)
-		if fv.Status.Status != "finished" || fv.Progress.Completed != n {
-			b.Fatalf("flow %d: %s (%s), %d/%d completed", id, fv.Status.Status, fv.Error, fv.Progress.Completed, n)
+		if fv.Status != "finished" || fv.Progress.Completed != n {
+			b.Fatalf("flow %d: %s (%s), %d/%d completed", id, fv.Status, fv.Error, fv.Progress.Completed, n)
 		}
 		return d / time.Duration(n-1)
 	}
@@ -36,11 +36,11 @@ func BenchmarkSeedFlowChainEdge(b *testing.B) {
 			if i > 0 {
 				job["dependends"] = []uint64{ids[i-1]}
 			}
-			var j control.SeedJob
+			var j wire.SeedJob
 			a.call(b, "job.create", map[string]any{"context_id": flowBenchCtx, "job": job}, &j)
 			ids[i] = j.ID
 		}
-		var f control.SeedFlow
+		var f wire.SeedFlow
 		a.call(b, "flow.create", map[string]any{"context_id": flowBenchCtx, "flow": map[string]any{"jobs": ids}}, &f)
 		start := time.Now()
 		a.call(b, "flow.start", map[string]any{"context_id": flowBenchCtx, "id": f.ID}, nil)
@@ -48,7 +48,7 @@ func BenchmarkSeedFlowChainEdge(b *testing.B) {
 	}
 	file := chainFlowFile(n, "")
 	yaml := func() time.Duration {
-		var fv control.FlowView
+		var fv wire.FlowView
 		a.call(b, "flow.create", map[string]any{"file_content": file, "context": flowBenchCtx}, &fv)
 		start := time.Now()
 		a.call(b, "flow.start", map[string]any{"context": flowBenchCtx, "id": fv.ID}, nil)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
@@ -65,7 +65,7 @@ func benchPair(b *testing.B) (alice, bob *agent) {
 // for its result at alice, in one API call; it returns the round trip.
 func remoteNoop(b *testing.B, alice, bob *agent) time.Duration {
 	start := time.Now()
-	var got control.JobView
+	var got wire.JobView
 	alice.call(b, "job.run", map[string]any{"to": bob.peerID(), "context": 2, "type": "noop", "script": "-", "wait": 60}, &got)
 	if got.Status != "finished" {
 		b.Fatalf("job %+v", got)
@@ -79,7 +79,7 @@ func remoteNoop(b *testing.B, alice, bob *agent) time.Duration {
 // the agents' own round trip, comparable with raw pubsub's in-process one.
 func BenchmarkCrossAgentRoundTripInProcess(b *testing.B) {
 	alice, bob := benchPair(b)
-	p := control.JobRunParams{To: bob.peerID(), Context: 2, Type: "noop", Script: "-", Wait: 60}
+	p := wire.JobRunParams{To: bob.peerID(), Context: 2, Type: "noop", Script: "-", Wait: 60}
 	interleaved(b, func() time.Duration {
 		start := time.Now()
 		got, err := alice.RunJob(context.Background(), p)

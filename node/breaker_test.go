@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/config"
-	"github.com/hyphae-run/hyphae/node/control"
 )
 
 // A runner that keeps refusing jobs trips this agent's circuit breaker for
@@ -68,7 +68,7 @@ func TestBreakerRoutesAroundAFailingRunner(t *testing.T) {
 		br := peerRow(t, a, b.peerID()).Breaker
 		return br != nil && br.State == "half-open"
 	})
-	var probe control.JobView
+	var probe wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 1, "type": "sh", "script": "true", "wait": 60}, &probe)
 	if probe.Status != "finished" {
 		t.Fatalf("probe job to b = %+v; want it finished", probe)
@@ -90,8 +90,8 @@ func TestBreakerCountsJobsThatDidNotRunThere(t *testing.T) {
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}, breaker: brk})
 	grantExecutor(t, b, 1, a.peerID())
-	run := func(typ, script string) (control.JobView, error) {
-		var j control.JobView
+	run := func(typ, script string) (wire.JobView, error) {
+		var j wire.JobView
 		err := a.client.Call(context.Background(), "job.run", map[string]any{"to": b.peerID(), "context": 1,
 			"type": typ, "script": script, "wait": 60}, &j)
 		return j, err
@@ -122,10 +122,10 @@ func TestBreakerCountsJobsThatDidNotRunThere(t *testing.T) {
 
 // runAny runs a job of type sh in context 1 on whichever runner a
 // chooses, and waits for its end.
-func runAny(t *testing.T, a *agent) control.JobView {
+func runAny(t *testing.T, a *agent) wire.JobView {
 	t.Helper()
-	var j control.JobView
-	a.call(t, "job.run", map[string]any{"to": control.ToAny, "context": 1, "type": "sh", "script": "true", "wait": 60}, &j)
+	var j wire.JobView
+	a.call(t, "job.run", map[string]any{"to": wire.ToAny, "context": 1, "type": "sh", "script": "true", "wait": 60}, &j)
 	return j
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // TestBridgeChatLandsOnce: a chat message to a context where the sender is
@@ -20,7 +20,7 @@ func TestBridgeChatLandsOnce(t *testing.T) {
 	b.call(t, "context.grant", map[string]any{"id": 2, "actor": a.peerID(), "role": "reader"}, nil)
 	a.call(t, "context.create", map[string]any{"id": 5}, nil) // the origin context
 
-	var m control.MessageView
+	var m wire.MessageView
 	a.call(t, "message.create", map[string]any{"context": 2, "from_context": 5, "dst": b.peerID(),
 		"message_type": "chat", "message": "hello from a"}, &m)
 	eventually(t, 60*time.Second, "the chat to be processed", func() bool {

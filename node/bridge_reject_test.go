@@ -22,7 +22,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/crypto/identity"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/overlay"
 )
 
@@ -376,7 +376,7 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 	// The agent keeps serving: a legitimate job from another agent runs.
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	b.call(t, "context.grant", map[string]any{"id": target, "actor": a.peerID(), "role": "executor"}, nil)
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": target, "type": "sh",
 		"script": `echo "ok=yes" >> "$HYPHAE_RESULT"`}, &j)
 	if got := waitJob(t, a, j.ContextID, j.Key); got.Status != "finished" || got.Result["ok"] != "yes" {
@@ -427,7 +427,7 @@ func replayedEnvelope(t *testing.T, path string) {
 	if n, err := b.redis.Client(t, 0).Exists(context.Background(), seen).Result(); err != nil || n != 1 {
 		t.Errorf("%s exists = %d, %v; want the replay marker", seen, n, err)
 	}
-	var jobs []control.JobView
+	var jobs []wire.JobView
 	b.call(t, "job.list", map[string]any{"context": target}, &jobs)
 	if len(jobs) != 1 {
 		t.Fatalf("context %d has %d jobs, want 1", target, len(jobs))

@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
@@ -62,9 +62,9 @@ func hashField(t testing.TB, a *agent, ctxID uint64, key, field string) string {
 }
 
 // remoteJobs lists the jobs of a context on an agent.
-func remoteJobs(t testing.TB, a *agent, ctxID int) []control.JobView {
+func remoteJobs(t testing.TB, a *agent, ctxID int) []wire.JobView {
 	t.Helper()
-	var jobs []control.JobView
+	var jobs []wire.JobView
 	a.call(t, "job.list", map[string]any{"context": ctxID}, &jobs)
 	return jobs
 }
@@ -73,9 +73,9 @@ func remoteJobs(t testing.TB, a *agent, ctxID int) []control.JobView {
 // returns them. A remote job's result leaves its runner while the runner
 // records the end (bridge/early.go), so the origin may hold the result
 // before the runner's own record says the job ended.
-func endedJobs(t testing.TB, a *agent, ctxID, n int) []control.JobView {
+func endedJobs(t testing.TB, a *agent, ctxID, n int) []wire.JobView {
 	t.Helper()
-	var jobs []control.JobView
+	var jobs []wire.JobView
 	eventually(t, 30*time.Second, fmt.Sprintf("%d ended jobs in context %d", n, ctxID), func() bool {
 		jobs = remoteJobs(t, a, ctxID)
 		ended := len(jobs) == n
@@ -88,9 +88,9 @@ func endedJobs(t testing.TB, a *agent, ctxID, n int) []control.JobView {
 }
 
 // waitRemoteStarted waits until the only job of a context on a has started.
-func waitRemoteStarted(t testing.TB, a *agent, ctxID int) control.JobView {
+func waitRemoteStarted(t testing.TB, a *agent, ctxID int) wire.JobView {
 	t.Helper()
-	var started control.JobView
+	var started wire.JobView
 	eventually(t, 60*time.Second, "the remote job to start", func() bool {
 		jobs := remoteJobs(t, a, ctxID)
 		if len(jobs) == 1 && jobs[0].Status == "started" {
@@ -114,7 +114,7 @@ func TestBridgeTargetDownThenUp(t *testing.T) {
 	b.stop(t)
 
 	marker := filepath.Join(t.TempDir(), "runs")
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": bID, "context": 2, "type": "sh",
 		"script": `echo run >> ` + marker + `; echo "n=1" >> "$HYPHAE_RESULT"`}, &j)
 
@@ -169,7 +169,7 @@ func TestBridgeOriginRestartedWhileJobRuns(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh",
 		"script": `sleep 3; echo "answer=42" >> "$HYPHAE_RESULT"`}, &j)
 	waitRemoteStarted(t, b, 2)
@@ -229,7 +229,7 @@ func rawJobMessage(t *testing.T, a *agent, ctxID int, caller, msgID, jobID int, 
 
 // waitRawJob waits for the job of a raw message to appear (the bridge
 // writes it when it takes the message from msg_out), then for it to end.
-func waitRawJob(t *testing.T, a *agent, ctxID uint64, key string) control.JobView {
+func waitRawJob(t *testing.T, a *agent, ctxID uint64, key string) wire.JobView {
 	t.Helper()
 	eventually(t, 30*time.Second, "the bridge to record "+key, func() bool {
 		n, err := dbOf(t, a.redis, int(ctxID)).Exists(context.Background(), key).Result()
@@ -329,7 +329,7 @@ func TestBridgeStopTravels(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh",
 		"script": `sleep 300; echo "late=yes" >> "$HYPHAE_RESULT"`}, &j)
 	remote := waitRemoteStarted(t, b, 2)
@@ -356,7 +356,7 @@ func TestBridgeStopTravels(t *testing.T) {
 func TestBridgeStopBeforeDelivery(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	away := newIdentity(t).PeerID().String()
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": away, "context": 2, "type": "sh", "script": "true"}, &j)
 	var msg string
 	eventually(t, 30*time.Second, "the job message in the outbox", func() bool {
@@ -372,7 +372,7 @@ func TestBridgeStopBeforeDelivery(t *testing.T) {
 	if out["withdrawn"] != "true" {
 		t.Errorf("job.stop answered %v, want the job withdrawn", out)
 	}
-	var got control.JobView
+	var got wire.JobView
 	a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &got)
 	if got.Status != "error" || !strings.Contains(got.Error, "stopped before "+away+" acknowledged it") {
 		t.Fatalf("job after the stop = %+v, want it ended, stopped", got)
@@ -414,7 +414,7 @@ func TestBridgeStopOfEndedJobIsAnswered(t *testing.T) {
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh", "script": "true"}, &j)
 	if got := waitJob(t, a, j.ContextID, j.Key); got.Status != "finished" {
 		t.Fatalf("origin job = %+v", got)

@@ -9,7 +9,6 @@ import (
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/node/config"
-	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
 )
@@ -37,7 +36,7 @@ func (n *Node) startComponents(ctx context.Context) error {
 	if err := n.startBridge(ctx); err != nil {
 		return fmt.Errorf("bridge: %w", err)
 	}
-	n.stopper = &control.Stopper{Store: n.store, Bridge: n.bridge, Self: n.self,
+	n.stopper = &bridge.Stopper{Store: bridgeStore(n.store), Bridge: n.bridge, Self: n.self,
 		PeerID: n.id.PeerID().String(), StopLocal: n.stopLocal}
 	if n.cfg.HasRole("supervisor") {
 		if err := n.startScheduler(ctx); err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
@@ -38,18 +38,18 @@ func TestRunStartedByAnotherActorsEventIsContained(t *testing.T) {
 	waitPeerUp(t, b, a.peerID())
 	addTrigger(t, a, onOrderWho[:len(onOrderWho)-1]+"\nenv: {AGENT_DIR: "+strconv.Quote(a.dir)+"}\n")
 
-	publish(t, b, control.EventPublishParams{Context: 1, To: a.peerID(), Name: "order.created", Data: json.RawMessage(`{}`)})
+	publish(t, b, wire.EventPublishParams{Context: 1, To: a.peerID(), Name: "order.created", Data: json.RawMessage(`{}`)})
 	res := jobOf(t, waitRun(t, a, 1, "on-order-who"), "who").Result
 	t.Logf("remote-triggered job: %v", res)
 	if res["uid"] == "0" || res["key"] != "" {
 		t.Fatalf("a run started by b's event ran as uid %s (key %q); want contained", res["uid"], res["key"])
 	}
 
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created", Data: json.RawMessage(`{}`)})
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created", Data: json.RawMessage(`{}`)})
 	eventually(t, 30*time.Second, "the own event's run", func() bool { return len(flowsNamed(t, a, 1, "on-order-who")) == 2 })
 	for _, f := range flowsNamed(t, a, 1, "on-order-who") {
-		var v control.FlowView
-		a.call(t, "flow.status", control.FlowRef{Context: 1, ID: f.ID}, &v)
+		var v wire.FlowView
+		a.call(t, "flow.status", wire.FlowRef{Context: 1, ID: f.ID}, &v)
 		v = *waitFlow(t, a, &v)
 		if r := jobOf(t, &v, "who").Result; r["uid"] == "0" {
 			return // the own run ran on the host

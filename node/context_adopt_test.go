@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // The README's two-machine steps in order: bob, with no context yet, runs
@@ -18,18 +18,18 @@ func TestContextCreateAdoptsTheContextMadeForAJobSentAway(t *testing.T) {
 	bob := startAgent(t, agentOpts{bootstrap: []string{alice.addr(t)}})
 	grantExecutor(t, alice, 1, bob.peerID())
 
-	var j control.JobView
+	var j wire.JobView
 	bob.call(t, "job.run", map[string]any{"to": alice.peerID(), "context": 1, "type": "sh", "script": "uname -a"}, &j)
 	if got := waitJob(t, bob, j.ContextID, j.Key); got.Status != "finished" {
 		t.Fatalf("job sent to alice = %+v", got)
 	}
 
-	var c control.ContextView
+	var c wire.ContextView
 	bob.call(t, "context.create", map[string]any{"id": 1, "name": "flows"}, &c)
 	if c.ID != 1 || c.Name != "flows" {
 		t.Fatalf("context.create --id 1 on bob = %+v, want context 1 named flows", c)
 	}
-	var shown control.ContextView
+	var shown wire.ContextView
 	bob.call(t, "context.load", map[string]any{"id": 1}, &shown)
 	if shown.Name != "flows" || len(shown.Admins) != 1 {
 		t.Errorf("bob's context 1 after create = %+v", shown)
@@ -51,7 +51,7 @@ func TestContextCreateRefusesIDZero(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no context 0") {
 		t.Fatalf("context.create {id: 0} = %v, want it refused", err)
 	}
-	var c control.ContextView
+	var c wire.ContextView
 	a.call(t, "context.create", map[string]any{"name": "first"}, &c)
 	if c.ID != 1 {
 		t.Fatalf("context.create without id = context %d, want 1", c.ID)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
@@ -36,7 +36,7 @@ func TestContextSetRefusesBadValues(t *testing.T) {
 			t.Errorf("context.set %v: %d %q, want code %d naming %q and %q", c.params, e.Code, e.Message, c.code, c.field, c.want)
 		}
 	}
-	var v control.ContextView
+	var v wire.ContextView
 	a.call(t, "context.load", map[string]any{"id": 1}, &v)
 	if v.Isolation != "" || v.Network != "" {
 		t.Fatalf("a refused context.set was written: %+v", v)
@@ -53,7 +53,7 @@ func TestContextSetThenClear(t *testing.T) {
 	fields := func(db int) map[string]string {
 		return a.redis.Client(t, db).HGetAll(context.Background(), store.ContextKey(1)).Val()
 	}
-	var v control.ContextView
+	var v wire.ContextView
 	a.call(t, "context.set", map[string]any{"id": 1, "isolation": "host", "network": "none"}, &v)
 	if v.ID != 1 || v.Name != "lab" || v.Isolation != "host" || v.Network != "none" || len(v.Admins) != 1 {
 		t.Fatalf("context.set answered %+v, want context 1 with isolation host, network none", v)
@@ -63,7 +63,7 @@ func TestContextSetThenClear(t *testing.T) {
 			t.Fatalf("DB %d: %v, want isolation host and network none", db, h)
 		}
 	}
-	v = control.ContextView{} // a field the answer leaves out must not keep the old value
+	v = wire.ContextView{} // a field the answer leaves out must not keep the old value
 	a.call(t, "context.set", map[string]any{"id": 1, "isolation": ""}, &v)
 	if v.Isolation != "" || v.Network != "none" {
 		t.Fatalf("after isolation \"\": %+v, want isolation gone and network kept", v)
@@ -74,7 +74,7 @@ func TestContextSetThenClear(t *testing.T) {
 			t.Fatalf("DB %d after isolation \"\": %v, want the isolation field removed, network none kept", db, h)
 		}
 	}
-	var l []control.ContextView
+	var l []wire.ContextView
 	a.call(t, "context.list", nil, &l)
 	if len(l) != 1 || l[0].Isolation != "" || l[0].Network != "none" {
 		t.Fatalf("context.list: %+v", l)
@@ -138,8 +138,8 @@ func TestFlowJobNetworkNoneHasOnlyLoopback(t *testing.T) {
 		"  cut:  {type: sh, script: '" + strings.ReplaceAll(ifacesScript, "'", "''") + "'}\n" +
 		"  open: {type: sh, network: host, script: '" + strings.ReplaceAll(ifacesScript, "'", "''") + "'}\n"
 	v := waitFlow(t, a, runFlow(t, a, text))
-	if v.Status.Status != "finished" {
-		t.Fatalf("flow ended %s: %s", v.Status.Status, v.Error)
+	if v.Status != "finished" {
+		t.Fatalf("flow ended %s: %s", v.Status, v.Error)
 	}
 	if got := jobOf(t, v, "cut").Result["ifaces"]; got != "lo," {
 		t.Fatalf("a job with network none sees interfaces %q, want only lo", got)
@@ -163,7 +163,7 @@ func TestContextNetworkNoneCutsItsJobs(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	a.call(t, "context.set", map[string]any{"id": 1, "network": "none"}, nil)
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": ifacesScript, "wait": 60}, &j)
 	if j.Status != "finished" || j.Result["ifaces"] != "lo," {
 		t.Fatalf("job in a context with network none: %s %q, interfaces %q; want only lo", j.Status, j.Error, j.Result["ifaces"])

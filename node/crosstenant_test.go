@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // waitJob follows a job through the API until it ends.
-func waitJob(t testing.TB, a *agent, ctxID uint64, key string) control.JobView {
+func waitJob(t testing.TB, a *agent, ctxID uint64, key string) wire.JobView {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	var j control.JobView
+	var j wire.JobView
 	for time.Now().Before(deadline) {
 		a.call(t, "job.wait", map[string]any{"context": ctxID, "key": key, "timeout": 2}, &j)
 		if j.Status == "finished" || j.Status == "error" {
@@ -21,7 +21,7 @@ func waitJob(t testing.TB, a *agent, ctxID uint64, key string) control.JobView {
 		}
 	}
 	t.Fatalf("job %s did not end within a minute; it is %+v", key, j)
-	return control.JobView{}
+	return wire.JobView{}
 }
 
 func TestCrossTenantJobRunsRemotelyAndResultComesBack(t *testing.T) {
@@ -30,7 +30,7 @@ func TestCrossTenantJobRunsRemotelyAndResultComesBack(t *testing.T) {
 	// bob owns context 2 and lets alice execute there.
 	grantExecutor(t, b, 2, a.peerID())
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh",
 		"script": `echo "host=$HYPHAE_CONTEXT_ID" >> "$HYPHAE_RESULT"; echo ran`}, &j)
 	got := waitJob(t, a, j.ContextID, j.Key)
@@ -48,7 +48,7 @@ func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	b.call(t, "context.create", map[string]any{"id": 3}, nil)
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 3, "type": "sh", "script": "touch /tmp/should-not-run"}, &j)
 	got := waitJob(t, a, j.ContextID, j.Key)
 	if got.Status != "error" || !strings.Contains(got.Error, "refused") {
@@ -59,7 +59,7 @@ func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
 	if !strings.Contains(got.Error, grant) {
 		t.Errorf("refusal %q does not say how to be let in (%q)", got.Error, grant)
 	}
-	var jobs []control.JobView
+	var jobs []wire.JobView
 	b.call(t, "job.list", map[string]any{"context": 3}, &jobs)
 	if len(jobs) != 0 {
 		t.Fatalf("refused job left %d jobs in bob's context", len(jobs))
@@ -77,7 +77,7 @@ func TestCrossTenantJobToMissingContextIsRefused(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 3, a.peerID()) // a is known there, but context 4 does not exist
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 4, "type": "sh", "script": "true"}, &j)
 	got := waitJob(t, a, j.ContextID, j.Key)
 	if got.Status != "error" || !strings.Contains(got.Error, "context 4 does not exist there") ||
@@ -102,7 +102,7 @@ func TestJobRunWaitReturnsTheEndedJob(t *testing.T) {
 		if ctxID == 0 {
 			ctxID = 2
 		}
-		var j control.JobView
+		var j wire.JobView
 		a.call(t, "job.run", map[string]any{"to": to, "context": ctxID, "type": "sh",
 			"script": `echo "answer=42" >> "$HYPHAE_RESULT"`, "wait": 60}, &j)
 		if j.Status != "finished" || j.Result["answer"] != "42" {
@@ -121,14 +121,14 @@ func TestResultAcksReachTheRunner(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
 	for range 5 {
-		var j control.JobView
+		var j wire.JobView
 		a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh", "script": "true", "wait": 60}, &j)
 		if j.Status != "finished" {
 			t.Fatalf("job %+v", j)
 		}
 	}
 	eventually(t, 20*time.Second, "the runner's 5 result messages to be acknowledged", func() bool {
-		var ms []control.MessageView
+		var ms []wire.MessageView
 		b.call(t, "message.list", map[string]any{"context": 2}, &ms)
 		processed := 0
 		for _, m := range ms {

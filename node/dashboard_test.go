@@ -13,7 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/hyphae-run/hyphae/node"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // dashboardClient is a browser-like client of an agent's TCP API: a
@@ -63,9 +63,9 @@ func (c *dashboardClient) rpc(t *testing.T, method string, hdr map[string]string
 	return c.do(t, "POST", "/rpc", `{"jsonrpc":"2.0","id":1,"method":"`+method+`"}`, hdr)
 }
 
-func loginToken(t *testing.T, a *agent) control.LoginView {
+func loginToken(t *testing.T, a *agent) wire.LoginView {
 	t.Helper()
-	var v control.LoginView
+	var v wire.LoginView
 	a.call(t, "ui.login_token", nil, &v)
 	return v
 }

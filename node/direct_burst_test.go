@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // A burst of jobs from one agent into another's context, submitted at
@@ -17,7 +17,7 @@ func TestRemoteJobBurstOnDirectStreams(t *testing.T) {
 	alice := startAgent(t, agentOpts{bootstrap: []string{bob.addr(t)}})
 	grantExecutor(t, bob, 5, alice.peerID())
 	const n = 200
-	jobs := make([]control.JobView, n)
+	jobs := make([]wire.JobView, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
@@ -32,7 +32,7 @@ func TestRemoteJobBurstOnDirectStreams(t *testing.T) {
 			t.Fatalf("job %d at home: %+v", i, got)
 		}
 	}
-	var there []control.JobView
+	var there []wire.JobView
 	bob.call(t, "job.list", map[string]any{"context": 5, "limit": 0}, &there)
 	if len(there) != n {
 		t.Fatalf("bob has %d jobs in context 5, want %d (each run once)", len(there), n)

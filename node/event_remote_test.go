@@ -8,13 +8,13 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/store"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // messageStatus reads a message's status and error on agent a.
 func messageStatus(t *testing.T, a *agent, ctx uint64, key string) (string, string) {
 	t.Helper()
-	var m control.MessageView
+	var m wire.MessageView
 	a.call(t, "message.load", map[string]any{"context": ctx, "key": key}, &m)
 	return m.Status, m.Fields["error"]
 }
@@ -31,7 +31,7 @@ func TestEventFromAnotherAgentStartsRun(t *testing.T) {
 	waitPeerUp(t, b, a.peerID())
 	addTrigger(t, a, onOrderFlow)
 
-	denied := publish(t, b, control.EventPublishParams{Context: 1, To: a.peerID(), Name: "order.created",
+	denied := publish(t, b, wire.EventPublishParams{Context: 1, To: a.peerID(), Name: "order.created",
 		Data: json.RawMessage(`{"order_id": "o-r", "kind": "book"}`)})
 	eventually(t, 30*time.Second, "the reader's event refused", func() bool {
 		st, _ := messageStatus(t, b, 1, denied.Key)
@@ -42,12 +42,12 @@ func TestEventFromAnotherAgentStartsRun(t *testing.T) {
 	}
 
 	a.call(t, "context.grant", map[string]any{"id": 1, "actor": b.peerID(), "role": "executor"}, nil)
-	sent := publish(t, b, control.EventPublishParams{Context: 1, To: a.peerID(), Name: "order.created",
+	sent := publish(t, b, wire.EventPublishParams{Context: 1, To: a.peerID(), Name: "order.created",
 		CorrelationID: "c-9", Data: json.RawMessage(`{"order_id": "o-9", "kind": "book"}`)})
 	v := waitRun(t, a, 1, "on-order")
 	res := jobOf(t, v, "reserve").Result
-	if v.Status.Status != "finished" || res["corr"] != "o-9" || v.EventID != sent.ID {
-		t.Fatalf("run on a: %s, result %v, event %q; want finished for o-9, event %s", v.Status.Status, res, v.EventID, sent.ID)
+	if v.Status != "finished" || res["corr"] != "o-9" || v.EventID != sent.ID {
+		t.Fatalf("run on a: %s, result %v, event %q; want finished for o-9, event %s", v.Status, res, v.EventID, sent.ID)
 	}
 	if runs := flowsNamed(t, a, 1, "on-order"); len(runs) != 1 {
 		t.Fatalf("%d runs on a, want 1 (the refused event started none): %+v", len(runs), runs)
@@ -55,7 +55,7 @@ func TestEventFromAnotherAgentStartsRun(t *testing.T) {
 	if runs := flowsNamed(t, b, 1, "on-order"); len(runs) != 0 {
 		t.Fatalf("b ran the flow: %+v", runs)
 	}
-	var got []control.EventView
+	var got []wire.EventView
 	a.call(t, "event.list", map[string]any{"context": 1}, &got)
 	if len(got) != 1 || got[0].From != b.peerID() || got[0].CorrelationID != "c-9" {
 		t.Fatalf("a's events: %+v, want the one from b", got)
@@ -86,8 +86,8 @@ func TestRawEventContract(t *testing.T) {
 	put("message:1:901", `{"order_id": "o-raw", "kind": "book"}`)
 
 	v := waitRun(t, a, 1, "on-order")
-	if res := jobOf(t, v, "reserve").Result; v.Status.Status != "finished" || res["corr"] != "o-raw" {
-		t.Fatalf("the raw event's run: %s, %v", v.Status.Status, res)
+	if res := jobOf(t, v, "reserve").Result; v.Status != "finished" || res["corr"] != "o-raw" {
+		t.Fatalf("the raw event's run: %s, %v", v.Status, res)
 	}
 	eventually(t, 30*time.Second, "the bad event refused", func() bool {
 		st, _ := messageStatus(t, a, 1, "message:1:900")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // The names message.*, flow.* and job.* are the agent's own events
@@ -52,7 +52,7 @@ func TestEventPublishReservedNamesRefused(t *testing.T) {
 	if _, why := messageStatus(t, a, 1, "message:1:950"); !strings.Contains(why, "reserved") {
 		t.Errorf("the raw reserved event's error %q: want it to say the name is reserved", why)
 	}
-	var evs []control.EventView
+	var evs []wire.EventView
 	a.call(t, "event.list", map[string]any{"context": 1}, &evs)
 	for _, e := range evs {
 		if e.Key != "message:1:950" { // the client's own hash stays, status error
@@ -89,14 +89,14 @@ func TestEventTriggerFromIsTheSigner(t *testing.T) {
 	addTrigger(t, a, fromFlow("from-a", a.peerID()))
 
 	// b's event claims, in its payload, to come from the other peer.
-	publish(t, b, control.EventPublishParams{Context: 1, To: a.peerID(), Name: "order.created",
+	publish(t, b, wire.EventPublishParams{Context: 1, To: a.peerID(), Name: "order.created",
 		Data: json.RawMessage(`{"order_id": "o-1", "from": "` + forged + `"}`)})
-	if v := waitRun(t, a, 1, "from-b"); v.Status.Status != "finished" ||
+	if v := waitRun(t, a, 1, "from-b"); v.Status != "finished" ||
 		!strings.Contains(jobOf(t, v, "j").Result["data"], forged) {
-		t.Fatalf("the run for b's event: %s, %v", v.Status.Status, jobOf(t, v, "j").Result)
+		t.Fatalf("the run for b's event: %s, %v", v.Status, jobOf(t, v, "j").Result)
 	}
 	// a's own event, with the same forged payload, is a's.
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created",
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created",
 		Data: json.RawMessage(`{"order_id": "o-2", "from": "` + forged + `"}`)})
 	waitRun(t, a, 1, "from-a")
 

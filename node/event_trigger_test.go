@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -31,13 +31,13 @@ jobs:
 func addTrigger(t *testing.T, a *agent, text string) *scheduler.TriggerView {
 	t.Helper()
 	var v scheduler.TriggerView
-	a.call(t, "event.trigger.add", control.TriggerAddParams{FileContent: text, FileName: "on.yaml"}, &v)
+	a.call(t, "event.trigger.add", wire.TriggerAddParams{FileContent: text, FileName: "on.yaml"}, &v)
 	return &v
 }
 
-func publish(t *testing.T, a *agent, p control.EventPublishParams) *control.EventView {
+func publish(t *testing.T, a *agent, p wire.EventPublishParams) *wire.EventView {
 	t.Helper()
-	var v control.EventView
+	var v wire.EventView
 	a.call(t, "event.publish", p, &v)
 	return &v
 }
@@ -56,7 +56,7 @@ func flowsNamed(t *testing.T, a *agent, ctx uint64, name string) []scheduler.Sum
 }
 
 // waitRun waits for the one run of flow name and follows it to its end.
-func waitRun(t *testing.T, a *agent, ctx uint64, name string) *control.FlowView {
+func waitRun(t *testing.T, a *agent, ctx uint64, name string) *wire.FlowView {
 	t.Helper()
 	var id uint64
 	eventually(t, 30*time.Second, "a run of "+name, func() bool {
@@ -66,8 +66,8 @@ func waitRun(t *testing.T, a *agent, ctx uint64, name string) *control.FlowView 
 		}
 		return id != 0
 	})
-	var v control.FlowView
-	a.call(t, "flow.status", control.FlowRef{Context: ctx, ID: id}, &v)
+	var v wire.FlowView
+	a.call(t, "flow.status", wire.FlowRef{Context: ctx, ID: id}, &v)
 	return waitFlow(t, a, &v)
 }
 
@@ -78,14 +78,14 @@ func TestEventStartsTriggeredRun(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, onOrderFlow)
-	ev := publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created",
+	ev := publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created",
 		Data: json.RawMessage(`{"order_id": "o-42", "kind": "book"}`)})
 
 	v := waitRun(t, a, 1, "on-order")
 	res := jobOf(t, v, "reserve").Result
-	if v.Status.Status != "finished" || res["name"] != "order.created" || res["corr"] != "o-42" ||
+	if v.Status != "finished" || res["name"] != "order.created" || res["corr"] != "o-42" ||
 		res["event"] != `{"order_id":"o-42","kind":"book"}` {
-		t.Fatalf("run %s, job result %v: want finished with the event's name, payload and order id", v.Status.Status, res)
+		t.Fatalf("run %s, job result %v: want finished with the event's name, payload and order id", v.Status, res)
 	}
 	if v.CorrelationID != "o-42" || v.EventID != ev.ID {
 		t.Fatalf("run carries correlation %q, event %q; want o-42, %s", v.CorrelationID, v.EventID, ev.ID)
@@ -98,17 +98,17 @@ func TestEventWhereRefusesAndIDDedupes(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, onOrderFlow)
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created", ID: "e-dvd",
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created", ID: "e-dvd",
 		Data: json.RawMessage(`{"order_id": "o-1", "kind": "dvd"}`)})
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created", ID: "e-book",
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created", ID: "e-book",
 		Data: json.RawMessage(`{"order_id": "o-2", "kind": "book"}`)})
 	// The same event again, named by its idempotency key (the event's id).
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created", Idempotency: "e-book",
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created", Idempotency: "e-book",
 		Data: json.RawMessage(`{"order_id": "o-2", "kind": "book"}`)})
 	// A marker event after them: once its run exists, the three before
 	// were handled (the events list is handled in order).
 	addTrigger(t, a, strings.Replace(strings.Replace(onOrderFlow, "on-order", "marker", 1), "kind: book", "kind: marker", 1))
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created",
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created",
 		Data: json.RawMessage(`{"order_id": "m", "kind": "marker"}`)})
 	waitRun(t, a, 1, "marker")
 
@@ -116,8 +116,8 @@ func TestEventWhereRefusesAndIDDedupes(t *testing.T) {
 	if len(runs) != 1 {
 		t.Fatalf("%d runs of on-order, want 1 (the dvd order does not match; e-book twice is one event): %+v", len(runs), runs)
 	}
-	var v control.FlowView
-	a.call(t, "flow.status", control.FlowRef{Context: 1, ID: runs[0].ID}, &v)
+	var v wire.FlowView
+	a.call(t, "flow.status", wire.FlowRef{Context: 1, ID: runs[0].ID}, &v)
 	if v.CorrelationID != "o-2" {
 		t.Fatalf("the run's correlation id is %q, want o-2", v.CorrelationID)
 	}
@@ -145,15 +145,15 @@ func TestMalformedEventRefusedClearly(t *testing.T) {
 	}
 	// Bad JSON cannot pass the API's own decoding; over the raw contract
 	// it is refused by the bridge (see TestRawEventContract).
-	var evs []control.EventView
+	var evs []wire.EventView
 	a.call(t, "event.list", map[string]any{"context": 1}, &evs)
 	if len(evs) != 0 {
 		t.Fatalf("refused events were stored: %+v", evs)
 	}
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created",
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created",
 		Data: json.RawMessage(`{"order_id": "o-3", "kind": "book"}`)})
-	if v := waitRun(t, a, 1, "on-order"); v.Status.Status != "finished" {
-		t.Fatalf("the good event's run: %s", v.Status.Status)
+	if v := waitRun(t, a, 1, "on-order"); v.Status != "finished" {
+		t.Fatalf("the good event's run: %s", v.Status)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // orderSaga is the docs' example (configs/flows/order-saga.yaml), its
@@ -23,13 +23,13 @@ func orderSaga(t *testing.T, timeout string) string {
 
 func orderCreated(t *testing.T, a *agent, order string) {
 	t.Helper()
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "order.created",
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "order.created",
 		Data: json.RawMessage(`{"order_id": "` + order + `", "sku": "book"}`)})
 }
 
 func paymentReceived(t *testing.T, a *agent, order string) {
 	t.Helper()
-	publish(t, a, control.EventPublishParams{Context: 1, Name: "payment.received",
+	publish(t, a, wire.EventPublishParams{Context: 1, Name: "payment.received",
 		Data: json.RawMessage(`{"order_id": "` + order + `", "amount": 12}`)})
 }
 
@@ -39,8 +39,8 @@ func sagaRun(t *testing.T, a *agent, order string) uint64 {
 	var id uint64
 	eventually(t, 30*time.Second, "the saga run of "+order, func() bool {
 		for _, s := range flowsNamed(t, a, 1, "order-saga") {
-			var v control.FlowView
-			a.call(t, "flow.status", control.FlowRef{Context: 1, ID: s.ID}, &v)
+			var v wire.FlowView
+			a.call(t, "flow.status", wire.FlowRef{Context: 1, ID: s.ID}, &v)
 			if v.CorrelationID == order {
 				id = s.ID
 			}
@@ -50,10 +50,10 @@ func sagaRun(t *testing.T, a *agent, order string) uint64 {
 	return id
 }
 
-func flowStatus(t *testing.T, a *agent, id uint64) *control.FlowView {
+func flowStatus(t *testing.T, a *agent, id uint64) *wire.FlowView {
 	t.Helper()
-	var v control.FlowView
-	a.call(t, "flow.status", control.FlowRef{Context: 1, ID: id}, &v)
+	var v wire.FlowView
+	a.call(t, "flow.status", wire.FlowRef{Context: 1, ID: id}, &v)
 	return &v
 }
 
@@ -84,8 +84,8 @@ func TestWaitForContinuesOnItsCorrelation(t *testing.T) {
 	paymentReceived(t, a, "o-1")
 	v := waitFlow(t, a, flowStatus(t, a, one))
 	ship := jobOf(t, v, "ship")
-	if v.Status.Status != "finished" || ship.Result["shipped"] != "o-1" {
-		t.Fatalf("run of o-1: %s, ship %+v; want finished, shipped o-1", v.Status.Status, ship)
+	if v.Status != "finished" || ship.Result["shipped"] != "o-1" {
+		t.Fatalf("run of o-1: %s, ship %+v; want finished, shipped o-1", v.Status, ship)
 	}
 	paid := jobOf(t, v, "wait_payment").Result
 	if paid["event"] != `{"order_id":"o-1","amount":12}` || paid["event_name"] != "payment.received" {
@@ -95,7 +95,7 @@ func TestWaitForContinuesOnItsCorrelation(t *testing.T) {
 	w := flowStatus(t, a, two)
 	if w.Terminal() || jobOf(t, w, "wait_payment").Status != "dispatched" {
 		t.Fatalf("run of o-2 after o-1's payment: %s, wait_payment %s; want it still waiting",
-			w.Status.Status, jobOf(t, w, "wait_payment").Status)
+			w.Status, jobOf(t, w, "wait_payment").Status)
 	}
 }
 
@@ -112,8 +112,8 @@ func TestWaitForTimeoutCompensates(t *testing.T) {
 		return v.Compensation != "" && v.Compensation != "compensating"
 	})
 	wait, reserve := jobOf(t, v, "wait_payment"), jobOf(t, v, "reserve")
-	if v.Status.Status != "error" || !strings.Contains(wait.Error, "no payment.received event") {
-		t.Fatalf("flow %s, wait_payment error %q: want error, the wait timed out", v.Status.Status, wait.Error)
+	if v.Status != "error" || !strings.Contains(wait.Error, "no payment.received event") {
+		t.Fatalf("flow %s, wait_payment error %q: want error, the wait timed out", v.Status, wait.Error)
 	}
 	if v.Compensation != "compensated" || reserve.Compensation == nil || reserve.Compensation.Status != "finished" {
 		t.Fatalf("compensation %q, reserve's %+v: want the stock released", v.Compensation, reserve.Compensation)
@@ -137,8 +137,8 @@ func TestWaitForSurvivesRestart(t *testing.T) {
 	a2 := startAgent(t, agentOpts{redis: a.redis, dir: a.dir})
 	paymentReceived(t, a2, "o-7")
 	v := waitFlow(t, a2, flowStatus(t, a2, id))
-	if v.Status.Status != "finished" || jobOf(t, v, "ship").Result["shipped"] != "o-7" {
-		t.Fatalf("after a restart: flow %s, ship %+v; want finished", v.Status.Status, jobOf(t, v, "ship"))
+	if v.Status != "finished" || jobOf(t, v, "ship").Result["shipped"] != "o-7" {
+		t.Fatalf("after a restart: flow %s, ship %+v; want finished", v.Status, jobOf(t, v, "ship"))
 	}
 	if runs := flowsNamed(t, a2, 1, "order-saga"); len(runs) != 1 {
 		t.Fatalf("%d runs after the restart, want the one: %+v", len(runs), runs)
@@ -155,8 +155,8 @@ func TestWaitForCancelledRunStopsWaiting(t *testing.T) {
 	orderCreated(t, a, "o-c")
 	id := sagaRun(t, a, "o-c")
 	waitParked(t, a, id)
-	a.call(t, "flow.cancel", control.FlowRef{Context: 1, ID: id}, nil)
-	var v *control.FlowView
+	a.call(t, "flow.cancel", wire.FlowRef{Context: 1, ID: id}, nil)
+	var v *wire.FlowView
 	eventually(t, 30*time.Second, "the wait stopped and the stock released", func() bool {
 		v = flowStatus(t, a, id)
 		return jobOf(t, v, "wait_payment").Status == "error" && v.Compensation == "compensated"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // The job event stream delivers the job's output lines live and ends with
@@ -16,7 +16,7 @@ import (
 func TestEventStreams(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "for i in 1 2 3; do echo line$i; done"}, &j)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -30,7 +30,7 @@ func TestEventStreams(t *testing.T) {
 		t.Fatalf("job events:\n%s", all)
 	}
 
-	var fv control.FlowView
+	var fv wire.FlowView
 	a.call(t, "flow.create", map[string]any{"file_name": "f.yaml", "start": true, "file_content": "name: f\ncontext: 1\njobs:\n  a: {type: sh, script: 'true'}\n  b: {type: sh, needs: [a], script: 'true'}\n"}, &fv)
 	body, err = a.client.Stream(ctx, "/events/flow?context=1&id="+strconv.FormatUint(fv.ID, 10))
 	if err != nil {

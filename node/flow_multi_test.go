@@ -13,9 +13,8 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/internal/flowtext"
-	"github.com/hyphae-run/hyphae/node/control"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/node/api/wire"
+	"github.com/hyphae-run/hyphae/node/flowtext"
 )
 
 // flowPair is two in-process agents that share context 1: a runs flows
@@ -36,37 +35,37 @@ func flowPair(t *testing.T) (a, b *agent) {
 func waitPeerUp(t *testing.T, a *agent, peer string) {
 	t.Helper()
 	eventually(t, 30*time.Second, "peer "+peer+" up", func() bool {
-		var ps []control.PeerView
+		var ps []wire.PeerView
 		a.call(t, "peer.list", nil, &ps)
-		return slices.ContainsFunc(ps, func(p control.PeerView) bool { return p.PeerID == peer && p.State == "up" })
+		return slices.ContainsFunc(ps, func(p wire.PeerView) bool { return p.PeerID == peer && p.State == "up" })
 	})
 }
 
 // runFlow creates and starts a flow from text on a.
-func runFlow(t *testing.T, a *agent, text string) *control.FlowView {
+func runFlow(t *testing.T, a *agent, text string) *wire.FlowView {
 	t.Helper()
-	var v control.FlowView
-	a.call(t, "flow.create", control.FlowCreateParams{FileContent: text, FileName: "test.yaml", Start: true}, &v)
+	var v wire.FlowView
+	a.call(t, "flow.create", wire.FlowCreateParams{FileContent: text, FileName: "test.yaml", Start: true}, &v)
 	return &v
 }
 
 // waitFlow follows a flow through flow.wait until it ends.
-func waitFlow(t *testing.T, a *agent, v *control.FlowView) *control.FlowView {
+func waitFlow(t *testing.T, a *agent, v *wire.FlowView) *wire.FlowView {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for !v.Terminal() {
 		if time.Now().After(deadline) {
-			t.Fatalf("flow %d did not end: %s", v.ID, flowtext.Render(&v.Status))
+			t.Fatalf("flow %d did not end: %s", v.ID, flowtext.Render(&v.FlowState))
 		}
-		var next control.FlowView
-		a.call(t, "flow.wait", control.FlowWaitParams{FlowRef: control.FlowRef{Context: v.ContextID, ID: v.ID},
+		var next wire.FlowView
+		a.call(t, "flow.wait", wire.FlowWaitParams{FlowRef: wire.FlowRef{Context: v.ContextID, ID: v.ID},
 			Timeout: 2, After: v.Version}, &next)
 		v = &next
 	}
 	return v
 }
 
-func jobOf(t *testing.T, v *control.FlowView, name string) scheduler.JobState {
+func jobOf(t *testing.T, v *wire.FlowView, name string) wire.FlowJobState {
 	t.Helper()
 	for _, j := range v.Jobs {
 		if j.Name == name {
@@ -74,7 +73,7 @@ func jobOf(t *testing.T, v *control.FlowView, name string) scheduler.JobState {
 		}
 	}
 	t.Fatalf("flow %d has no job %q", v.ID, name)
-	return scheduler.JobState{}
+	return wire.FlowJobState{}
 }
 
 // A 10-job chain whose jobs alternate between two agents (pinned by peer
@@ -102,8 +101,8 @@ func TestFlowChainAlternatingAgents(t *testing.T) {
 	start := time.Now()
 	v := waitFlow(t, a, runFlow(t, a, f.String()))
 	t.Logf("10-job chain over two agents: %v", time.Since(start).Round(time.Millisecond))
-	if v.Status.Status != "finished" {
-		t.Fatalf("flow ended %s: %s\n%s", v.Status.Status, v.Error, flowtext.Render(&v.Status))
+	if v.Status != "finished" {
+		t.Fatalf("flow ended %s: %s\n%s", v.Status, v.Error, flowtext.Render(&v.FlowState))
 	}
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("j%d", i)
@@ -122,7 +121,7 @@ func TestFlowChainAlternatingAgents(t *testing.T) {
 			t.Errorf("job %s ran in %q, want under %s", name, home, on.dir)
 		}
 	}
-	var jobs []control.JobView
+	var jobs []wire.JobView
 	b.call(t, "job.list", map[string]any{"context": 1}, &jobs)
 	if len(jobs) != n/2 {
 		t.Errorf("b ran %d jobs, want %d", len(jobs), n/2)
@@ -155,10 +154,10 @@ jobs:
 		return err == nil
 	})
 
-	a.call(t, "flow.cancel", control.FlowRef{Context: 1, ID: v.ID}, v)
+	a.call(t, "flow.cancel", wire.FlowRef{Context: 1, ID: v.ID}, v)
 	v = waitFlow(t, a, v)
-	if v.Status.Status != "error" || !strings.Contains(v.Error, "cancel") {
-		t.Fatalf("flow after cancel: %s %q", v.Status.Status, v.Error)
+	if v.Status != "error" || !strings.Contains(v.Error, "cancel") {
+		t.Fatalf("flow after cancel: %s %q", v.Status, v.Error)
 	}
 	for _, name := range []string{"long", "next", "last"} {
 		if j := jobOf(t, v, name); j.State != model.NodeCancelled {
@@ -172,7 +171,7 @@ jobs:
 	}
 	// On b the job ends error (stopped) and its shell is gone.
 	eventually(t, 30*time.Second, "the job on b to end", func() bool {
-		var jobs []control.JobView
+		var jobs []wire.JobView
 		b.call(t, "job.list", map[string]any{"context": 1}, &jobs)
 		if len(jobs) != 1 {
 			t.Fatalf("b holds %d jobs, want only long: %+v", len(jobs), jobs)
@@ -203,8 +202,8 @@ env: {MARKS: %s}
 jobs:
   far: {type: sh, runner: %s, script: 'touch "$MARKS/far"'}
 `, marks, b.peerID()))
-	jobMsg := func() *control.MessageView {
-		var ms []control.MessageView
+	jobMsg := func() *wire.MessageView {
+		var ms []wire.MessageView
 		a.call(t, "message.list", map[string]any{"context": 1}, &ms)
 		for i := range ms {
 			if ms[i].Type == "job" {
@@ -218,10 +217,10 @@ jobs:
 		return m != nil && m.Fields["sends"] != "" && m.Fields["sends"] != "0"
 	})
 	t0 := time.Now()
-	a.call(t, "flow.cancel", control.FlowRef{Context: 1, ID: v.ID}, v)
+	a.call(t, "flow.cancel", wire.FlowRef{Context: 1, ID: v.ID}, v)
 	v = waitFlow(t, a, v)
-	if v.Status.Status != "error" || jobOf(t, v, "far").State != model.NodeCancelled {
-		t.Fatalf("flow after cancel: %s", flowtext.Render(&v.Status))
+	if v.Status != "error" || jobOf(t, v, "far").State != model.NodeCancelled {
+		t.Fatalf("flow after cancel: %s", flowtext.Render(&v.FlowState))
 	}
 	// The next resend finds the job cancelled and withdraws the message;
 	// from then on nothing can send it.
@@ -230,19 +229,19 @@ jobs:
 		return m != nil && m.Status == "error" && strings.Contains(m.Fields["error"], "withdrawn")
 	})
 	t.Logf("job message withdrawn %v after the cancel", time.Since(t0).Round(time.Millisecond))
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.load", map[string]any{"context": 1, "key": jobOf(t, v, "far").Key}, &j)
 	if j.Status != "error" {
 		t.Errorf("origin job after withdrawal: %s %q", j.Status, j.Error)
 	}
 	b2 := startAgent(t, agentOpts{redis: b.redis, dir: b.dir, bootstrap: []string{a.addr(t)}})
 	// A probe job shows the way to b works again; b holds only that.
-	var probe control.JobView
+	var probe wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b2.peerID(), "context": 1, "type": "sh", "script": "echo probe"}, &probe)
 	if got := waitJob(t, a, probe.ContextID, probe.Key); got.Status != "finished" {
 		t.Fatalf("probe job to b: %+v", got)
 	}
-	var jobs []control.JobView
+	var jobs []wire.JobView
 	b2.call(t, "job.list", map[string]any{"context": 1}, &jobs)
 	if len(jobs) != 1 {
 		t.Errorf("b holds %d jobs, want only the probe: %+v", len(jobs), jobs)

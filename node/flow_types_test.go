@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // A flow whose job names a script type that is not built in and that no
@@ -17,7 +17,7 @@ func TestFlowWithUnknownScriptTypeIsRefused(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	text := "name: t\ncontext: 1\njobs:\n  ok: {type: sh, script: 'true'}\n  build: {type: specal, script: 'true'}\n"
-	err := a.client.Call(context.Background(), "flow.create", control.FlowCreateParams{FileContent: text, FileName: "t.yaml"}, nil)
+	err := a.client.Call(context.Background(), "flow.create", wire.FlowCreateParams{FileContent: text, FileName: "t.yaml"}, nil)
 	e := rpcErr(t, err)
 	for _, want := range []string{`t.yaml:5: job "build": unknown script type "specal"`, "known: bash, noop, python, sh"} {
 		if e.Code != api.CodeInvalidParams || !strings.Contains(e.Message, want) {
@@ -33,8 +33,8 @@ func TestFlowWithUnknownScriptTypeIsRefused(t *testing.T) {
 	b := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)},
 		executors: map[string][]string{"specal": {"sh", "{file}"}}})
 	waitPeerUp(t, a, b.peerID())
-	var v control.FlowView
-	a.call(t, "flow.create", control.FlowCreateParams{FileContent: text, FileName: "t.yaml"}, &v)
+	var v wire.FlowView
+	a.call(t, "flow.create", wire.FlowCreateParams{FileContent: text, FileName: "t.yaml"}, &v)
 	if v.ID == 0 {
 		t.Fatalf("flow not created once a peer serves the type: %+v", v)
 	}

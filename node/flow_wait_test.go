@@ -3,7 +3,7 @@ package node_test
 import (
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // A flow.wait that times out while nothing changes answers with the flow as
@@ -15,14 +15,14 @@ func TestFlowWaitOutlastsItsTimeout(t *testing.T) {
 	v := runFlow(t, a, "name: slow\ncontext: 1\njobs:\n  nap: {type: sh, script: 'sleep 4'}\n")
 	waits := 0
 	for !v.Terminal() {
-		var next control.FlowView
-		a.call(t, "flow.wait", control.FlowWaitParams{FlowRef: control.FlowRef{Context: v.ContextID, ID: v.ID},
+		var next wire.FlowView
+		a.call(t, "flow.wait", wire.FlowWaitParams{FlowRef: wire.FlowRef{Context: v.ContextID, ID: v.ID},
 			Timeout: 1, After: v.Version}, &next)
 		v = &next
 		waits++
 	}
-	if v.Status.Status != "finished" {
-		t.Fatalf("flow ended %s: %s", v.Status.Status, v.Error)
+	if v.Status != "finished" {
+		t.Fatalf("flow ended %s: %s", v.Status, v.Error)
 	}
 	if waits < 2 {
 		t.Fatalf("flow ended after %d waits: no wait timed out, the test proves nothing", waits)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/control"
 )
 
@@ -36,7 +37,7 @@ func (n *Node) controlDeps() control.Deps {
 // agent): it submits a job to this agent's runner or to another agent and,
 // with p.Wait, waits for its end. Bad parameters are *api.Error values.
 // The agent must have started.
-func (n *Node) RunJob(ctx context.Context, p control.JobRunParams) (*control.JobView, error) {
+func (n *Node) RunJob(ctx context.Context, p wire.JobRunParams) (*wire.JobView, error) {
 	return n.handlers.RunJob(ctx, p)
 }
 

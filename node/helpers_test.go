@@ -13,8 +13,8 @@ import (
 	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/config"
-	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/testkit/testlog"
 	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
@@ -123,7 +123,7 @@ func (a *agent) call(t testing.TB, method string, params, out any) {
 }
 
 func (a *agent) addr(t testing.TB) string {
-	var info control.InfoView
+	var info wire.InfoView
 	a.call(t, "node.info", nil, &info)
 	if len(info.ListenAddrs) == 0 {
 		t.Fatal("agent has no listen address")

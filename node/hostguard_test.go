@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/config"
-	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
@@ -40,7 +40,7 @@ func TestHostAgentsRunNoMDNSNorPortMapping(t *testing.T) {
 	if e := a.Exposure(); e != (overlay.Exposure{}) {
 		t.Fatalf("exposure %+v, want none", e)
 	}
-	var info control.InfoView
+	var info wire.InfoView
 	a.call(t, "node.info", nil, &info)
 	if info.MDNS || info.NATPortMap {
 		t.Fatalf("node.info: mdns %v, nat_port_map %v; want both off", info.MDNS, info.NATPortMap)
@@ -54,7 +54,7 @@ func TestInfoReportsMDNSAndPortMapping(t *testing.T) {
 		return
 	}
 	a := startAgent(t, agentOpts{lan: true})
-	var info control.InfoView
+	var info wire.InfoView
 	a.call(t, "node.info", nil, &info)
 	if !info.MDNS || !info.NATPortMap {
 		t.Fatalf("node.info: mdns %v, nat_port_map %v; want both on", info.MDNS, info.NATPortMap)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // runsFile is a file each run of a test job appends a line to, so a test
@@ -41,7 +41,7 @@ func TestJobRunIdempotencyKeyRunsOnce(t *testing.T) {
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	path, script := runsFile(t)
 	p := map[string]any{"context": 1, "type": "sh", "script": script, "idempotency_key": "order-42", "wait": 30}
-	var first, second, other control.JobView
+	var first, second, other wire.JobView
 	a.call(t, "job.run", p, &first)
 	a.call(t, "job.run", p, &second)
 	if first.Status != "finished" || first.Deduplicated || first.IdempotencyKey != "order-42" {
@@ -70,7 +70,7 @@ func TestJobRunIdempotencyKeySurvivesRestart(t *testing.T) {
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	path, script := runsFile(t)
 	p := map[string]any{"context": 1, "type": "sh", "script": script, "idempotency_key": "nightly-2026-11-26", "wait": 30}
-	var first, again control.JobView
+	var first, again wire.JobView
 	a.call(t, "job.run", p, &first)
 	a.stop(t)
 	a2 := startAgent(t, agentOpts{dir: a.dir, redis: a.redis})
@@ -91,7 +91,7 @@ func TestJobRunIdempotencyKeyAcrossAgents(t *testing.T) {
 	grantExecutor(t, b, 2, a.peerID())
 	path, script := runsFile(t)
 	p := map[string]any{"to": b.peerID(), "context": 2, "type": "sh", "script": script, "idempotency_key": "pay-7"}
-	var first, second control.JobView
+	var first, second wire.JobView
 	a.call(t, "job.run", p, &first)
 	a.call(t, "job.run", p, &second)
 	if second.Key != first.Key || second.ContextID != first.ContextID || !second.Deduplicated {
@@ -106,7 +106,7 @@ func TestJobRunIdempotencyKeyAcrossAgents(t *testing.T) {
 	if n := runs(t, path); n != 1 {
 		t.Fatalf("the job ran %d times on b; want once", n)
 	}
-	var origin []control.JobView
+	var origin []wire.JobView
 	a.call(t, "job.list", map[string]any{"context": first.ContextID}, &origin)
 	if len(origin) != 1 {
 		t.Fatalf("a's origin context holds %d jobs; want 1", len(origin))
@@ -167,8 +167,8 @@ func TestFlowIdempotencyKeyStartsOnce(t *testing.T) {
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	path := filepath.Join(t.TempDir(), "runs")
 	text := fmt.Sprintf(idemFlow, path)
-	run := control.FlowCreateParams{FileContent: text, FileName: "once.yaml", Start: true, IdempotencyKey: "flow-1"}
-	var first, second control.FlowView
+	run := wire.FlowCreateParams{FileContent: text, FileName: "once.yaml", Start: true, IdempotencyKey: "flow-1"}
+	var first, second wire.FlowView
 	a.call(t, "flow.create", run, &first)
 	a.call(t, "flow.create", run, &second)
 	if second.ID != first.ID || !second.Deduplicated || first.Deduplicated {
@@ -176,9 +176,9 @@ func TestFlowIdempotencyKeyStartsOnce(t *testing.T) {
 	}
 	waitFlow(t, a, &first)
 
-	var x, y, sx, sy control.FlowView
-	a.call(t, "flow.create", control.FlowCreateParams{FileContent: text, FileName: "once.yaml"}, &x)
-	a.call(t, "flow.create", control.FlowCreateParams{FileContent: text, FileName: "once.yaml"}, &y)
+	var x, y, sx, sy wire.FlowView
+	a.call(t, "flow.create", wire.FlowCreateParams{FileContent: text, FileName: "once.yaml"}, &x)
+	a.call(t, "flow.create", wire.FlowCreateParams{FileContent: text, FileName: "once.yaml"}, &y)
 	a.call(t, "flow.start", map[string]any{"context": 1, "id": x.ID, "idempotency_key": "start-1"}, &sx)
 	a.call(t, "flow.start", map[string]any{"context": 1, "id": y.ID, "idempotency_key": "start-1"}, &sy)
 	if sy.ID != x.ID || !sy.Deduplicated || !sy.ContentDiffers {
@@ -188,10 +188,10 @@ func TestFlowIdempotencyKeyStartsOnce(t *testing.T) {
 	if n := runs(t, path); n != 2 {
 		t.Fatalf("the flows' job ran %d times; want 2 (one flow run, one flow start)", n)
 	}
-	var ystat control.FlowView
+	var ystat wire.FlowView
 	a.call(t, "flow.status", map[string]any{"context": 1, "id": y.ID}, &ystat)
 	if ystat.StartedAt != 0 || ystat.Terminal() {
 		t.Fatalf("flow %d, whose start was a duplicate, is %s (started at %d); want it never started",
-			y.ID, ystat.Status.Status, ystat.StartedAt)
+			y.ID, ystat.Status, ystat.StartedAt)
 	}
 }

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // node.info names the store's unix socket, so a user can reach the
 // contexts with redis-cli -s (the embedded Redis listens on nothing else).
 func TestInfoNamesTheRedisSocket(t *testing.T) {
 	a := startAgent(t, agentOpts{unixRedis: true})
-	var info control.InfoView
+	var info wire.InfoView
 	a.call(t, "node.info", nil, &info)
 	want := strings.TrimPrefix(a.redis.SocketURL, "unix://")
 	if i := strings.IndexByte(want, '?'); i >= 0 {

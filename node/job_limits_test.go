@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // job.run's memory_mb and cpu reach the job the runner runs, bad values are
@@ -13,7 +13,7 @@ import (
 func TestJobRunLimits(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	var v control.JobView
+	var v wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true",
 		"memory_mb": 64, "cpu": 0.5, "wait": 30}, &v)
 	if v.Status != "finished" {
@@ -35,7 +35,7 @@ func TestJobRunLimits(t *testing.T) {
 			t.Errorf("job.run with a bad %s: %v, want an error naming it", field, err)
 		}
 	}
-	var info control.InfoView
+	var info wire.InfoView
 	a.call(t, "node.info", nil, &info)
 	if !strings.HasPrefix(info.Isolation, "cgroup2 at ") && !strings.HasPrefix(info.Isolation, "process groups") {
 		t.Fatalf("node.info isolation = %q", info.Isolation)

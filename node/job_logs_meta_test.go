@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // job.logs with meta tells each line's stream and time, for a job run
@@ -16,13 +16,13 @@ func TestJobLogsMetaLocalAndRemote(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 3, a.peerID())
 	script := "echo to-out; echo to-err >&2"
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 3, "type": "sh", "script": script}, &j)
 	ran := endedJobs(t, b, 3, 1)
 
 	check := func(where string, at *agent, ctxID uint64, key string) {
 		t.Helper()
-		var lv control.LogsView
+		var lv wire.LogsView
 		eventually(t, 30*time.Second, where+": two lines with their streams", func() bool {
 			at.call(t, "job.logs", map[string]any{"context": ctxID, "key": key, "meta": true}, &lv)
 			return len(lv.Entries) >= 2
@@ -41,7 +41,7 @@ func TestJobLogsMetaLocalAndRemote(t *testing.T) {
 	check("on the runner's agent", b, 3, ran[0].Key)
 	check("at the origin, read there", a, j.ContextID, j.Key)
 
-	var tl control.TimelineView
+	var tl wire.TimelineView
 	b.call(t, "job.timeline", map[string]any{"context": 3, "key": ran[0].Key}, &tl)
 	if !hasEvent(tl, "started") || !hasEvent(tl, "finished") || len(tl.Attempts) != 1 || tl.Attempts[0].Status != "finished" {
 		t.Errorf("timeline where it ran: %+v", tl)
@@ -53,7 +53,7 @@ func TestJobLogsMetaLocalAndRemote(t *testing.T) {
 }
 
 // hasEvent says tl has an entry for event.
-func hasEvent(tl control.TimelineView, event string) bool {
+func hasEvent(tl wire.TimelineView, event string) bool {
 	for _, e := range tl.Timeline {
 		if e.Event == event {
 			return true

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // job.page reads a context's jobs through its job index: jobs a seed
@@ -30,7 +30,7 @@ func TestJobPageIndexBackfillsAndFollowsChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var p control.JobPage
+	var p wire.JobPage
 	a.call(t, "job.page", map[string]any{"context": 1}, &p)
 	if p.Total != 3 || p.Jobs[0].Name != "raw3" {
 		t.Fatalf("first read: total %d (%+v), want the 3 raw jobs, newest first", p.Total, p.Counts)
@@ -39,7 +39,7 @@ func TestJobPageIndexBackfillsAndFollowsChanges(t *testing.T) {
 		t.Fatalf("after the first read the index holds %d jobs, want 3", n)
 	}
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.create", map[string]any{"context": 1, "type": "sh", "script": "true", "name": "new"}, &j)
 	a.call(t, "job.page", map[string]any{"context": 1}, &p)
 	if p.Total != 4 || p.Jobs[0].Key != j.Key {

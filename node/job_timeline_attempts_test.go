@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // A job with retries 2 whose script fails twice, then succeeds, has three
@@ -20,12 +20,12 @@ func TestJobTimelineEndsEveryRetriedAttempt(t *testing.T) {
 	count := filepath.Join(t.TempDir(), "count")
 	script := fmt.Sprintf(`n=$(cat %[1]q 2>/dev/null || echo 0); n=$((n+1)); echo $n > %[1]q
 [ $n -ge 3 ] || { echo "failing $n" >&2; exit 7; }`, count)
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "retries": 2, "script": script}, &j)
 	if got := waitJob(t, a, 1, j.Key); got.Status != "finished" || got.Attempt != 3 {
 		t.Fatalf("job %+v; want finished at attempt 3", got)
 	}
-	var tl control.TimelineView
+	var tl wire.TimelineView
 	a.call(t, "job.timeline", map[string]any{"context": 1, "key": j.Key}, &tl)
 	if len(tl.Attempts) != 3 {
 		t.Fatalf("attempts %+v; want 3", tl.Attempts)
@@ -56,14 +56,14 @@ func TestJobTimelineHasTheQuarantine(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.Store().SetQuarantineAfter(2)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "retries": 5, "script": "exit 3"}, &j)
 	if got := waitJob(t, a, 1, j.Key); got.Status != "error" || !strings.Contains(got.Error, "quarantined") {
 		t.Fatalf("job %+v; want error, quarantined", got)
 	}
-	var tl control.TimelineView
+	var tl wire.TimelineView
 	a.call(t, "job.timeline", map[string]any{"context": 1, "key": j.Key}, &tl)
-	var q *control.TimelineEvent
+	var q *wire.TimelineEvent
 	for i, e := range tl.Timeline {
 		if e.Event == store.EventQuarantined {
 			q = &tl.Timeline[i]

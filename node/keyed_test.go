@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // kLog is a file jobs append "start <name>" and "end <name>" lines to.
@@ -62,7 +62,7 @@ func TestKeyedJobFromAnotherAgentHonoursRunnersKey(t *testing.T) {
 	l := newKLog(t)
 	gate := filepath.Join(t.TempDir(), "go")
 
-	var holder, sent control.JobView
+	var holder, sent wire.JobView
 	b.call(t, "job.run", map[string]any{"context": 2, "type": "sh", "concurrency_key": "device-7",
 		"script": l.script("holder", fmt.Sprintf(`while [ ! -e %s ]; do sleep 0.05; done`, gate))}, &holder)
 	eventually(t, 30*time.Second, "the holder to start", func() bool { return hasLine(l, "start holder") })
@@ -129,8 +129,8 @@ jobs:
 `, indent(l.script("one", l.waitFor("start other"))), indent(l.script("two", "sleep 0.1")),
 		indent(l.script("other", l.waitFor("start one"))))
 	v := waitFlow(t, a, runFlow(t, a, text))
-	if v.Status.Status != "finished" {
-		t.Fatalf("flow ended %s", v.Status.Status)
+	if v.Status != "finished" {
+		t.Fatalf("flow ended %s", v.Status)
 	}
 	oneFirst := l.before(t, "end one", "start two")
 	twoFirst := l.before(t, "end two", "start one")
@@ -151,7 +151,7 @@ jobs:
 func TestJobRunRefusesBadConcurrency(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	var v control.JobView
+	var v wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true",
 		"concurrency_key": "device-1", "max_in_flight": 2, "wait": 30}, &v)
 	if v.Status != "finished" || v.ConcurrencyKey != "device-1" || v.MaxInFlight != 2 {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
@@ -18,7 +18,7 @@ func TestShutdownLeavesNoGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	a := startAgent(t, agentOpts{redis: srv, tcpAPI: true})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true"}, &j)
 	waitJob(t, a, 1, j.Key)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func metricValue(t *testing.T, a *agent, series string) float64 {
@@ -37,7 +37,7 @@ func TestMetricsMoveWhenJobsRun(t *testing.T) {
 	b.call(t, "context.create", map[string]any{"id": 1}, nil)
 	b.call(t, "context.grant", map[string]any{"id": 1, "actor": a.peerID(), "role": "executor"}, nil)
 	for _, script := range []string{"true", "true", "exit 1"} {
-		var j control.JobView
+		var j wire.JobView
 		b.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": script}, &j)
 		waitJob(t, b, 1, j.Key)
 	}
@@ -50,7 +50,7 @@ func TestMetricsMoveWhenJobsRun(t *testing.T) {
 	if v := metricValue(t, b, `hyphae_job_duration_seconds_count{type="sh"}`); v != 3 {
 		t.Errorf("duration histogram count = %v, want 3", v)
 	}
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 1, "type": "sh", "script": "true"}, &j)
 	waitJob(t, a, j.ContextID, j.Key)
 	if v := metricValue(t, a, `hyphae_bus_messages_out_total{type="job"}`); v < 1 {
@@ -76,12 +76,12 @@ func TestMetricsMoveWhenJobsRun(t *testing.T) {
 func TestMetricsCountFlows(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	var fv control.FlowView
+	var fv wire.FlowView
 	a.call(t, "flow.create", map[string]any{"file_name": "f.yaml", "start": true,
 		"file_content": "name: f\ncontext: 1\njobs:\n  a: {type: sh, script: 'true'}\n"}, &fv)
 	a.call(t, "flow.wait", map[string]any{"context": 1, "id": fv.ID, "timeout": 30}, &fv)
 	if v := metricValue(t, a, `hyphae_flows{status="finished"}`); v != 1 {
-		t.Fatalf(`hyphae_flows{status="finished"} = %v, want 1 (flow %s)`, v, fv.Status.Status)
+		t.Fatalf(`hyphae_flows{status="finished"} = %v, want 1 (flow %s)`, v, fv.Status)
 	}
 }
 

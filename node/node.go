@@ -49,7 +49,7 @@ type Node struct {
 	sched    *scheduler.Scheduler // nil without the supervisor role
 	janitor  *retention.Janitor   // retention sweeps and prune
 	timers   *timers.Timers       // delayed jobs (and schedules) fire when due
-	stopper  *control.Stopper     // job.stop's, shared with the scheduler
+	stopper  *bridge.Stopper      // job.stop's, shared with the scheduler
 	metrics  *control.Metrics     // before Start: the runner counts ended jobs
 	handlers *control.Handlers    // the control API's methods and endpoints
 	tracer   *tracing.Tracer      // span export; nil: off (tracing.go)

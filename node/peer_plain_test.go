@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // A peer row kept raw (before presence strings were made plain, or by an
@@ -19,7 +19,7 @@ func TestPeerListShowsPlainStrings(t *testing.T) {
 	if err := a.Store().SavePeer(context.Background(), raw); err != nil {
 		t.Fatal(err)
 	}
-	var ps []control.PeerView
+	var ps []wire.PeerView
 	a.call(t, "peer.list", nil, &ps)
 	for _, p := range ps {
 		if p.PeerID != raw.PeerID {

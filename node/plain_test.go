@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // testBusPlainEnv, set to 1, starts every test agent with bus.plain: CI
@@ -47,7 +47,7 @@ func TestBusPlainTakesThePlainPath(t *testing.T) {
 	msgOut := listEvents(t, alice, "msg_out")
 	queued := listEvents(t, bob, "queue:sh")
 
-	var got control.JobView
+	var got wire.JobView
 	alice.call(t, "job.run", map[string]any{"to": bob.peerID(), "context": 2, "type": "sh",
 		"script": `echo "plain=yes" >> "$HYPHAE_RESULT"`, "wait": 60}, &got)
 	if got.Status != "finished" || got.Result["plain"] != "yes" {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // Quarantine acts when the runner picks up an attempt that follows
@@ -18,8 +18,8 @@ func TestQuarantineNeedsAnAttemptAfterTheFailures(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.Store().SetQuarantineAfter(2)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	run := func(retries int) control.JobView {
-		var j control.JobView
+	run := func(retries int) wire.JobView {
+		var j wire.JobView
 		a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "retries": retries, "script": "exit 3"}, &j)
 		return waitJob(t, a, 1, j.Key)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // deadLetters lists context ctxID's dead letters through the API.
@@ -29,7 +29,7 @@ func TestJobFailingInARowIsQuarantined(t *testing.T) {
 	a.Store().SetQuarantineAfter(2)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	fixed := filepath.Join(t.TempDir(), "fixed")
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "retries": 5,
 		"script": fmt.Sprintf("test -f %q || exit 3", fixed)}, &j)
 	got := waitJob(t, a, 1, j.Key)
@@ -46,8 +46,8 @@ func TestJobFailingInARowIsQuarantined(t *testing.T) {
 	if err := os.WriteFile(fixed, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var r control.DeadLetterRetried
-	a.call(t, "deadletter.retry", control.DeadLetterRef{Context: 1, Key: j.Key}, &r)
+	var r wire.DeadLetterRetried
+	a.call(t, "deadletter.retry", wire.DeadLetterRef{Context: 1, Key: j.Key}, &r)
 	if r.Job == nil || r.Job.Attempt != 4 {
 		t.Fatalf("deadletter.retry answered %+v; want the job at attempt 4", r)
 	}
@@ -86,15 +86,15 @@ func TestMalformedMessageIsQuarantinedAndRetried(t *testing.T) {
 	if v := metricValue(t, a, `hyphae_dead_letters_total{context="1",reason="invalid"}`); v != 1 {
 		t.Fatalf("hyphae_dead_letters_total{reason=invalid} = %v; want 1", v)
 	}
-	err := a.client.Call(ctx, "deadletter.retry", control.DeadLetterRef{Context: 1, Key: msgKey}, nil)
+	err := a.client.Call(ctx, "deadletter.retry", wire.DeadLetterRef{Context: 1, Key: msgKey}, nil)
 	if err == nil || !strings.Contains(err.Error(), "timeout") {
 		t.Fatalf("retry of the still malformed message: %v; want a refusal naming the timeout field", err)
 	}
 	if err := rdb.HSet(ctx, msgKey, "timeout", "60").Err(); err != nil {
 		t.Fatal(err)
 	}
-	var r control.DeadLetterRetried
-	a.call(t, "deadletter.retry", control.DeadLetterRef{Context: 1, Key: msgKey}, &r)
+	var r wire.DeadLetterRetried
+	a.call(t, "deadletter.retry", wire.DeadLetterRef{Context: 1, Key: msgKey}, &r)
 	if r.Kind != "message" || r.Queue != "msg_out" {
 		t.Fatalf("deadletter.retry answered %+v; want the message back on msg_out", r)
 	}

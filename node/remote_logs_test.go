@@ -11,13 +11,13 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/crypto/envelope"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // readLogs calls job.logs on a from index from on.
-func readLogs(t testing.TB, a *agent, ctxID uint64, key string, from int64) control.LogsView {
+func readLogs(t testing.TB, a *agent, ctxID uint64, key string, from int64) wire.LogsView {
 	t.Helper()
-	var lv control.LogsView
+	var lv wire.LogsView
 	a.call(t, "job.logs", map[string]any{"context": ctxID, "key": key, "from": from}, &lv)
 	return lv
 }
@@ -57,7 +57,7 @@ func TestRemoteJobLogsFollowedLive(t *testing.T) {
 	grantExecutor(t, b, 3, a.peerID())
 	gate := filepath.Join(t.TempDir(), "gate")
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 3, "type": "sh",
 		"script": "echo first; while [ ! -e " + gate + " ]; do sleep 0.05; done; " +
 			"i=1; while [ $i -le 1500 ]; do echo line $i; i=$((i+1)); done"}, &j)
@@ -72,7 +72,7 @@ func TestRemoteJobLogsFollowedLive(t *testing.T) {
 	followed = append([]string{"first"}, followed...)
 
 	ran := endedJobs(t, b, 3, 1)
-	var there control.LogsView
+	var there wire.LogsView
 	b.call(t, "job.logs", map[string]any{"context": 3, "key": ran[0].Key}, &there)
 	if len(there.Lines) < 1501 || !slices.Equal(followed, there.Lines) {
 		t.Fatalf("followed at the origin: %d lines, ending %q;\nwant the runner's %d lines, ending %q",
@@ -93,14 +93,14 @@ func TestRemoteJobLogsFallBackToTheResult(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 3, a.peerID())
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 3, "type": "sh", "wait": 60,
 		"script": "i=1; while [ $i -le 80 ]; do echo line $i; i=$((i+1)); done; exit 4"}, &j)
 	if j.Status != "error" {
 		t.Fatalf("job = %+v, want it to end in error (exit 4)", j)
 	}
 	ran := endedJobs(t, b, 3, 1) // its end, logs included, is written as the result leaves
-	var there control.LogsView
+	var there wire.LogsView
 	b.call(t, "job.logs", map[string]any{"context": 3, "key": ran[0].Key}, &there)
 	if home := readLogs(t, a, j.ContextID, j.Key, 0); home.Source != "runner" || !slices.Equal(home.Lines, there.Lines) {
 		t.Fatalf("origin's log from %q = %q,\nwant the runner's %q", home.Source, home.Lines, there.Lines)
@@ -159,7 +159,7 @@ func TestRemoteLogsOnlyForTheirSender(t *testing.T) {
 	x := newAttacker(t, b.addr(t))
 	b.call(t, "context.grant", map[string]any{"id": target, "actor": x.id.PeerID().String(), "role": "executor"}, nil)
 
-	var theirs control.JobView
+	var theirs wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": target, "type": "sh", "wait": 60,
 		"script": "echo secret"}, &theirs)
 	if theirs.Status != "finished" {

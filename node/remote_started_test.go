@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // A job sent to another agent shows as started at its origin while it runs
@@ -19,14 +19,14 @@ func TestRemoteJobShowsStartedAtTheOrigin(t *testing.T) {
 	grantExecutor(t, b, 2, a.peerID())
 	dir := t.TempDir()
 	gate := func(name string) string { return filepath.Join(dir, name) }
-	run := func(name string) control.JobView {
-		var j control.JobView
+	run := func(name string) wire.JobView {
+		var j wire.JobView
 		a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh",
 			"script": "while [ ! -e " + gate(name) + " ]; do sleep 0.05; done"}, &j)
 		return j
 	}
-	status := func(j control.JobView) string {
-		var got control.JobView
+	status := func(j wire.JobView) string {
+		var got wire.JobView
 		a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &got)
 		return got.Status
 	}
@@ -37,7 +37,7 @@ func TestRemoteJobShowsStartedAtTheOrigin(t *testing.T) {
 	// b takes one job at a time: the second waits there, and home knows it
 	// was delivered but not that it runs.
 	eventually(t, 30*time.Second, "b queued the second job", func() bool {
-		var jobs []control.JobView
+		var jobs []wire.JobView
 		b.call(t, "job.list", map[string]any{"context": 2}, &jobs)
 		return len(jobs) == 2
 	})

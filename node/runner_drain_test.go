@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // An agent whose drain grace runs out while a job runs kills the job and
@@ -17,7 +17,7 @@ func TestDrainGraceOverIsNoShutdownError(t *testing.T) {
 	a := startAgent(t, agentOpts{grace: 100 * time.Millisecond})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	marks := t.TempDir()
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh",
 		"script": "touch " + marks + "/started; sleep 60"}, &j)
 	eventually(t, 30*time.Second, "the job to start", func() bool {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // Seed 000 §4–5, seed 001 Runner.local (DESIGN §8): bob's context 2 has
@@ -25,7 +25,7 @@ func TestRemoteJobForAnExternalWorkerComesHome(t *testing.T) {
 		"runner": map[string]any{"id": 20, "local": true, "script_types": []string{"v"}}}, nil)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "v", "script": "println(1)"}, &j)
 	ctx := context.Background()
 	worker := dbOf(t, b.redis, 2)
@@ -108,7 +108,7 @@ func TestSeedRunnerTopicAndActorAddressDefaults(t *testing.T) {
 			t.Fatalf("bob's actor: address %v, want his multiaddrs", act.Address)
 		}
 	}
-	var self control.ActorView
+	var self wire.ActorView
 	a.call(t, "actor.load", map[string]any{"actor": a.peerID()}, &self)
 	c.call(t, "actor.load", map[string]any{"id": self.ID}, &act)
 	if !slices.Contains(act.Address, a.addr(t)) {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/config"
-	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testlog"
 )
@@ -95,7 +95,7 @@ func TestKilledStoreChildHeals(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	var v control.JobView
+	var v wire.JobView
 	var last error
 	eventually(t, 30*time.Second, "a job runs after the restart", func() bool {
 		last = cl.Call(ctx, "job.run", map[string]any{"context": 1, "type": "sh",

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // A delayed job for another agent waits at its origin: nothing reaches
@@ -14,13 +14,13 @@ func TestDelayedJobToAnotherAgent(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
 
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh", "delay": 2,
 		"script": `echo "t=$(date +%s)" >> "$HYPHAE_RESULT"`}, &j)
 	if j.Status != "dispatched" || j.RunAt == 0 {
 		t.Fatalf("submitted: %+v, want dispatched with a run_at", j)
 	}
-	var early []control.JobView
+	var early []wire.JobView
 	b.call(t, "job.list", map[string]any{"context": 2}, &early)
 	if len(early) != 0 {
 		t.Fatalf("the other agent got the job before its time: %+v", early)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // job.run to any: the job goes to the runner registered in the job's
@@ -21,8 +21,8 @@ func TestJobRunToAny(t *testing.T) {
 	a.call(t, "runner.create", map[string]any{"context": 4, "pubkey": c.peerID()}, nil)
 	a.call(t, "runner.create", map[string]any{"context": 4, "pubkey": b.peerID(), "script_types": []string{"nobody-runs-this"}}, nil)
 
-	var j control.JobView
-	a.call(t, "job.run", map[string]any{"to": control.ToAny, "context": 4, "type": "special",
+	var j wire.JobView
+	a.call(t, "job.run", map[string]any{"to": wire.ToAny, "context": 4, "type": "special",
 		"script": `echo "who=special" >> "$HYPHAE_RESULT"`}, &j)
 	got := waitJob(t, a, j.ContextID, j.Key)
 	if got.Status != "finished" || got.Result["who"] != "special" || got.Runner != c.peerID() {
@@ -35,8 +35,8 @@ func TestJobRunToAny(t *testing.T) {
 		t.Errorf("b, which does not run the type, got %d jobs", len(jobs))
 	}
 
-	var lost control.JobView
-	a.call(t, "job.run", map[string]any{"to": control.ToAny, "context": 4, "type": "nobody-runs-this", "script": "true"}, &lost)
+	var lost wire.JobView
+	a.call(t, "job.run", map[string]any{"to": wire.ToAny, "context": 4, "type": "nobody-runs-this", "script": "true"}, &lost)
 	if lost.Status != "dispatched" || lost.Runner != "" {
 		t.Fatalf("job of a type no agent runs = %+v; want it dispatched to nobody yet", lost)
 	}
@@ -61,10 +61,10 @@ func TestJobRunToAny(t *testing.T) {
 func TestJobRunToAnyAlone(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
-	var j control.JobView
-	a.call(t, "job.run", map[string]any{"to": control.ToAny, "context": 1, "type": "sh", "script": "echo here; sleep 60"}, &j)
+	var j wire.JobView
+	a.call(t, "job.run", map[string]any{"to": wire.ToAny, "context": 1, "type": "sh", "script": "echo here; sleep 60"}, &j)
 	eventually(t, 30*time.Second, "the job to show started", func() bool {
-		var got control.JobView
+		var got wire.JobView
 		a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &got)
 		return got.Status == "started"
 	})
@@ -92,7 +92,7 @@ func TestJobRunToRunnerRecord(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
 	a.call(t, "context.create", map[string]any{"id": 2}, nil)
-	var there, here, local control.RunnerView
+	var there, here, local wire.RunnerView
 	a.call(t, "runner.create", map[string]any{"context": 2, "pubkey": b.peerID()}, &there)
 	a.call(t, "runner.create", map[string]any{"context": 2, "pubkey": a.peerID()}, &here)
 	a.call(t, "runner.create", map[string]any{"context": 2, "pubkey": b.peerID(), "local": true}, &local)
@@ -101,7 +101,7 @@ func TestJobRunToRunnerRecord(t *testing.T) {
 		ref    string
 		runner string
 	}{{there.Ref, b.peerID()}, {here.Ref, ""}, {local.Ref, ""}} {
-		var j control.JobView
+		var j wire.JobView
 		a.call(t, "job.run", map[string]any{"to": c.ref, "context": 2, "type": "sh", "wait": 60,
 			"script": "true"}, &j)
 		if j.Status != "finished" || j.Runner != c.runner {
@@ -112,7 +112,7 @@ func TestJobRunToRunnerRecord(t *testing.T) {
 		"runner:9": "context 2 has no runner:9 (hyphae runner list 2)",
 		"runner:x": `"runner:x": want runner:<id>`,
 	} {
-		var j control.JobView
+		var j wire.JobView
 		err := a.client.Call(context.Background(), "job.run", map[string]any{"to": to, "context": 2, "type": "sh", "script": "true"}, &j)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("job.run to %s: %v, want an error containing %q", to, err, want)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/otlptest"
 	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
@@ -71,12 +71,12 @@ func withContext1(t *testing.T, a *agent) *agent {
 func TestJobRunGivesATraceID(t *testing.T) {
 	noTraceExport(t)
 	a := withContext1(t, startAgent(t, agentOpts{}))
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true", "wait": 30}, &j)
 	if _, _, ok := tracing.Parse(j.TraceID); !ok || j.Status != "finished" {
 		t.Fatalf("job.run answered trace_id %q, status %s: want a W3C traceparent", j.TraceID, j.Status)
 	}
-	var loaded control.JobView
+	var loaded wire.JobView
 	a.call(t, "job.load", map[string]any{"context": 1, "key": j.Key}, &loaded)
 	stored, err := dbOf(t, a.redis, 1).HGet(t.Context(), j.Key, "trace_id").Result()
 	if loaded.TraceID != j.TraceID || err != nil || stored != j.TraceID {
@@ -118,7 +118,7 @@ func TestJobRunKeepsTheCallersTraceparent(t *testing.T) {
 	a := withContext1(t, startAgent(t, agentOpts{}))
 	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
 	for field, v := range map[string]string{"traceparent": "00-" + trace + "-00f067aa0ba902b7-01", "trace_id": trace} {
-		var j control.JobView
+		var j wire.JobView
 		a.call(t, "job.create", map[string]any{"context": 1, "type": "sh", "script": "true", field: v}, &j)
 		if tracing.TraceID(j.TraceID) != trace {
 			t.Errorf("job.create with %s %s: trace_id %q, want trace id %s kept", field, v, j.TraceID, trace)
@@ -137,7 +137,7 @@ func TestFlowJobsShareTheFlowsTraceID(t *testing.T) {
 	a := withContext1(t, startAgent(t, agentOpts{}))
 	const trace = "0af7651916cd43dd8448eb211c80319c"
 	file := "name: traced\ncontext: 1\njobs:\n  a: {type: sh, script: 'true'}\n  b: {type: sh, script: 'true', needs: a}\n"
-	var fv control.FlowView
+	var fv wire.FlowView
 	a.call(t, "flow.create", map[string]any{"file_content": file, "start": true, "trace_id": trace}, &fv)
 	if tracing.TraceID(fv.TraceID) != trace || len(fv.Jobs) != 2 {
 		t.Fatalf("flow.create: trace_id %q, %d jobs; want trace id %s and 2 jobs", fv.TraceID, len(fv.Jobs), trace)
@@ -159,12 +159,12 @@ func TestRemoteJobKeepsItsTraceIDOnBothAgents(t *testing.T) {
 	logA, linesA := newCapturedLog()
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}, log: logA})
 	grantExecutor(t, b, 2, a.peerID())
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh", "script": "echo hi", "wait": 60}, &j)
 	if j.Status != "finished" || tracing.TraceID(j.TraceID) == "" {
 		t.Fatalf("job %+v: want finished with a trace id", j)
 	}
-	var there []control.JobView
+	var there []wire.JobView
 	b.call(t, "job.list", map[string]any{"context": 2}, &there)
 	if len(there) != 1 || there[0].TraceID != j.TraceID {
 		t.Fatalf("b's copy of the job: %+v; want trace_id %q", there, j.TraceID)
@@ -196,7 +196,7 @@ func TestSpansOfARemoteJobArriveInOneTrace(t *testing.T) {
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh", "script": "true", "wait": 60}, &j)
 	trace, submit, ok := tracing.Parse(j.TraceID)
 	if !ok || j.Status != "finished" {
@@ -232,7 +232,7 @@ func TestNoEndpointExportsNothing(t *testing.T) {
 	rx := otlptest.Start(t)
 	noTraceExport(t)
 	a := withContext1(t, startAgent(t, agentOpts{}))
-	var j control.JobView
+	var j wire.JobView
 	a.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "true", "wait": 30}, &j)
 	a.stop(t)
 	if n := rx.Requests(); n != 0 || j.TraceID == "" {
@@ -255,7 +255,7 @@ func BenchmarkJobRunTracing(b *testing.B) {
 		a.call(b, "context.create", map[string]any{"id": 1}, nil)
 		return func() time.Duration {
 			start := time.Now()
-			var j control.JobView
+			var j wire.JobView
 			a.call(b, "job.run", map[string]any{"context": 1, "type": "noop", "script": "-", "wait": 60}, &j)
 			if j.Status != "finished" {
 				b.Fatalf("job %+v", j)
@@ -279,16 +279,16 @@ func TestChatMessageKeepsItsTraceID(t *testing.T) {
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
 	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
-	var sent control.MessageView
+	var sent wire.MessageView
 	a.call(t, "message.create", map[string]any{"context": 2, "dst": b.peerID(), "message_type": "chat",
 		"message": "hello", "trace_id": trace}, &sent)
 	if tracing.TraceID(sent.TraceID) != trace {
 		t.Fatalf("message.create: trace_id %q, want trace id %s", sent.TraceID, trace)
 	}
 	eventually(t, 30*time.Second, "b to receive the chat with its trace id", func() bool {
-		var got []control.MessageView
+		var got []wire.MessageView
 		b.call(t, "message.list", map[string]any{"context": 2}, &got)
-		return slices.ContainsFunc(got, func(m control.MessageView) bool {
+		return slices.ContainsFunc(got, func(m wire.MessageView) bool {
 			return m.Type == "chat" && m.TraceID == sent.TraceID
 		})
 	})

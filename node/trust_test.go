@@ -15,7 +15,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/crypto/envelope"
 	"github.com/hyphae-run/hyphae/crypto/identity"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/overlay"
 )
 
@@ -106,13 +106,13 @@ func (x *impostor) send(t *testing.T, to peer.ID, typ envelope.Type, ctxID uint6
 }
 
 // peerRow is a's peer table row of peer ("" state when it has none).
-func peerRow(t *testing.T, a *agent, peer string) control.PeerView {
-	var ps []control.PeerView
+func peerRow(t *testing.T, a *agent, peer string) wire.PeerView {
+	var ps []wire.PeerView
 	a.call(t, "peer.list", nil, &ps)
-	if i := slices.IndexFunc(ps, func(p control.PeerView) bool { return p.PeerID == peer }); i >= 0 {
+	if i := slices.IndexFunc(ps, func(p wire.PeerView) bool { return p.PeerID == peer }); i >= 0 {
 		return ps[i]
 	}
-	return control.PeerView{}
+	return wire.PeerView{}
 }
 
 // A supervisor-only agent routes the jobs whose runner it chooses (job.run
@@ -132,7 +132,7 @@ func TestImpostorRunnerGetsNothing(t *testing.T) {
 
 	// The registered runner is busy with a job of its own; a sees it so,
 	// and the impostor idle with the type.
-	var blocker control.JobView
+	var blocker wire.JobView
 	r.call(t, "job.run", map[string]any{"context": 1, "type": "sh", "script": "sleep 60"}, &blocker)
 	eventually(t, 30*time.Second, "a to see r busy and the impostor idle", func() bool {
 		rr, xr := peerRow(t, a, r.peerID()), peerRow(t, a, x.id.PeerID().String())
@@ -140,8 +140,8 @@ func TestImpostorRunnerGetsNothing(t *testing.T) {
 			xr.State == "up" && slices.Contains(xr.ScriptTypes, "sh")
 	})
 
-	var j control.JobView
-	a.call(t, "job.run", map[string]any{"to": control.ToAny, "context": 1, "type": "sh",
+	var j wire.JobView
+	a.call(t, "job.run", map[string]any{"to": wire.ToAny, "context": 1, "type": "sh",
 		"env": map[string]string{"SECRET": "s3cret"}, "script": `echo "who=real" >> "$HYPHAE_RESULT"`}, &j)
 	flow := runFlow(t, a, "name: t\ncontext: 1\njobs:\n  one: {type: sh, script: 'echo \"who=real\" >> \"$HYPHAE_RESULT\"'}\n")
 	eventually(t, 30*time.Second, "r (or the impostor) to get both jobs", func() bool {
@@ -160,7 +160,7 @@ func TestImpostorRunnerGetsNothing(t *testing.T) {
 	eventually(t, 30*time.Second, "the forged result refused", func() bool {
 		return a.BusStats().Rejected["unexpected_result"] > before
 	})
-	var now control.JobView
+	var now wire.JobView
 	a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &now)
 	if now.Status == "finished" || now.Result["who"] != "" {
 		t.Fatalf("after the forged result the job is %+v", now)
@@ -175,20 +175,20 @@ func TestImpostorRunnerGetsNothing(t *testing.T) {
 	if got := waitJob(t, a, j.ContextID, j.Key); got.Status != "finished" || got.Result["who"] != "real" || got.Runner != r.peerID() {
 		t.Fatalf("job to any = %+v; want it finished by r", got)
 	}
-	if v := waitFlow(t, a, flow); v.Status.Status != "finished" || v.Jobs[0].Runner != r.peerID() {
+	if v := waitFlow(t, a, flow); v.Status != "finished" || v.Jobs[0].Runner != r.peerID() {
 		t.Fatalf("flow = %+v; want its job finished by r", v.Status)
 	}
 
 	// A type that only the impostor announces: job.run refuses it, and a
 	// flow job of it fails, each saying how to register a runner.
-	err := a.client.Call(context.Background(), "job.run", map[string]any{"to": control.ToAny, "context": 1,
+	err := a.client.Call(context.Background(), "job.run", map[string]any{"to": wire.ToAny, "context": 1,
 		"type": "special", "script": "true"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "no runner registered in context 1") ||
 		!strings.Contains(err.Error(), "hyphae runner create 1") {
 		t.Fatalf("job.run to any of a type no registered runner runs: %v", err)
 	}
 	special := runFlow(t, a, "name: s\ncontext: 1\njobs:\n  one: {type: special, script: 'true'}\n")
-	if v := waitFlow(t, a, special); v.Status.Status != "error" || !strings.Contains(v.Jobs[0].Error, "hyphae runner create 1") {
+	if v := waitFlow(t, a, special); v.Status != "error" || !strings.Contains(v.Jobs[0].Error, "hyphae runner create 1") {
 		t.Fatalf("flow of a type no registered runner runs = %+v", v.Status)
 	}
 	if n := x.received(envelope.TypeJob); n != 0 {
@@ -197,9 +197,9 @@ func TestImpostorRunnerGetsNothing(t *testing.T) {
 }
 
 // waitJobBriefly is a's record of job j once it names a runner.
-func waitJobBriefly(t *testing.T, a *agent, j control.JobView) control.JobView {
+func waitJobBriefly(t *testing.T, a *agent, j wire.JobView) wire.JobView {
 	t.Helper()
-	var got control.JobView
+	var got wire.JobView
 	eventually(t, 30*time.Second, "job "+j.Key+" to be routed", func() bool {
 		a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &got)
 		return got.Runner != ""
@@ -220,8 +220,8 @@ func TestImpostorCannotAnswerForAWaitingJob(t *testing.T) {
 	a.call(t, "runner.create", map[string]any{"context": 1, "pubkey": away, "script_types": []string{"sh"}}, nil)
 	waitPeerUp(t, a, x.id.PeerID().String())
 
-	var j control.JobView
-	a.call(t, "job.run", map[string]any{"to": control.ToAny, "context": 1, "type": "sh", "script": "true"}, &j)
+	var j wire.JobView
+	a.call(t, "job.run", map[string]any{"to": wire.ToAny, "context": 1, "type": "sh", "script": "true"}, &j)
 	msgKey := hashField(t, a, j.ContextID, j.Key, "message_key")
 	if j.Status != "dispatched" || j.Runner != "" || msgKey == "" {
 		t.Fatalf("job to any with its runner away = %+v (message %q); want it waiting", j, msgKey)
@@ -234,7 +234,7 @@ func TestImpostorCannotAnswerForAWaitingJob(t *testing.T) {
 	eventually(t, 30*time.Second, "the impostor's answers refused", func() bool {
 		return rejected("ack_from_stranger") > acks && rejected("error_from_stranger") > errs
 	})
-	var now control.JobView
+	var now wire.JobView
 	a.call(t, "job.load", map[string]any{"context": j.ContextID, "key": j.Key}, &now)
 	if now.Status != "dispatched" || now.Runner != "" || now.Error != "" {
 		t.Fatalf("after the impostor's answers the job is %+v", now)

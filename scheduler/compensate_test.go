@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -77,7 +76,7 @@ func TestCompensationUndoesFinishedJobsInReverseOrder(t *testing.T) {
 			t.Fatalf("job %s: compensation %+v, want completed", n, c)
 		}
 	}
-	if txt := flowtext.Render(st); !strings.Contains(txt, "compensation: compensated\n  a  completed  job:") {
+	if txt := render(st); !strings.Contains(txt, "compensation: compensated\n  a  completed  job:") {
 		t.Fatalf("flow status does not show the compensation:\n%s", txt)
 	}
 	if job(t, st, "c").Compensation != nil || e.w.count("c.compensate") != 0 {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/internal/flowtext"
 )
 
 func TestFailureCancelsDependents(t *testing.T) {
@@ -49,8 +48,8 @@ jobs:
 	if st.Result["next.saw"] != "1" {
 		t.Fatalf("next saw %q, want 1", st.Result["next.saw"])
 	}
-	if !strings.Contains(flowtext.Render(st), "(continue_on_error)") {
-		t.Fatalf("render does not mark the tolerated failure:\n%s", flowtext.Render(st))
+	if !strings.Contains(render(st), "(continue_on_error)") {
+		t.Fatalf("render does not mark the tolerated failure:\n%s", render(st))
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/internal/poll"
 	"github.com/hyphae-run/hyphae/scheduler"
 	"github.com/hyphae-run/hyphae/scheduler/flowfile"
@@ -136,7 +135,7 @@ func wantStates(t *testing.T, st *scheduler.Status, want map[string]model.NodeSt
 	t.Helper()
 	for name, s := range want {
 		if got := job(t, st, name).State; got != s {
-			t.Errorf("job %s: state %s, want %s\n%s", name, got, s, flowtext.Render(st))
+			t.Errorf("job %s: state %s, want %s\n%s", name, got, s, render(st))
 		}
 	}
 }
@@ -144,6 +143,6 @@ func wantStates(t *testing.T, st *scheduler.Status, want map[string]model.NodeSt
 func wantFlow(t *testing.T, st *scheduler.Status, status model.FlowStatus) {
 	t.Helper()
 	if st.Status != status {
-		t.Fatalf("flow status %s (error %q), want %s\n%s", st.Status, st.Error, status, flowtext.Render(st))
+		t.Fatalf("flow status %s (error %q), want %s\n%s", st.Status, st.Error, status, render(st))
 	}
 }

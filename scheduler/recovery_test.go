@@ -13,7 +13,6 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/internal/flowtext"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
@@ -199,7 +198,7 @@ func TestDuplicateEvents(t *testing.T) {
 	eventually(t, "jobs_done drained", func() bool { return rdb.LLen(e.ctx, store.JobsDoneKey).Val() == 0 })
 	after, _ := s.Status(e.ctx, ctxID, fl.ID)
 	if after.Version != before || after.Status != model.FlowFinished {
-		t.Fatalf("late duplicates changed the flow:\n%s", flowtext.Render(after))
+		t.Fatalf("late duplicates changed the flow:\n%s", render(after))
 	}
 	wantRunOnce(t, after, runs)
 }

@@ -19,7 +19,7 @@ func TestStatusAndList(t *testing.T) {
 	if strings.Join(order, ",") != "a,b,c,d" {
 		t.Fatalf("topological order %v", order)
 	}
-	// What the tree drawing (internal/flowtext) is made of: depths, needs, progress.
+	// What the tree drawing (node/flowtext) is made of: depths, needs, progress.
 	depth := map[string]int{}
 	for _, j := range st.Jobs {
 		depth[j.Name] = j.Depth

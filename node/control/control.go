@@ -39,7 +39,7 @@ type Deps struct {
 	Bridge  *bridge.Bridge
 	Runner  *executor.Runner     // nil without the runner role
 	Sched   *scheduler.Scheduler // nil without the supervisor role: no flow.* methods
-	Stopper *Stopper             // stops jobs; the scheduler shares it
+	Stopper *bridge.Stopper      // stops jobs; the scheduler shares it
 	Metrics *Metrics             // the node hooks its job counters to the runner
 	Janitor *retention.Janitor   // retention: node.prune
 	Tracer  *tracing.Tracer      // submit spans; nil: export off
@@ -114,7 +114,8 @@ func Classify(err error) int {
 		return api.CodeNotFound
 	case errors.Is(err, store.ErrDenied):
 		return api.CodeDenied
-	case errors.Is(err, store.ErrExists), errors.Is(err, model.ErrBadTransition), errors.Is(err, store.ErrFenced):
+	case errors.Is(err, store.ErrExists), errors.Is(err, model.ErrBadTransition), errors.Is(err, store.ErrFenced),
+		errors.As(err, new(*bridge.NotPeerError)):
 		return api.CodeConflict
 	case errors.Is(err, store.ErrBadContext), errors.Is(err, model.ErrBadField), errors.Is(err, bridge.ErrNoRunner):
 		return api.CodeInvalidParams

@@ -90,11 +90,11 @@ func (h *Handlers) serveFlowEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for {
-		if err := send("flow", FlowView{Status: *st}); err != nil {
+		if err := send("flow", *flowView(st)); err != nil {
 			return
 		}
 		if st.Status.Terminal() {
-			_ = send("end", FlowView{Status: *st})
+			_ = send("end", *flowView(st))
 			return
 		}
 		next, err := h.Sched.Next(r.Context(), ctxID, id, st.Version)

@@ -9,6 +9,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/scheduler"
 )
 
 // Flows made the seed way (DESIGN.md §8): jobs written as hashes or with
@@ -62,7 +63,7 @@ func (h *Handlers) loadSeedGraph(ctx context.Context, f *model.Flow, at string) 
 		}
 		g.upstream[j.ID] = j.Dependends
 	}
-	if cyc := findCycle(f.Jobs, g.upstream); cyc != nil {
+	if cyc := scheduler.FindCycle(f.Jobs, g.upstream); cyc != nil {
 		return nil, api.InvalidParams(at, "the jobs' dependends make a cycle: %v", cyc)
 	}
 	return g, h.checkSeedTypes(ctx, jobs, at)
@@ -80,44 +81,6 @@ func (h *Handlers) checkSeedTypes(ctx context.Context, jobs []*model.RunnerJob, 
 	for _, j := range jobs {
 		if !slices.Contains(known, j.ScriptType) && !h.externalWorker(ctx, j.ContextID, j.ScriptType) {
 			return api.InvalidParams(at, "job %d: no agent known here runs script type %q (known: %v)", j.ID, j.ScriptType, known)
-		}
-	}
-	return nil
-}
-
-// findCycle returns the ids of a cycle along upstream edges, or nil.
-func findCycle(ids []uint64, upstream map[uint64][]uint64) []uint64 {
-	const (
-		unseen = iota
-		onPath
-		done
-	)
-	state := map[uint64]int{}
-	var path []uint64
-	var visit func(id uint64) []uint64
-	visit = func(id uint64) []uint64 {
-		state[id] = onPath
-		path = append(path, id)
-		for _, up := range upstream[id] {
-			switch state[up] {
-			case onPath:
-				i := slices.Index(path, up)
-				return append(slices.Clone(path[i:]), up)
-			case unseen:
-				if c := visit(up); c != nil {
-					return c
-				}
-			}
-		}
-		path = path[:len(path)-1]
-		state[id] = done
-		return nil
-	}
-	for _, id := range ids {
-		if state[id] == unseen {
-			if c := visit(id); c != nil {
-				return c
-			}
 		}
 	}
 	return nil

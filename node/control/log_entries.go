@@ -5,17 +5,8 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// LogEntry is a log line with when it was written (RFC 3339, UTC, ms;
-// empty when not known) and its stream: stdout, stderr, agent (the
-// agent's own notes) or empty when not known (a line written by a client
-// straight into Redis, or brought home by a result).
-type LogEntry struct {
-	TS     string `json:"ts,omitempty"`
-	Stream string `json:"stream,omitempty"`
-	Line   string `json:"line"`
-}
 
 // splitLogLines splits lines read with their meta into the plain lines
 // and their meta entries ("" when unknown).
@@ -31,10 +22,10 @@ func splitLogLines(ll []store.LogLine) (lines, metas []string) {
 }
 
 // logEntries pairs lines with their meta entries (metas may be shorter).
-func logEntries(lines, metas []string) []LogEntry {
-	out := make([]LogEntry, len(lines))
+func logEntries(lines, metas []string) []wire.LogEntry {
+	out := make([]wire.LogEntry, len(lines))
 	for i, l := range store.JoinLogMeta(lines, metas) {
-		out[i] = LogEntry{Line: l.Text, Stream: l.Stream}
+		out[i] = wire.LogEntry{Line: l.Text, Stream: l.Stream}
 		if l.TimeMS > 0 {
 			out[i].TS = time.UnixMilli(l.TimeMS).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 		}
@@ -45,7 +36,7 @@ func logEntries(lines, metas []string) []LogEntry {
 // entriesAt are lines, read from index at of job key's log, with their
 // time and stream (the meta is written with its line, in one step, so it
 // is there); without them when the store does not answer.
-func (h *Handlers) entriesAt(ctx context.Context, ctxID uint64, key string, at int64, lines []string) []LogEntry {
+func (h *Handlers) entriesAt(ctx context.Context, ctxID uint64, key string, at int64, lines []string) []wire.LogEntry {
 	metas, _ := h.Store.ReadLogMeta(ctx, ctxID, key, at, at+int64(len(lines))-1)
 	return logEntries(lines, metas)
 }

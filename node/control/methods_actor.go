@@ -8,19 +8,15 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// ActorRef names an actor by peer ID (pubkey) or local numeric id.
-type ActorRef struct {
-	Actor string `json:"actor"`
-}
 
 func (h *Handlers) registerActorMethods() {
 	api.RegisterShapes(h.table, "actor.create", "Register an actor by its peer ID or hex ed25519 public key "+
 		"(idempotent): {pubkey}, or the seed's {actor:{id, pubkey, address}} (a chosen id is kept).",
 		api.Alt(func(ctx context.Context, p struct {
 			Pubkey string `json:"pubkey"`
-		}) (*ActorView, error) {
+		}) (*wire.ActorView, error) {
 			pub, err := peerIDOf(p.Pubkey)
 			if err != nil {
 				return nil, api.InvalidParams("pubkey", "%v", err)
@@ -32,12 +28,12 @@ func (h *Handlers) registerActorMethods() {
 			return h.actorView(a), nil
 		}),
 		api.Alt(func(ctx context.Context, p struct {
-			Actor SeedActorIn `json:"actor"`
-		}) (*SeedActor, error) {
+			Actor wire.SeedActorIn `json:"actor"`
+		}) (*wire.SeedActor, error) {
 			return h.seedActorCreate(ctx, p.Actor)
 		}))
 	api.RegisterShapes(h.table, "actor.load", "Show one actor: {actor} (peer ID or id), or the seed's {id}.",
-		api.Alt(func(ctx context.Context, p ActorRef) (*ActorView, error) {
+		api.Alt(func(ctx context.Context, p wire.ActorRef) (*wire.ActorView, error) {
 			a, err := h.resolveActor(ctx, p.Actor, false)
 			if err != nil {
 				return nil, err
@@ -46,7 +42,7 @@ func (h *Handlers) registerActorMethods() {
 		}),
 		api.Alt(func(ctx context.Context, p struct {
 			ID uint64 `json:"id"`
-		}) (*SeedActor, error) {
+		}) (*wire.SeedActor, error) {
 			a, err := h.Store.LoadActor(ctx, p.ID)
 			if err != nil {
 				return nil, err
@@ -54,12 +50,12 @@ func (h *Handlers) registerActorMethods() {
 			return h.seedActorOf(a), nil
 		}))
 	api.Register(h.table, "actor.list", "List the actors this agent knows.",
-		func(ctx context.Context, _ struct{}) ([]*ActorView, error) {
+		func(ctx context.Context, _ struct{}) ([]*wire.ActorView, error) {
 			as, err := h.Store.ListActors(ctx)
 			if err != nil {
 				return nil, err
 			}
-			out := make([]*ActorView, 0, len(as))
+			out := make([]*wire.ActorView, 0, len(as))
 			for _, a := range as {
 				out = append(out, h.actorView(a))
 			}
@@ -67,12 +63,12 @@ func (h *Handlers) registerActorMethods() {
 		})
 }
 
-func (h *Handlers) actorView(a *model.Actor) *ActorView {
+func (h *Handlers) actorView(a *model.Actor) *wire.ActorView {
 	addr := a.Address
 	if addr == nil {
 		addr = []string{}
 	}
-	return &ActorView{ID: a.ID, Pubkey: a.Pubkey, Address: addr, CreatedAt: a.CreatedAt,
+	return &wire.ActorView{ID: a.ID, Pubkey: a.Pubkey, Address: addr, CreatedAt: a.CreatedAt,
 		Self: a.Pubkey == h.ID.PeerID().String()}
 }
 

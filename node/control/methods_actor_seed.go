@@ -7,6 +7,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // seedActorCreate is actor.create {actor:{…}}: the actor with that pubkey,
@@ -16,7 +17,7 @@ import (
 // conflict. An actor given no address gets the multiaddrs this agent
 // knows for its peer (peerAddrs), and shows them while its record holds
 // none.
-func (h *Handlers) seedActorCreate(ctx context.Context, in SeedActorIn) (*SeedActor, error) {
+func (h *Handlers) seedActorCreate(ctx context.Context, in wire.SeedActorIn) (*wire.SeedActor, error) {
 	pub, err := peerIDOf(in.Pubkey)
 	if err != nil {
 		return nil, api.InvalidParams("actor.pubkey", "%v", err)

@@ -7,14 +7,8 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// GrantParams grants or revokes a role.
-type GrantParams struct {
-	ID    uint64 `json:"id"`
-	Actor string `json:"actor"`
-	Role  string `json:"role"`
-}
 
 func (h *Handlers) registerContextMethods() {
 	api.RegisterShapes(h.table, "context.create", "Create a context (tenant): {id, name}, this agent's actor its admin; "+
@@ -22,7 +16,7 @@ func (h *Handlers) registerContextMethods() {
 		api.Alt(func(ctx context.Context, p struct {
 			ID   *uint64 `json:"id,omitempty"` // absent: the lowest free id
 			Name string  `json:"name,omitempty"`
-		}) (*ContextView, error) {
+		}) (*wire.ContextView, error) {
 			var id uint64
 			if p.ID != nil {
 				if id = *p.ID; id == 0 {
@@ -33,8 +27,8 @@ func (h *Handlers) registerContextMethods() {
 			return h.createContext(ctx, &model.Context{ID: id, Name: p.Name, Admins: []uint64{h.Self.ID}})
 		}),
 		api.Alt(func(ctx context.Context, p struct {
-			Context SeedContextIn `json:"context"`
-		}) (*ContextView, error) {
+			Context wire.SeedContextIn `json:"context"`
+		}) (*wire.ContextView, error) {
 			in := p.Context
 			c := &model.Context{ID: in.ID, Name: in.Name, Admins: in.Admins, Readers: in.Readers,
 				Executors: in.Executors, CreatedAt: in.CreatedAt}
@@ -46,7 +40,7 @@ func (h *Handlers) registerContextMethods() {
 	api.Register(h.table, "context.load", "Show one context with its admins, executors and readers.",
 		func(ctx context.Context, p struct {
 			ID uint64 `json:"id"`
-		}) (*ContextView, error) {
+		}) (*wire.ContextView, error) {
 			c, err := h.Store.LoadContext(ctx, p.ID)
 			if err != nil {
 				return nil, err
@@ -54,21 +48,23 @@ func (h *Handlers) registerContextMethods() {
 			return contextView(c), nil
 		})
 	api.Register(h.table, "context.list", "List this agent's contexts.",
-		func(ctx context.Context, _ struct{}) ([]*ContextView, error) {
+		func(ctx context.Context, _ struct{}) ([]*wire.ContextView, error) {
 			cs, err := h.Store.ListContexts(ctx)
 			if err != nil {
 				return nil, err
 			}
-			out := make([]*ContextView, 0, len(cs))
+			out := make([]*wire.ContextView, 0, len(cs))
 			for _, c := range cs {
 				out = append(out, contextView(c))
 			}
 			return out, nil
 		})
 	api.Register(h.table, "context.grant", "Give an actor (peer ID, registered if new) a role: admin, executor or reader.",
-		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, true) })
+		func(ctx context.Context, p wire.GrantParams) (*wire.ContextView, error) { return h.grant(ctx, p, true) })
 	api.Register(h.table, "context.revoke", "Take a role away from an actor.",
-		func(ctx context.Context, p GrantParams) (*ContextView, error) { return h.grant(ctx, p, false) })
+		func(ctx context.Context, p wire.GrantParams) (*wire.ContextView, error) {
+			return h.grant(ctx, p, false)
+		})
 	api.Register(h.table, "context.set", "Set a context's containment (an admin's choice, DESIGN §5): "+
 		"isolation host (jobs from other actors run uncontained: they can read this agent's key, token and store), "+
 		"contained (this agent's own jobs run contained too) or \"\" (the runner's configuration); "+
@@ -80,7 +76,7 @@ func (h *Handlers) registerContextMethods() {
 // createContext creates c; when its id names the context the agent made by
 // itself to record jobs sent away (originContext), it adopts that one:
 // the user asked for context N and gets it, with those jobs in it.
-func (h *Handlers) createContext(ctx context.Context, c *model.Context) (*ContextView, error) {
+func (h *Handlers) createContext(ctx context.Context, c *model.Context) (*wire.ContextView, error) {
 	err := h.Store.CreateContext(ctx, c)
 	if errors.Is(err, store.ErrExists) {
 		err = h.Store.AdoptContext(ctx, c)
@@ -92,7 +88,7 @@ func (h *Handlers) createContext(ctx context.Context, c *model.Context) (*Contex
 	return contextView(c), nil
 }
 
-func (h *Handlers) grant(ctx context.Context, p GrantParams, give bool) (*ContextView, error) {
+func (h *Handlers) grant(ctx context.Context, p wire.GrantParams, give bool) (*wire.ContextView, error) {
 	role := model.Role(p.Role)
 	if !role.Valid() {
 		return nil, api.InvalidParams("role", "%q: want admin, executor or reader", p.Role)

@@ -7,20 +7,8 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// ContextSetParams changes a context's containment settings (context.set).
-// A field left out keeps its value; "" removes it, and the runner's
-// configuration (isolation) or each job's own setting (network) applies.
-type ContextSetParams struct {
-	ID uint64 `json:"id"`
-	// Isolation "host": jobs from other actors run on the host,
-	// uncontained; "contained": this agent's own jobs run contained too.
-	Isolation *string `json:"isolation,omitempty"`
-	// Network "none": every job of the context runs contained, with only
-	// loopback; "host": each job's own setting (as "").
-	Network *string `json:"network,omitempty"`
-}
 
 // HostIsolationWarning is what the agent logs of a context whose jobs
 // from other actors run uncontained (context.set, and at start).
@@ -29,7 +17,7 @@ func HostIsolationWarning(id uint64) string {
 		" run uncontained: they can read this agent's key, token and store"
 }
 
-func (h *Handlers) setContext(ctx context.Context, p ContextSetParams) (*ContextView, error) {
+func (h *Handlers) setContext(ctx context.Context, p wire.ContextSetParams) (*wire.ContextView, error) {
 	switch {
 	case p.ID == 0:
 		return nil, api.InvalidParams("id", "want a context id, 1 or more")

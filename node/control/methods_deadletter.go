@@ -4,18 +4,8 @@ import (
 	"context"
 
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// DeadLetterRef names a context's dead letters by the key they record.
-type DeadLetterRef struct {
-	Context uint64 `json:"context"`
-	Key     string `json:"key"`
-}
-
-// DeadLetterDeleted answers deadletter.delete.
-type DeadLetterDeleted struct {
-	Deleted int64 `json:"deleted"` // entries removed; 0 when the key had none
-}
 
 // registerDeadLetterDelete adds deadletter.delete: the dashboard's way to
 // clear an entry once it is dealt with (retried, or not worth keeping).
@@ -25,7 +15,7 @@ func (h *Handlers) registerDeadLetterDelete() {
 	h.registerDeadLetterRetry() // methods_deadletter_retry.go
 }
 
-func (h *Handlers) deleteDeadLetter(ctx context.Context, p DeadLetterRef) (*DeadLetterDeleted, error) {
+func (h *Handlers) deleteDeadLetter(ctx context.Context, p wire.DeadLetterRef) (*wire.DeadLetterDeleted, error) {
 	if p.Key == "" {
 		return nil, api.InvalidParams("key", "required: the key of the dead letter (deadletter.list shows it)")
 	}
@@ -36,5 +26,5 @@ func (h *Handlers) deleteDeadLetter(ctx context.Context, p DeadLetterRef) (*Dead
 	if err != nil {
 		return nil, err
 	}
-	return &DeadLetterDeleted{Deleted: n}, nil
+	return &wire.DeadLetterDeleted{Deleted: n}, nil
 }

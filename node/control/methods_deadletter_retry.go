@@ -9,17 +9,8 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// DeadLetterRetried answers deadletter.retry: what was put back, and, for
-// a job, the new attempt.
-type DeadLetterRetried struct {
-	Key     string   `json:"key"`
-	Kind    string   `json:"kind"` // job or message
-	Queue   string   `json:"queue"`
-	Job     *JobView `json:"job,omitempty"`
-	Deleted int64    `json:"deleted,omitempty"` // a job's dead-letter entries removed (a message's always are)
-}
 
 // registerDeadLetterRetry adds deadletter.retry: a quarantined job runs
 // again with a fresh count of failures, a quarantined message goes back on
@@ -31,14 +22,14 @@ func (h *Handlers) registerDeadLetterRetry() {
 		"dispatched, once it decodes. Its dead-letter entries are removed.", h.retryDeadLetter)
 }
 
-func (h *Handlers) retryDeadLetter(ctx context.Context, p DeadLetterRef) (*DeadLetterRetried, error) {
+func (h *Handlers) retryDeadLetter(ctx context.Context, p wire.DeadLetterRef) (*wire.DeadLetterRetried, error) {
 	if p.Key == "" {
 		return nil, api.InvalidParams("key", "required: the key of the dead letter (deadletter.list shows it)")
 	}
 	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
-	out := &DeadLetterRetried{Key: p.Key}
+	out := &wire.DeadLetterRetried{Key: p.Key}
 	switch {
 	case strings.HasPrefix(p.Key, "message:"):
 		list, err := h.Store.RetryMessage(ctx, p.Context, p.Key)
@@ -51,7 +42,7 @@ func (h *Handlers) retryDeadLetter(ctx context.Context, p DeadLetterRef) (*DeadL
 		out.Kind, out.Queue = "message", list
 		return out, nil
 	case strings.HasPrefix(p.Key, "job:"):
-		j, err := h.retryJob(ctx, JobRef(p))
+		j, err := h.retryJob(ctx, wire.JobRef(p))
 		if err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"slices"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -12,47 +11,9 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
-
-// EventPublishParams are event.publish's.
-type EventPublishParams struct {
-	Context       uint64          `json:"context"`                   // local: its context; with to: the target context there
-	Name          string          `json:"name"`                      // such as order.created
-	Data          json.RawMessage `json:"data,omitempty"`            // the payload: one JSON value (null when none)
-	CorrelationID string          `json:"correlation_id,omitempty"`  // ties it to one saga (an order id)
-	ID            string          `json:"id,omitempty"`              // its id (default: a new random one); one run per trigger and id
-	Idempotency   string          `json:"idempotency_key,omitempty"` // the same as id (docs/idempotency.md); give one or the other
-	To            string          `json:"to,omitempty"`              // a peer ID: send it there; empty: this agent's own
-	From          uint64          `json:"from_context,omitempty"`    // with to: the local context that records it
-}
-
-// EventView is an event as event.* show it.
-type EventView struct {
-	Key           string          `json:"key"` // its message key
-	Context       uint64          `json:"context"`
-	ID            string          `json:"id"`
-	Name          string          `json:"name"`
-	CorrelationID string          `json:"correlation_id,omitempty"`
-	Data          json.RawMessage `json:"data"`
-	From          string          `json:"from,omitempty"` // the sender's peer ID, for an event received
-	To            string          `json:"to,omitempty"`   // the recipient, for an event sent
-	Status        string          `json:"status,omitempty"`
-}
-
-// TriggerAddParams are event.trigger.add's: a flow file with `on:`.
-type TriggerAddParams struct {
-	FileContent string `json:"file_content"`
-	FileName    string `json:"file_name,omitempty"`
-	BaseDir     string `json:"base_dir,omitempty"`
-	Context     uint64 `json:"context,omitempty"`
-}
-
-// TriggerRef names a trigger: its flow's name in a context.
-type TriggerRef struct {
-	Context uint64 `json:"context"`
-	Name    string `json:"name"`
-}
 
 func (h *Handlers) registerEventMethods() {
 	api.Register(h.table, "event.publish", "Publish an event {context, name, data (JSON), correlation_id, id, to}: "+
@@ -63,7 +24,7 @@ func (h *Handlers) registerEventMethods() {
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 			Limit   int    `json:"limit,omitempty"`
-		}) ([]*EventView, error) {
+		}) ([]*wire.EventView, error) {
 			if p.Limit <= 0 {
 				p.Limit = 100
 			}
@@ -71,7 +32,7 @@ func (h *Handlers) registerEventMethods() {
 			if err != nil {
 				return nil, err
 			}
-			out := make([]*EventView, 0, len(es))
+			out := make([]*wire.EventView, 0, len(es))
 			for _, e := range es {
 				out = append(out, eventView(p.Context, e, "", ""))
 			}
@@ -82,7 +43,7 @@ func (h *Handlers) registerEventMethods() {
 	}
 }
 
-func (h *Handlers) eventPublish(ctx context.Context, p EventPublishParams) (*EventView, error) {
+func (h *Handlers) eventPublish(ctx context.Context, p wire.EventPublishParams) (*wire.EventView, error) {
 	m, err := eventMessage(p)
 	if err != nil {
 		return nil, err
@@ -108,7 +69,7 @@ func (h *Handlers) eventPublish(ctx context.Context, p EventPublishParams) (*Eve
 }
 
 // eventMessage checks p and makes its event message.
-func eventMessage(p EventPublishParams) (*model.Message, error) {
+func eventMessage(p wire.EventPublishParams) (*model.Message, error) {
 	if err := model.CheckPublishedEventName(p.Name); err != nil { // message.*, flow.*, job.*: the agent's own
 		return nil, api.InvalidParams("name", "%v", err)
 	}
@@ -156,7 +117,7 @@ func newEventID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func (h *Handlers) eventLoad(ctx context.Context, ctxID uint64, m *model.Message) (*EventView, error) {
+func (h *Handlers) eventLoad(ctx context.Context, ctxID uint64, m *model.Message) (*wire.EventView, error) {
 	key := store.MessageKey(m.CallerID, m.ID)
 	stored, err := h.Store.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
@@ -169,8 +130,8 @@ func (h *Handlers) eventLoad(ctx context.Context, ctxID uint64, m *model.Message
 	return eventView(ctxID, e, stored.Dst, string(stored.Status)), nil
 }
 
-func eventView(ctxID uint64, e *model.Event, to, status string) *EventView {
-	return &EventView{Key: e.Key, Context: ctxID, ID: e.ID, Name: e.Name, CorrelationID: e.CorrelationID,
+func eventView(ctxID uint64, e *model.Event, to, status string) *wire.EventView {
+	return &wire.EventView{Key: e.Key, Context: ctxID, ID: e.ID, Name: e.Name, CorrelationID: e.CorrelationID,
 		Data: e.Data, From: e.From, To: to, Status: status}
 }
 
@@ -181,11 +142,12 @@ func (h *Handlers) registerTriggerMethods() {
 	api.Register(h.table, "event.trigger.list", "List the triggers of a context.",
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
-		}) ([]*scheduler.TriggerView, error) {
-			return h.Sched.Triggers(ctx, p.Context)
+		}) ([]*wire.TriggerView, error) {
+			vs, err := h.Sched.Triggers(ctx, p.Context)
+			return triggerViews(vs), err
 		})
 	api.Register(h.table, "event.trigger.remove", "Delete a trigger {context, name}; the runs it started stay.",
-		func(ctx context.Context, p TriggerRef) (map[string]bool, error) {
+		func(ctx context.Context, p wire.TriggerRef) (map[string]bool, error) {
 			if p.Context == 0 || p.Name == "" {
 				return nil, api.InvalidParams("name", "required: the context and the trigger's (its flow's) name")
 			}
@@ -196,11 +158,12 @@ func (h *Handlers) registerTriggerMethods() {
 		})
 }
 
-func (h *Handlers) triggerAdd(ctx context.Context, p TriggerAddParams) (*scheduler.TriggerView, error) {
+func (h *Handlers) triggerAdd(ctx context.Context, p wire.TriggerAddParams) (*wire.TriggerView, error) {
 	f, err := h.installable(ctx, flowFileParams(p), func(f *scheduler.File) bool { return f.On != nil },
 		scheduler.ErrNoTrigger)
 	if err != nil {
 		return nil, err
 	}
-	return h.Sched.AddTrigger(ctx, f, h.Self.ID)
+	v, err := h.Sched.AddTrigger(ctx, f, h.Self.ID)
+	return triggerView(v), err
 }

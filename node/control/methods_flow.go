@@ -10,54 +10,9 @@ import (
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
-
-// FlowCreateParams is a flow file sent whole: its text, the name messages
-// use and the directory its script_file paths start from (on this agent's
-// machine). Context, when set, overrides the file's. Start also starts it.
-type FlowCreateParams struct {
-	FileContent string `json:"file_content"`
-	FileName    string `json:"file_name,omitempty"`
-	BaseDir     string `json:"base_dir,omitempty"`
-	Context     uint64 `json:"context,omitempty"`
-	Start       bool   `json:"start,omitempty"`
-	// IdempotencyKey: a second create (or run) with the key within the
-	// retention window answers the first flow (methods_idempotency.go).
-	IdempotencyKey string `json:"idempotency_key,omitempty"`
-	// TraceParams: the caller's traceparent or trace_id, which the flow
-	// and its jobs keep (trace.go).
-	TraceParams
-}
-
-// FlowRef names a flow.
-type FlowRef struct {
-	Context uint64 `json:"context"`
-	ID      uint64 `json:"id"`
-}
-
-// FlowWaitParams: block up to Timeout seconds for the flow to end or, with
-// After (a previous view's version), for any change.
-type FlowWaitParams struct {
-	FlowRef
-	Timeout int64  `json:"timeout,omitempty"`
-	After   string `json:"after,omitempty"`
-}
-
-// FlowView is a flow as the API shows it: status, error, result, jobs
-// (name, state, status, runner, attempt, duration, result, error, needs)
-// in topological order, progress, version; warnings from flow.create.
-type FlowView struct {
-	scheduler.Status
-	Warnings []string `json:"warnings,omitempty"`
-	// IdempotencyKey, Deduplicated, ContentDiffers: as on JobView.
-	IdempotencyKey string `json:"idempotency_key,omitempty"`
-	Deduplicated   bool   `json:"deduplicated,omitempty"`
-	ContentDiffers bool   `json:"content_differs,omitempty"`
-}
-
-// FlowSummary is a row of flow.list: a flow with its job counts.
-type FlowSummary = scheduler.Summary
 
 func (h *Handlers) registerFlowMethods() {
 	h.registerScheduleMethods()
@@ -72,29 +27,30 @@ func (h *Handlers) registerFlowMethods() {
 		api.Alt(h.flowStatus), api.Alt(h.seedFlowLoad))
 	api.RegisterShapes(h.table, "flow.dag", "A flow's DAG: nodes (by job id, with node_status), edges, roots, leaves, levels; "+
 		"{context_id, id} or {context, id}.",
-		api.Alt(h.flowDAG), api.Alt(func(ctx context.Context, p FlowRef) (*FlowDAG, error) {
-			return h.flowDAG(ctx, SeedRef{ContextID: p.Context, ID: p.ID})
+		api.Alt(h.flowDAG), api.Alt(func(ctx context.Context, p wire.FlowRef) (*wire.FlowDAG, error) {
+			return h.flowDAG(ctx, wire.SeedRef{ContextID: p.Context, ID: p.ID})
 		}))
 	api.Register(h.table, "flow.status", "A flow's status, jobs and progress.", h.flowStatus)
 	api.Register(h.table, "flow.wait", "Block until the flow ends, or changes from version `after`, or timeout seconds pass.", h.flowWait)
-	api.Register(h.table, "flow.cancel", "Stop a flow's running jobs and cancel the rest.", func(ctx context.Context, p FlowRef) (*FlowView, error) {
+	api.Register(h.table, "flow.cancel", "Stop a flow's running jobs and cancel the rest.", func(ctx context.Context, p wire.FlowRef) (*wire.FlowView, error) {
 		return h.flowAct(ctx, p, h.Sched.Cancel)
 	})
 	api.Register(h.table, "flow.list", "List a context's flows with progress.", func(ctx context.Context, p struct {
 		Context uint64 `json:"context"`
-	}) ([]FlowSummary, error) {
+	}) ([]wire.FlowSummary, error) {
 		if err := h.checkFlowContext(ctx, p.Context); err != nil {
 			return nil, err
 		}
-		return h.Sched.List(ctx, p.Context)
+		ss, err := h.Sched.List(ctx, p.Context)
+		return flowSummaries(ss), err
 	})
 }
 
-func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowView, error) {
-	if _, err := p.adopt(); err != nil {
+func (h *Handlers) flowCreate(ctx context.Context, p wire.FlowCreateParams) (*wire.FlowView, error) {
+	if _, err := adoptTrace(p.TraceParams); err != nil {
 		return nil, err
 	}
-	ctx = tracing.WithParent(ctx, p.caller()) // the scheduler gives the flow its trace id
+	ctx = tracing.WithParent(ctx, p.Caller()) // the scheduler gives the flow its trace id
 	pf, err := h.readFlowFile(ctx, flowFileParams{FileContent: p.FileContent, FileName: p.FileName,
 		BaseDir: p.BaseDir, Context: p.Context})
 	if err != nil {
@@ -108,8 +64,8 @@ func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowVie
 	if err != nil {
 		return nil, err
 	}
-	h.Tracer.BeginSubmit(fl.TraceID(), p.caller(), fl.ContextID, "flow:"+u64(fl.ID)).End(nil)
-	ref := FlowRef{Context: fl.ContextID, ID: fl.ID}
+	h.Tracer.BeginSubmit(fl.TraceID(), p.Caller(), fl.ContextID, "flow:"+u64(fl.ID)).End(nil)
+	ref := wire.FlowRef{Context: fl.ContextID, ID: fl.ID}
 	if p.Start {
 		if err := h.Sched.StartFlow(ctx, ref.Context, ref.ID); err != nil {
 			return nil, err
@@ -132,7 +88,7 @@ func (h *Handlers) flowCreate(ctx context.Context, p FlowCreateParams) (*FlowVie
 }
 
 // flowAct runs op on the flow and returns its view.
-func (h *Handlers) flowAct(ctx context.Context, p FlowRef, op func(context.Context, uint64, uint64) error) (*FlowView, error) {
+func (h *Handlers) flowAct(ctx context.Context, p wire.FlowRef, op func(context.Context, uint64, uint64) error) (*wire.FlowView, error) {
 	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
@@ -142,7 +98,7 @@ func (h *Handlers) flowAct(ctx context.Context, p FlowRef, op func(context.Conte
 	return h.flowStatus(ctx, p)
 }
 
-func (h *Handlers) flowStatus(ctx context.Context, p FlowRef) (*FlowView, error) {
+func (h *Handlers) flowStatus(ctx context.Context, p wire.FlowRef) (*wire.FlowView, error) {
 	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
@@ -150,10 +106,10 @@ func (h *Handlers) flowStatus(ctx context.Context, p FlowRef) (*FlowView, error)
 	if err != nil {
 		return nil, err
 	}
-	return &FlowView{Status: *st}, nil
+	return flowView(st), nil
 }
 
-func (h *Handlers) flowWait(ctx context.Context, p FlowWaitParams) (*FlowView, error) {
+func (h *Handlers) flowWait(ctx context.Context, p wire.FlowWaitParams) (*wire.FlowView, error) {
 	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
@@ -172,7 +128,7 @@ func (h *Handlers) flowWait(ctx context.Context, p FlowWaitParams) (*FlowView, e
 	if err != nil {
 		return nil, err
 	}
-	return &FlowView{Status: *st}, nil
+	return flowView(st), nil
 }
 
 // checkFlowContext refuses context ids this agent cannot serve.

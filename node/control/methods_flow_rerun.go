@@ -5,16 +5,9 @@ import (
 	"errors"
 
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
-
-// FlowRerunParams names an ended flow to run again: From is the job to
-// run again with everything that depends on it ("" = the jobs that did
-// not complete).
-type FlowRerunParams struct {
-	FlowRef
-	From string `json:"from,omitempty"`
-}
 
 func (h *Handlers) registerFlowRerun() {
 	api.Register(h.table, "flow.rerun", "Start a new run of an ended flow that reuses the results of the jobs that completed "+
@@ -22,7 +15,7 @@ func (h *Handlers) registerFlowRerun() {
 		"Answers the new flow.", h.flowRerun)
 }
 
-func (h *Handlers) flowRerun(ctx context.Context, p FlowRerunParams) (*FlowView, error) {
+func (h *Handlers) flowRerun(ctx context.Context, p wire.FlowRerunParams) (*wire.FlowView, error) {
 	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
@@ -36,5 +29,5 @@ func (h *Handlers) flowRerun(ctx context.Context, p FlowRerunParams) (*FlowView,
 	if err != nil {
 		return nil, err
 	}
-	return h.flowStatus(ctx, FlowRef{Context: fl.ContextID, ID: fl.ID})
+	return h.flowStatus(ctx, wire.FlowRef{Context: fl.ContextID, ID: fl.ID})
 }

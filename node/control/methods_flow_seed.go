@@ -7,18 +7,13 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// SeedFlowParams is flow.create's seed shape.
-type SeedFlowParams struct {
-	ContextID uint64     `json:"context_id"`
-	Flow      SeedFlowIn `json:"flow"`
-}
 
 // seedFlowCreate is flow.create {context_id, flow:{…}}: the flow stored
 // under the id its caller chose (or a new one), status dispatched, once
 // its jobs pass the checks a YAML flow passes. flow.start runs it.
-func (h *Handlers) seedFlowCreate(ctx context.Context, p SeedFlowParams) (*SeedFlow, error) {
+func (h *Handlers) seedFlowCreate(ctx context.Context, p wire.SeedFlowParams) (*wire.SeedFlow, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}
@@ -49,7 +44,7 @@ func (h *Handlers) seedFlowCreate(ctx context.Context, p SeedFlowParams) (*SeedF
 
 // seedFlowStart is flow.start {context_id, id}: true when the flow starts
 // now, false when it was started before (as the seed coordinator answers).
-func (h *Handlers) seedFlowStart(ctx context.Context, p SeedRef) (bool, error) {
+func (h *Handlers) seedFlowStart(ctx context.Context, p wire.SeedRef) (bool, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return false, err
 	}
@@ -68,7 +63,7 @@ func (h *Handlers) seedFlowStart(ctx context.Context, p SeedRef) (bool, error) {
 }
 
 // seedFlowLoad is flow.load {context_id, id}.
-func (h *Handlers) seedFlowLoad(ctx context.Context, p SeedRef) (*SeedFlow, error) {
+func (h *Handlers) seedFlowLoad(ctx context.Context, p wire.SeedRef) (*wire.SeedFlow, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}

@@ -5,70 +5,19 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
-
-// JobRunParams submits a job.
-type JobRunParams struct {
-	// To is "self" (default), a peer ID, "any" (see ToAny) or runner:<id>:
-	// the agent a runner record of context Context here names.
-	To      string            `json:"to,omitempty"`
-	Context uint64            `json:"context"`
-	Type    string            `json:"type"`
-	Script  string            `json:"script"`
-	Name    string            `json:"name,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	Timeout int64             `json:"timeout,omitempty"` // seconds
-	Retries int64             `json:"retries,omitempty"`
-	// MemoryMB and CPU limit the job (MiB, cores) where its runner has
-	// cgroups; elsewhere it runs with a warning in its log (node.info says
-	// which).
-	MemoryMB int64   `json:"memory_mb,omitempty"`
-	CPU      float64 `json:"cpu,omitempty"`
-	// Network "none" runs the job in a network namespace of its own with
-	// only loopback (contained, DESIGN §5); "" or "host" = the host's.
-	Network string `json:"network,omitempty"`
-	// Wait, in seconds, makes job.run block until the job ends (or Wait
-	// passes) and return it as it is then: a submit and a job.wait in
-	// one call.
-	Wait int64 `json:"wait,omitempty"`
-	// RunAt (unix seconds) or Delay (seconds from now) hold the job back
-	// until then: it waits in the context's timers, in Redis, and is
-	// queued when due (see methods_job_at.go).
-	RunAt int64 `json:"run_at,omitempty"`
-	Delay int64 `json:"delay,omitempty"`
-	// IdempotencyKey: a second submission with the same key within the
-	// retention window answers the first one's job, deduplicated, instead
-	// of running again (methods_idempotency.go, docs/idempotency.md).
-	IdempotencyKey string `json:"idempotency_key,omitempty"`
-
-	once bool   // the key is claimed (jobRunOnce)
-	id   uint64 // the job's id, chosen for the key's record (0: allocate)
-	// KeyedParams: concurrency_key and max_in_flight (methods_job_keyed.go).
-	KeyedParams
-	// TraceParams: the caller's traceparent or trace_id, kept (trace.go).
-	TraceParams
-	trace string // the job's traceparent (jobRunTraced)
-}
-
-// ToAny, as JobRunParams.To, sends the job to the least loaded runner
-// registered in the job's context (runner:<id> with its pubkey) that is up
-// and runs its type, else to this agent when its runner does; it waits in
-// the outbox while a registered runner is down, and is refused
-// (bridge.ErrNoRunner) when none can ever run it. Presence only ranks
-// registered runners: a peer that merely announces itself gets nothing.
-const ToAny = "any"
 
 // RunJob is the API's job.run (Node.RunJob calls it in process): it
 // submits a job to this agent's runner or to another agent and, with
 // p.Wait, waits for its end. Bad parameters are *api.Error values.
-func (h *Handlers) RunJob(ctx context.Context, p JobRunParams) (*JobView, error) {
+func (h *Handlers) RunJob(ctx context.Context, p wire.JobRunParams) (*wire.JobView, error) {
 	j, w, err := h.jobRun(ctx, p, true)
 	if err != nil || p.Wait == 0 {
 		return j, err
@@ -81,13 +30,8 @@ func (h *Handlers) RunJob(ctx context.Context, p JobRunParams) (*JobView, error)
 		defer w.Close()
 		wait = func(ctx context.Context, _ uint64, _ string) (*model.RunnerJob, error) { return w.Wait(ctx) }
 	}
-	return j.dedupOnto(h.jobWait(ctx, JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, wait))
-}
-
-// JobRef names a job in a context by key (job:<caller>:<id>).
-type JobRef struct {
-	Context uint64 `json:"context"`
-	Key     string `json:"key"`
+	v, err := h.jobWait(ctx, wire.JobRef{Context: j.ContextID, Key: j.Key}, time.Duration(p.Wait)*time.Second, wait)
+	return dedupOnto(j, v, err)
 }
 
 func (h *Handlers) registerJobMethods() {
@@ -97,7 +41,7 @@ func (h *Handlers) registerJobMethods() {
 		api.Alt(h.RunJob), api.Alt(h.seedJobRun))
 	api.RegisterShapes(h.table, "job.create", "Store a job without running it: {context, type, script, …}, "+
 		"or the seed's {context_id, job:{id, caller_id, script, script_type, dependends, …}} (a chosen id is kept).",
-		api.Alt(func(ctx context.Context, p JobRunParams) (*JobView, error) {
+		api.Alt(func(ctx context.Context, p wire.JobRunParams) (*wire.JobView, error) {
 			j, _, err := h.jobRun(ctx, p, false)
 			return j, err
 		}),
@@ -105,7 +49,7 @@ func (h *Handlers) registerJobMethods() {
 	api.RegisterShapes(h.table, "job.load", "Show a job: {context, key}, or the seed's {context_id, caller_id, id}.",
 		api.Alt(h.jobLoad), api.Alt(h.seedJobLoad))
 	api.Register(h.table, "job.status", "A job's status.",
-		func(ctx context.Context, p JobRef) (map[string]string, error) {
+		func(ctx context.Context, p wire.JobRef) (map[string]string, error) {
 			j, err := h.jobLoad(ctx, p)
 			if err != nil {
 				return nil, err
@@ -113,7 +57,7 @@ func (h *Handlers) registerJobMethods() {
 			return map[string]string{"key": j.Key, "status": j.Status, "error": j.Error}, nil
 		})
 	api.Register(h.table, "job.result", "A job's result map.",
-		func(ctx context.Context, p JobRef) (map[string]string, error) {
+		func(ctx context.Context, p wire.JobRef) (map[string]string, error) {
 			j, err := h.jobLoad(ctx, p)
 			if err != nil {
 				return nil, err
@@ -122,27 +66,20 @@ func (h *Handlers) registerJobMethods() {
 		})
 	api.Register(h.table, "job.wait", "Block until the job ends (or timeout seconds pass) and return it.",
 		func(ctx context.Context, p struct {
-			JobRef
+			wire.JobRef
 			Timeout int64 `json:"timeout,omitempty"`
-		}) (*JobView, error) {
+		}) (*wire.JobView, error) {
 			return h.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, h.Store.WaitJob)
 		})
 	api.Register(h.table, "job.list", "List a context's jobs, newest first: all of them, "+
 		"or those with `status` (dispatched, waiting_for_prerequisites, started, error, finished), at most `limit` (0: all).",
-		func(ctx context.Context, p JobListParams) ([]*JobView, error) {
+		func(ctx context.Context, p wire.JobListParams) ([]*wire.JobView, error) {
 			return h.jobList(ctx, p)
 		})
 }
 
-// JobListParams are job.list's parameters.
-type JobListParams struct {
-	Context uint64 `json:"context"`
-	Status  string `json:"status,omitempty"` // only jobs in this status
-	Limit   int    `json:"limit,omitempty"`  // at most this many, newest first (0: all)
-}
-
 // jobList lists a context's jobs, newest first (created_at, then id).
-func (h *Handlers) jobList(ctx context.Context, p JobListParams) ([]*JobView, error) {
+func (h *Handlers) jobList(ctx context.Context, p wire.JobListParams) ([]*wire.JobView, error) {
 	if p.Status != "" && !model.JobStatus(p.Status).Valid() {
 		return nil, api.InvalidParams("status", "%q is not a job status (dispatched, waiting_for_prerequisites, started, error, finished)", p.Status)
 	}
@@ -153,13 +90,13 @@ func (h *Handlers) jobList(ctx context.Context, p JobListParams) ([]*JobView, er
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*JobView, 0, len(js))
+	out := make([]*wire.JobView, 0, len(js))
 	for _, j := range js {
 		if p.Status == "" || string(j.Status) == p.Status {
 			out = append(out, jobView(j))
 		}
 	}
-	slices.SortFunc(out, func(a, b *JobView) int {
+	slices.SortFunc(out, func(a, b *wire.JobView) int {
 		return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.ID, a.ID), cmp.Compare(b.CallerID, a.CallerID))
 	})
 	if p.Limit > 0 && len(out) > p.Limit {
@@ -168,44 +105,8 @@ func (h *Handlers) jobList(ctx context.Context, p JobListParams) ([]*JobView, er
 	return out, nil
 }
 
-// jobRun stores job p (run: and sets it going). A job sent to another
-// agent with p.Wait comes with a watch on its end (the caller closes it).
-func (h *Handlers) jobRun(ctx context.Context, p JobRunParams, run bool) (*JobView, *store.EndWatch, error) {
-	if err := checkJobParams(p); err != nil {
-		return nil, nil, err
-	}
-	if p.Wait != 0 && !run {
-		return nil, nil, api.InvalidParams("wait", "job.create does not run the job: nothing to wait for")
-	}
-	if p.trace == "" {
-		return h.jobRunTraced(ctx, p, run)
-	}
-	if strings.HasPrefix(p.To, "runner:") {
-		to, err := h.runnerPeer(ctx, p.Context, p.To)
-		if err != nil {
-			return nil, nil, err
-		}
-		p.To = to
-	}
-	if p.IdempotencyKey != "" && !p.once {
-		return h.jobRunOnce(ctx, p, run)
-	}
-	if p.To != "" && p.To != "self" && p.To != h.ID.PeerID().String() {
-		if at, ok := p.at(time.Now()); ok && run {
-			j, err := h.submitRemoteAt(ctx, p, at)
-			return j, nil, err
-		}
-		if !run {
-			return nil, nil, api.InvalidParams("to", "job.create stores local jobs only; use job.run for remote ones")
-		}
-		return h.submitRemote(ctx, p)
-	}
-	j, err := h.jobRunHere(ctx, p, run)
-	return j, nil, err
-}
-
 // jobRunHere stores job p for this agent's runner (run: and queues it).
-func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*JobView, error) {
+func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*wire.JobView, error) {
 	if err := h.Store.CheckContextID(p.Context); err != nil {
 		return nil, api.InvalidParams("context", "%v", err)
 	}
@@ -221,9 +122,9 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 	j.SetNetwork(p.Network)
 	j.SetIdempotencyKey(p.IdempotencyKey)
 	j.SetTraceID(p.trace)
-	j.SetConcurrency(p.concurrency())
+	j.SetConcurrency(p.Concurrency())
 	var err error
-	if at, ok := p.at(time.Now()); ok {
+	if at, ok := runAt(p.JobRunParams, time.Now()); ok {
 		err = h.enqueueAt(ctx, j, at, run)
 	} else if run {
 		err = h.Store.EnqueueJob(ctx, j)
@@ -236,7 +137,7 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*J
 	return jobView(j), nil
 }
 
-func checkJobParams(p JobRunParams) error {
+func checkJobParams(p wire.JobRunParams) error {
 	switch {
 	case p.Context == 0:
 		return api.InvalidParams("context", "required: the context id (1 or more)")
@@ -257,13 +158,13 @@ func checkJobParams(p JobRunParams) error {
 	case p.Wait < 0 || p.Wait > 3600:
 		return api.InvalidParams("wait", "seconds to wait for the job's end: 0 (do not wait) to 3600")
 	}
-	if err := p.checkKeyed(); err != nil {
+	if err := checkKeyed(p.KeyedParams); err != nil {
 		return err
 	}
 	return checkJobAt(p)
 }
 
-func (h *Handlers) jobLoad(ctx context.Context, p JobRef) (*JobView, error) {
+func (h *Handlers) jobLoad(ctx context.Context, p wire.JobRef) (*wire.JobView, error) {
 	if _, _, err := store.ParseJobKey(p.Key); err != nil {
 		return nil, api.InvalidParams("key", "%v", err)
 	}
@@ -279,7 +180,7 @@ type waitFunc func(ctx context.Context, ctxID uint64, key string) (*model.Runner
 
 // jobWait waits up to d (at most an hour) for job p to end, with wait, and
 // returns it, as it is then if the wait runs out.
-func (h *Handlers) jobWait(ctx context.Context, p JobRef, d time.Duration, wait waitFunc) (*JobView, error) {
+func (h *Handlers) jobWait(ctx context.Context, p wire.JobRef, d time.Duration, wait waitFunc) (*wire.JobView, error) {
 	if _, _, err := store.ParseJobKey(p.Key); err != nil {
 		return nil, api.InvalidParams("key", "%v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // maxDelay bounds how far ahead a job may be held back.
@@ -16,7 +17,7 @@ const maxDelay = 366 * 24 * time.Hour
 
 // checkJobAt checks run_at and delay: at most one, not negative, not more
 // than a year ahead.
-func checkJobAt(p JobRunParams) error {
+func checkJobAt(p wire.JobRunParams) error {
 	switch {
 	case p.RunAt != 0 && p.Delay != 0:
 		return api.InvalidParams("delay", "give run_at or delay, not both")
@@ -31,7 +32,7 @@ func checkJobAt(p JobRunParams) error {
 }
 
 // at is when the job may start, if the parameters say so.
-func (p JobRunParams) at(now time.Time) (time.Time, bool) {
+func runAt(p wire.JobRunParams, now time.Time) (time.Time, bool) {
 	switch {
 	case p.RunAt > 0:
 		return time.Unix(p.RunAt, 0), true
@@ -57,9 +58,9 @@ func (h *Handlers) enqueueAt(ctx context.Context, j *model.RunnerJob, at time.Ti
 // msg_out when due (store.SendAt), where the bridge sends it as it sends
 // any client's message. The job carries run_at, so the agent that runs it
 // also holds it back should it arrive early (a clock behind).
-func (h *Handlers) submitRemoteAt(ctx context.Context, p JobRunParams, at time.Time) (*JobView, error) {
+func (h *Handlers) submitRemoteAt(ctx context.Context, p JobRunParams, at time.Time) (*wire.JobView, error) {
 	dst := "" // to any: the bridge routes it by type when it is sent
-	if p.To != ToAny {
+	if p.To != wire.ToAny {
 		id, err := peer.Decode(p.To)
 		if err != nil {
 			return nil, api.InvalidParams("to", "%q is neither self, any nor a peer ID: %v", p.To, err)
@@ -85,7 +86,7 @@ func (h *Handlers) submitRemoteAt(ctx context.Context, p JobRunParams, at time.T
 	j.SetMessageKey(store.MessageKey(m.CallerID, m.ID))
 	j.SetTraceID(p.trace)
 	j.SetNetwork(p.Network)
-	j.SetConcurrency(p.concurrency())
+	j.SetConcurrency(p.Concurrency())
 	m.SetTraceID(p.trace)
 	m.Job = []*model.RunnerJob{j}
 	if err := h.Store.SendAt(ctx, origin, j, m, at, time.Now()); err != nil {

@@ -5,19 +5,20 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func (h *Handlers) registerJobRetryMethods() {
 	api.Register(h.table, "job.retry", "Queue a job that ended error (failed, stopped, timed out, or dead-lettered as invalid) "+
 		"again as a new attempt on this agent's runner: same script, env and limits, its error cleared. "+
 		"A finished job, one still queued or running, a flow's job or one sent to another agent is refused.",
-		func(ctx context.Context, p JobRef) (*JobView, error) {
+		func(ctx context.Context, p wire.JobRef) (*wire.JobView, error) {
 			return h.retryJob(ctx, p)
 		})
 }
 
 // retryJob re-queues job p as its next attempt (store.RetryJob).
-func (h *Handlers) retryJob(ctx context.Context, p JobRef) (*JobView, error) {
+func (h *Handlers) retryJob(ctx context.Context, p wire.JobRef) (*wire.JobView, error) {
 	j, err := h.jobLoad(ctx, p)
 	if err != nil {
 		return nil, err

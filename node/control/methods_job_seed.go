@@ -5,32 +5,18 @@ import (
 
 	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// SeedJobParams is job.create's seed shape.
-type SeedJobParams struct {
-	ContextID uint64    `json:"context_id"`
-	Job       SeedJobIn `json:"job"`
-}
-
-// SeedJobRunParams is job.run as the seed coordinator sends it to a
-// supervisor: the job (its context_id names the context) and the
-// runner's secret, which this agent does not check (the API token or the
-// socket's permissions guard the call).
-type SeedJobRunParams struct {
-	Job    SeedJobIn `json:"job"`
-	Secret string    `json:"secret,omitempty"`
-}
 
 // seedJobCreate is job.create {context_id, job:{…}}: the job stored under
 // the id its caller chose (or a new one), status dispatched unless given,
 // not queued: it runs as part of a flow (flow.create, flow.start) or when
 // queued by a client.
-func (h *Handlers) seedJobCreate(ctx context.Context, p SeedJobParams) (*SeedJob, error) {
+func (h *Handlers) seedJobCreate(ctx context.Context, p wire.SeedJobParams) (*wire.SeedJob, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}
-	j, err := p.Job.model("job", p.ContextID, h.Self.ID)
+	j, err := seedJobModel(&p.Job, "job", p.ContextID, h.Self.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +29,7 @@ func (h *Handlers) seedJobCreate(ctx context.Context, p SeedJobParams) (*SeedJob
 
 // seedJobRun is job.run {job:{…}}: the job queued on this agent's runner
 // in its context, under the id its caller chose (or a new one).
-func (h *Handlers) seedJobRun(ctx context.Context, p SeedJobRunParams) (*SeedJob, error) {
+func (h *Handlers) seedJobRun(ctx context.Context, p wire.SeedJobRunParams) (*wire.SeedJob, error) {
 	ctxID := p.Job.ContextID
 	if ctxID == 0 {
 		return nil, api.InvalidParams("job.context_id", "required: the context the job runs in")
@@ -54,7 +40,7 @@ func (h *Handlers) seedJobRun(ctx context.Context, p SeedJobRunParams) (*SeedJob
 	if h.Draining() {
 		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new jobs")
 	}
-	j, err := p.Job.model("job", ctxID, h.Self.ID)
+	j, err := seedJobModel(&p.Job, "job", ctxID, h.Self.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +52,7 @@ func (h *Handlers) seedJobRun(ctx context.Context, p SeedJobRunParams) (*SeedJob
 }
 
 // seedJobLoad is job.load {context_id, caller_id, id}.
-func (h *Handlers) seedJobLoad(ctx context.Context, p SeedCallerRef) (*SeedJob, error) {
+func (h *Handlers) seedJobLoad(ctx context.Context, p wire.SeedCallerRef) (*wire.SeedJob, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}

@@ -8,46 +8,13 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// TimelineView answers job.timeline: a job's moves, oldest first, and
-// its attempts drawn from them.
-type TimelineView struct {
-	Key      string          `json:"key"`
-	Timeline []TimelineEvent `json:"timeline"`
-	Attempts []AttemptView   `json:"attempts"`
-}
-
-// TimelineEvent is one move of a job (store.TimelineEntry): its time
-// (RFC 3339, UTC, ms), the event (a status it entered, or created, retry,
-// sent, unreachable, reachable), the attempt and a detail (the runner
-// that started it, the peer it was sent to, the error).
-type TimelineEvent struct {
-	At      string `json:"at"`
-	AtMS    int64  `json:"at_ms"`
-	Event   string `json:"event"`
-	Attempt int64  `json:"attempt,omitempty"`
-	Detail  string `json:"detail,omitempty"`
-}
-
-// AttemptView is one attempt of a job: when it was queued, started and
-// ended (unix ms, 0: not yet or not known), how it ended, where it ran.
-type AttemptView struct {
-	Attempt    int64  `json:"attempt"`
-	Status     string `json:"status"`
-	QueuedMS   int64  `json:"queued_ms,omitempty"`
-	StartedMS  int64  `json:"started_ms,omitempty"`
-	EndedMS    int64  `json:"ended_ms,omitempty"`
-	DurationMS int64  `json:"duration_ms,omitempty"` // started to ended
-	Runner     string `json:"runner,omitempty"`
-	SentTo     string `json:"sent_to,omitempty"`
-	Error      string `json:"error,omitempty"`
-}
 
 func (h *Handlers) registerJobTimelineMethods() {
 	api.Register(h.table, "job.timeline", "A job's status timeline (each move with its time, attempt and detail, "+
 		"oldest first; the newest 100 kept) and its attempts (queued, started, ended, runner, error) drawn from it.",
-		func(ctx context.Context, p JobRef) (*TimelineView, error) {
+		func(ctx context.Context, p wire.JobRef) (*wire.TimelineView, error) {
 			if _, _, err := store.ParseJobKey(p.Key); err != nil {
 				return nil, api.InvalidParams("key", "%v", err)
 			}
@@ -63,10 +30,10 @@ func (h *Handlers) registerJobTimelineMethods() {
 }
 
 // timelineView builds job key's TimelineView from its entries.
-func timelineView(key string, es []store.TimelineEntry) *TimelineView {
-	v := &TimelineView{Key: key, Timeline: make([]TimelineEvent, len(es)), Attempts: []AttemptView{}}
+func timelineView(key string, es []store.TimelineEntry) *wire.TimelineView {
+	v := &wire.TimelineView{Key: key, Timeline: make([]wire.TimelineEvent, len(es)), Attempts: []wire.AttemptView{}}
 	for i, e := range es {
-		v.Timeline[i] = TimelineEvent{At: time.UnixMilli(e.TimeMS).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
+		v.Timeline[i] = wire.TimelineEvent{At: time.UnixMilli(e.TimeMS).UTC().Format("2006-01-02T15:04:05.000Z07:00"),
 			AtMS: e.TimeMS, Event: e.Event, Attempt: e.Attempt, Detail: e.Detail}
 	}
 	v.Attempts = attemptsOf(es)
@@ -78,24 +45,24 @@ func timelineView(key string, es []store.TimelineEntry) *TimelineView {
 // dispatch, counts as 1). Every attempt but the last has an end: one
 // whose end is not on the timeline (recorded before requeues wrote it)
 // ended error when the next began.
-func attemptsOf(es []store.TimelineEntry) []AttemptView {
-	out := []AttemptView{}
+func attemptsOf(es []store.TimelineEntry) []wire.AttemptView {
+	out := []wire.AttemptView{}
 	for _, e := range es {
 		n := max(e.Attempt, 1)
 		if len(out) == 0 || out[len(out)-1].Attempt != n {
 			if len(out) > 0 {
-				out[len(out)-1].superseded(n, e.TimeMS)
+				superseded(&out[len(out)-1], n, e.TimeMS)
 			}
-			out = append(out, AttemptView{Attempt: n, Status: string(model.JobDispatched)})
+			out = append(out, wire.AttemptView{Attempt: n, Status: string(model.JobDispatched)})
 		}
 		a := &out[len(out)-1]
-		a.apply(e)
+		applyEntry(a, e)
 	}
 	return out
 }
 
-// apply updates a with timeline entry e of its attempt.
-func (a *AttemptView) apply(e store.TimelineEntry) {
+// applyEntry updates a with timeline entry e of its attempt.
+func applyEntry(a *wire.AttemptView, e store.TimelineEntry) {
 	switch e.Event {
 	case store.EventCreated, store.EventRetry, string(model.JobDispatched), string(model.JobWaiting):
 		if a.QueuedMS == 0 {
@@ -134,7 +101,7 @@ func (a *AttemptView) apply(e store.TimelineEntry) {
 
 // superseded ends a, when its end is not known, at atMS, when attempt
 // next began: it failed, since the job was queued again.
-func (a *AttemptView) superseded(next, atMS int64) {
+func superseded(a *wire.AttemptView, next, atMS int64) {
 	if a.EndedMS != 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // Attempts drawn from a timeline: a failed attempt, a retry that went to
@@ -18,7 +19,7 @@ func TestAttemptsOfTimeline(t *testing.T) {
 		{TimeMS: 3100, Event: "finished", Attempt: 2, Detail: "result from its runner"},
 	}
 	got := attemptsOf(es)
-	want := []AttemptView{
+	want := []wire.AttemptView{
 		{Attempt: 1, Status: "error", QueuedMS: 1000, StartedMS: 1100, EndedMS: 1600, DurationMS: 500, Runner: "runner-a", Error: "exit status 1"},
 		{Attempt: 2, Status: "finished", QueuedMS: 2000, EndedMS: 3100, SentTo: "peer-b"},
 	}
@@ -45,7 +46,7 @@ func TestAttemptsOfEndEveryAttemptButTheLast(t *testing.T) {
 		{TimeMS: 2900, Event: "error", Attempt: 2, Detail: "stopped"},
 	}
 	got := attemptsOf(es)
-	want := []AttemptView{
+	want := []wire.AttemptView{
 		{Attempt: 1, Status: "error", QueuedMS: 1000, StartedMS: 1100, EndedMS: 2100, DurationMS: 1000, Runner: "r",
 			Error: "no end recorded; attempt 2 followed"},
 		{Attempt: 2, Status: "error", QueuedMS: 2100, StartedMS: 2200, EndedMS: 2300, DurationMS: 100, Runner: "r", Error: "stopped"},

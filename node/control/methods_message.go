@@ -8,17 +8,8 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// MessageView is a message as the API shows it.
-type MessageView struct {
-	Key     string            `json:"key"`
-	Fields  map[string]string `json:"fields"`
-	Status  string            `json:"status"`
-	Type    string            `json:"message_type"`
-	Context uint64            `json:"context_id"`
-	TraceID string            `json:"trace_id,omitempty"` // its W3C traceparent
-}
 
 func (h *Handlers) registerMessageMethods() {
 	api.RegisterShapes(h.table, "message.create", "Send a message to another agent's context: {context, dst, message_type (chat|mail), message}, "+
@@ -30,9 +21,9 @@ func (h *Handlers) registerMessageMethods() {
 			Type    string `json:"message_type"`
 			Message string `json:"message"`
 			Format  string `json:"message_format_type,omitempty"` // html, text or md
-			TraceParams
-		}) (*MessageView, error) {
-			tp, err := p.adopt()
+			wire.TraceParams
+		}) (*wire.MessageView, error) {
+			tp, err := adoptTrace(p.TraceParams)
 			if err != nil {
 				return nil, err
 			}
@@ -62,7 +53,7 @@ func (h *Handlers) registerMessageMethods() {
 		api.Alt(func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 			Key     string `json:"key"`
-		}) (*MessageView, error) {
+		}) (*wire.MessageView, error) {
 			if _, _, err := store.ParseMessageKey(p.Key); err != nil {
 				return nil, api.InvalidParams("key", "%v", err)
 			}
@@ -72,12 +63,12 @@ func (h *Handlers) registerMessageMethods() {
 	api.Register(h.table, "message.list", "List a context's messages.",
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
-		}) ([]*MessageView, error) {
+		}) ([]*wire.MessageView, error) {
 			ms, err := h.Store.ListMessages(ctx, p.Context)
 			if err != nil {
 				return nil, err
 			}
-			out := make([]*MessageView, 0, len(ms))
+			out := make([]*wire.MessageView, 0, len(ms))
 			for _, m := range ms {
 				out = append(out, messageView(store.MessageKey(m.CallerID, m.ID), m))
 			}
@@ -85,7 +76,7 @@ func (h *Handlers) registerMessageMethods() {
 		})
 }
 
-func (h *Handlers) messageLoad(ctx context.Context, ctxID uint64, key string) (*MessageView, error) {
+func (h *Handlers) messageLoad(ctx context.Context, ctxID uint64, key string) (*wire.MessageView, error) {
 	m, err := h.Store.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
 		return nil, err
@@ -93,7 +84,7 @@ func (h *Handlers) messageLoad(ctx context.Context, ctxID uint64, key string) (*
 	return messageView(key, m), nil
 }
 
-func messageView(key string, m *model.Message) *MessageView {
-	return &MessageView{Key: key, Fields: m.ToHash(), Status: string(m.Status), Type: string(m.MessageType), Context: m.ContextID,
+func messageView(key string, m *model.Message) *wire.MessageView {
+	return &wire.MessageView{Key: key, Fields: m.ToHash(), Status: string(m.Status), Type: string(m.MessageType), Context: m.ContextID,
 		TraceID: m.TraceID()}
 }

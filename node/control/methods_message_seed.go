@@ -8,22 +8,15 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// SeedMessageParams is message.create's seed shape: the message lives in
-// context context_id (this agent's); its own context_id names the target
-// context (the same one when left out).
-type SeedMessageParams struct {
-	ContextID uint64        `json:"context_id"`
-	Message   SeedMessageIn `json:"message"`
-}
 
 // seedMessageCreate is message.create {context_id, message:{…}}: the
 // message saved under the id its caller chose (or a new one) and pushed
 // on msg_out in the same step, so the bridge sends it: a job message to
 // dst (or, without one, to a runner registered in the context), a chat or
 // mail message to dst.
-func (h *Handlers) seedMessageCreate(ctx context.Context, p SeedMessageParams) (*SeedMessage, error) {
+func (h *Handlers) seedMessageCreate(ctx context.Context, p wire.SeedMessageParams) (*wire.SeedMessage, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}
@@ -37,7 +30,7 @@ func (h *Handlers) seedMessageCreate(ctx context.Context, p SeedMessageParams) (
 		return nil, err
 	}
 	for i, sj := range in.Job {
-		j, err := sj.model(fmt.Sprintf("message.job[%d]", i), m.ContextID, m.CallerID)
+		j, err := seedJobModel(sj, fmt.Sprintf("message.job[%d]", i), m.ContextID, m.CallerID)
 		if err != nil {
 			return nil, err
 		}
@@ -56,7 +49,7 @@ func (h *Handlers) seedMessageCreate(ctx context.Context, p SeedMessageParams) (
 	return seedMessage(m), nil
 }
 
-func checkSeedMessage(in *SeedMessageIn, m *model.Message) error {
+func checkSeedMessage(in *wire.SeedMessageIn, m *model.Message) error {
 	switch m.MessageType {
 	case model.MsgTypeJob:
 		if len(in.Job) == 0 {
@@ -84,7 +77,7 @@ func checkSeedMessage(in *SeedMessageIn, m *model.Message) error {
 }
 
 // seedMessageLoad is message.load {context_id, caller_id, id}.
-func (h *Handlers) seedMessageLoad(ctx context.Context, p SeedCallerRef) (*SeedMessage, error) {
+func (h *Handlers) seedMessageLoad(ctx context.Context, p wire.SeedCallerRef) (*wire.SeedMessage, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}

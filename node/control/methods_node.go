@@ -6,50 +6,16 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// InfoView answers node.info and /info.
-type InfoView struct {
-	Version     string   `json:"version"`
-	PeerID      string   `json:"peer_id"`
-	AgeRecip    string   `json:"age_recipient"`
-	ActorID     uint64   `json:"actor_id"`
-	Roles       []string `json:"roles"`
-	DataDir     string   `json:"data_dir"`
-	Store       string   `json:"store"`
-	Persistent  bool     `json:"persistent"`
-	Contexts    []uint64 `json:"contexts"`
-	ListenAddrs []string `json:"listen_addrs"`
-	// MDNS and NATPortMap say whether the overlay runs mDNS discovery
-	// and UPnP / NAT-PMP port mapping: what runs, not what the config asks.
-	MDNS       bool `json:"mdns"`
-	NATPortMap bool `json:"nat_port_map"`
-	// MDNSOff says why mDNS, asked for by the config, does not run: the
-	// agent started without it (no interface can multicast, as in a
-	// container or a network namespace with only loopback).
-	MDNSOff     string   `json:"mdns_off,omitempty"`
-	ScriptTypes []string `json:"script_types"`
-	API         string   `json:"api,omitempty"`
-	Socket      string   `json:"socket"`
-	// RedisSocket: the store's unix socket, when it is on one (redis-cli -s).
-	RedisSocket string `json:"redis_socket,omitempty"`
-	UptimeSec   int64  `json:"uptime_seconds"`
-	Draining    bool   `json:"draining"`
-	// Isolation says how jobs are contained and limited: in cgroups (where,
-	// how they are killed, which limits) or in process groups, and why.
-	Isolation string `json:"isolation,omitempty"`
-	// Containment says whether and how this agent contains jobs of other
-	// actors (DESIGN §5), or why it cannot and what fixes it.
-	Containment string `json:"containment,omitempty"`
-}
 
 func (h *Handlers) registerNodeMethods() {
 	api.Register(h.table, "node.info", "Version, peer ID, roles, contexts and addresses of this agent.",
-		func(ctx context.Context, _ struct{}) (*InfoView, error) { return h.info(ctx) })
+		func(ctx context.Context, _ struct{}) (*wire.InfoView, error) { return h.info(ctx) })
 }
 
-func (h *Handlers) info(ctx context.Context) (*InfoView, error) {
-	v := &InfoView{Version: h.Version, PeerID: h.ID.PeerID().String(), AgeRecip: h.ID.AgeRecipient(),
+func (h *Handlers) info(ctx context.Context) (*wire.InfoView, error) {
+	v := &wire.InfoView{Version: h.Version, PeerID: h.ID.PeerID().String(), AgeRecip: h.ID.AgeRecipient(),
 		Roles: h.Cfg.Roles, DataDir: h.Cfg.DataDir, Store: h.StoreKind, Persistent: h.Persistent,
 		API: h.APIAddr(), Socket: h.Socket, RedisSocket: h.RedisSocket, Draining: h.Draining(),
 		UptimeSec: int64(time.Since(h.Started).Seconds()), ListenAddrs: h.listenAddrs(),

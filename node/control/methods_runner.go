@@ -5,38 +5,18 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
-// RunnerParams registers a runner in a context.
-type RunnerParams struct {
-	Context     uint64   `json:"context"`
-	Pubkey      string   `json:"pubkey"` // peer ID of the agent that runs it
-	Address     string   `json:"address,omitempty"`
-	Topic       string   `json:"topic,omitempty"`
-	Local       bool     `json:"local,omitempty"`
-	ScriptTypes []string `json:"script_types,omitempty"`
-}
-
-// RunnerView is a runner as the API shows it.
-type RunnerView struct {
-	ID          uint64   `json:"id"`
-	Ref         string   `json:"ref"` // runner:<id>, usable as a job's runner
-	Pubkey      string   `json:"pubkey"`
-	Address     string   `json:"address"`
-	Topic       string   `json:"topic"`
-	Local       bool     `json:"local"`
-	ScriptTypes []string `json:"script_types"`
-}
-
-func runnerView(r *model.Runner) *RunnerView {
-	return &RunnerView{ID: r.ID, Ref: "runner:" + u64(r.ID), Pubkey: r.Pubkey, Address: r.Address, Topic: r.Topic,
+func runnerView(r *model.Runner) *wire.RunnerView {
+	return &wire.RunnerView{ID: r.ID, Ref: "runner:" + u64(r.ID), Pubkey: r.Pubkey, Address: r.Address, Topic: r.Topic,
 		Local: r.Local, ScriptTypes: nzs(r.ScriptTypes)}
 }
 
 func (h *Handlers) registerRunnerMethods() {
 	api.RegisterShapes(h.table, "runner.create", "Register a runner (an agent's peer ID) in a context; jobs may then name runner:<id>. "+
 		"{context, pubkey, …}, or the seed's {context_id, runner:{id, pubkey, address, topic, local, …}}.",
-		api.Alt(func(ctx context.Context, p RunnerParams) (*RunnerView, error) {
+		api.Alt(func(ctx context.Context, p wire.RunnerParams) (*wire.RunnerView, error) {
 			pub, err := peerIDOf(p.Pubkey)
 			if err != nil {
 				return nil, api.InvalidParams("pubkey", "%v", err)
@@ -52,14 +32,14 @@ func (h *Handlers) registerRunnerMethods() {
 		api.Alt(func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 			ID      uint64 `json:"id"`
-		}) (*RunnerView, error) {
+		}) (*wire.RunnerView, error) {
 			r, err := h.Store.LoadRunner(ctx, p.Context, p.ID)
 			if err != nil {
 				return nil, err
 			}
 			return runnerView(r), nil
 		}),
-		api.Alt(func(ctx context.Context, p SeedRef) (*SeedRunner, error) {
+		api.Alt(func(ctx context.Context, p wire.SeedRef) (*wire.SeedRunner, error) {
 			if err := h.seedContext(ctx, p.ContextID); err != nil {
 				return nil, err
 			}
@@ -72,12 +52,12 @@ func (h *Handlers) registerRunnerMethods() {
 	api.Register(h.table, "runner.list", "List a context's runners.",
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
-		}) ([]*RunnerView, error) {
+		}) ([]*wire.RunnerView, error) {
 			rs, err := h.Store.ListRunners(ctx, p.Context)
 			if err != nil {
 				return nil, err
 			}
-			out := make([]*RunnerView, 0, len(rs))
+			out := make([]*wire.RunnerView, 0, len(rs))
 			for _, r := range rs {
 				out = append(out, runnerView(r))
 			}

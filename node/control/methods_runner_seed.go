@@ -5,19 +5,14 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
-
-// SeedRunnerParams is runner.create's seed shape.
-type SeedRunnerParams struct {
-	ContextID uint64       `json:"context_id"`
-	Runner    SeedRunnerIn `json:"runner"`
-}
 
 // seedRunnerCreate is runner.create {context_id, runner:{…}}: the record
 // under the id the caller chose (or a new one). A runner is reached by
 // its pubkey (a peer ID, or a hex ed25519 key turned into one); one with
 // local: true is a worker on this agent and needs none.
-func (h *Handlers) seedRunnerCreate(ctx context.Context, p SeedRunnerParams) (*SeedRunner, error) {
+func (h *Handlers) seedRunnerCreate(ctx context.Context, p wire.SeedRunnerParams) (*wire.SeedRunner, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}

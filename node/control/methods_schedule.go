@@ -4,28 +4,9 @@ import (
 	"context"
 
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/scheduler"
 )
-
-// ScheduleAddParams are flow.schedule.add's: a flow file with a
-// `schedule:`, as flow.create takes one.
-type ScheduleAddParams struct {
-	FileContent string `json:"file_content"`
-	FileName    string `json:"file_name,omitempty"`
-	BaseDir     string `json:"base_dir,omitempty"`
-	Context     uint64 `json:"context,omitempty"`
-}
-
-// ScheduleRef names a schedule: its flow's name in a context.
-type ScheduleRef struct {
-	Context uint64 `json:"context"`
-	Name    string `json:"name"`
-}
-
-// ScheduleListParams are flow.schedule.list's.
-type ScheduleListParams struct {
-	Context uint64 `json:"context,omitempty"` // 0: every context of this agent
-}
 
 func (h *Handlers) registerScheduleMethods() {
 	api.Register(h.table, "flow.schedule.add", "Install the `schedule:` of a flow file {file_content, file_name, base_dir, context}: "+
@@ -34,21 +15,23 @@ func (h *Handlers) registerScheduleMethods() {
 	api.Register(h.table, "flow.schedule.list", "List the schedules of a context (context 0 or none: every context of this agent).",
 		h.scheduleList)
 	api.Register(h.table, "flow.schedule.pause", "Stop a schedule from firing until flow.schedule.resume.",
-		func(ctx context.Context, p ScheduleRef) (*scheduler.ScheduleView, error) {
+		func(ctx context.Context, p wire.ScheduleRef) (*wire.ScheduleView, error) {
 			if err := checkScheduleRef(p); err != nil {
 				return nil, err
 			}
-			return h.Sched.PauseSchedule(ctx, p.Context, p.Name)
+			v, err := h.Sched.PauseSchedule(ctx, p.Context, p.Name)
+			return scheduleView(v), err
 		})
 	api.Register(h.table, "flow.schedule.resume", "Make a paused schedule fire again from its next tick (missed ticks are not caught up).",
-		func(ctx context.Context, p ScheduleRef) (*scheduler.ScheduleView, error) {
+		func(ctx context.Context, p wire.ScheduleRef) (*wire.ScheduleView, error) {
 			if err := checkScheduleRef(p); err != nil {
 				return nil, err
 			}
-			return h.Sched.ResumeSchedule(ctx, p.Context, p.Name)
+			v, err := h.Sched.ResumeSchedule(ctx, p.Context, p.Name)
+			return scheduleView(v), err
 		})
 	api.Register(h.table, "flow.schedule.remove", "Delete a schedule; the runs it started stay.",
-		func(ctx context.Context, p ScheduleRef) (map[string]bool, error) {
+		func(ctx context.Context, p wire.ScheduleRef) (map[string]bool, error) {
 			if err := checkScheduleRef(p); err != nil {
 				return nil, err
 			}
@@ -59,7 +42,7 @@ func (h *Handlers) registerScheduleMethods() {
 		})
 }
 
-func checkScheduleRef(p ScheduleRef) error {
+func checkScheduleRef(p wire.ScheduleRef) error {
 	switch {
 	case p.Context == 0:
 		return api.InvalidParams("context", "required: the context id")
@@ -69,16 +52,17 @@ func checkScheduleRef(p ScheduleRef) error {
 	return nil
 }
 
-func (h *Handlers) scheduleAdd(ctx context.Context, p ScheduleAddParams) (*scheduler.ScheduleView, error) {
+func (h *Handlers) scheduleAdd(ctx context.Context, p wire.ScheduleAddParams) (*wire.ScheduleView, error) {
 	f, err := h.installable(ctx, flowFileParams(p), func(f *scheduler.File) bool { return f.Schedule != nil },
 		scheduler.ErrNoSchedule)
 	if err != nil {
 		return nil, err
 	}
-	return h.Sched.AddSchedule(ctx, f, h.Self.ID)
+	v, err := h.Sched.AddSchedule(ctx, f, h.Self.ID)
+	return scheduleView(v), err
 }
 
-func (h *Handlers) scheduleList(ctx context.Context, p ScheduleListParams) ([]*scheduler.ScheduleView, error) {
+func (h *Handlers) scheduleList(ctx context.Context, p wire.ScheduleListParams) ([]*wire.ScheduleView, error) {
 	ids := []uint64{p.Context}
 	if p.Context == 0 {
 		var err error
@@ -94,5 +78,5 @@ func (h *Handlers) scheduleList(ctx context.Context, p ScheduleListParams) ([]*s
 		}
 		out = append(out, l...)
 	}
-	return out, nil
+	return scheduleViews(out), nil
 }

@@ -8,20 +8,6 @@ import (
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
-// SeedRef names an object of a context the seed's way: {context_id, id}.
-type SeedRef struct {
-	ContextID uint64 `json:"context_id"`
-	ID        uint64 `json:"id"`
-}
-
-// SeedCallerRef names a job or message the seed's way: {context_id,
-// caller_id, id} (its key is job:<caller_id>:<id>).
-type SeedCallerRef struct {
-	ContextID uint64 `json:"context_id"`
-	CallerID  uint64 `json:"caller_id"`
-	ID        uint64 `json:"id"`
-}
-
 // seedContext checks a seed call's context_id: given, selectable, and a
 // context of this agent.
 func (h *Handlers) seedContext(ctx context.Context, id uint64) error {

@@ -6,6 +6,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // The seed models as the API answers with them when a call uses the seed
@@ -13,121 +14,43 @@ import (
 // JSON types (numbers, lists, maps), plus the additions of DESIGN.md §3.
 // A client's typed decoder for the seed models reads them unchanged.
 
-// SeedJob is a RunnerJob (seed 001) as the seed's clients read it.
-type SeedJob struct {
-	ID            uint64            `json:"id"`
-	CallerID      uint64            `json:"caller_id"`
-	ContextID     uint64            `json:"context_id"`
-	Script        string            `json:"script"`
-	ScriptType    string            `json:"script_type"`
-	Timeout       int64             `json:"timeout"`
-	Retries       int64             `json:"retries"`
-	EnvVars       map[string]string `json:"env_vars"`
-	Result        map[string]string `json:"result"`
-	Prerequisites []string          `json:"prerequisites"`
-	Dependends    []uint64          `json:"dependends"`
-	Status        string            `json:"status"`
-	CreatedAt     int64             `json:"created_at"`
-	UpdatedAt     int64             `json:"updated_at"`
-	Name          string            `json:"name,omitempty"`
-	Runner        string            `json:"runner,omitempty"`
-	Error         string            `json:"error,omitempty"`
-	Attempt       int64             `json:"attempt,omitempty"`
-}
-
 // seedJob shows j the seed's way: dependends are its upstream ids and
 // prerequisites the names of external prerequisites. A job of a flow
 // stored before kept its upstream ids in prerequisites (and a flow file's
 // job its downstream ids in dependends): Upstream reads them from there.
-func seedJob(j *model.RunnerJob) *SeedJob {
+func seedJob(j *model.RunnerJob) *wire.SeedJob {
 	prereq, deps := nzs(j.ExternalPrerequisites()), nz(j.Upstream())
-	return &SeedJob{ID: j.ID, CallerID: j.CallerID, ContextID: j.ContextID, Script: j.Script,
+	return &wire.SeedJob{ID: j.ID, CallerID: j.CallerID, ContextID: j.ContextID, Script: j.Script,
 		ScriptType: j.ScriptType, Timeout: j.Timeout, Retries: j.Retries, EnvVars: nzm(j.EnvVars),
 		Result: nzm(j.Result), Prerequisites: prereq, Dependends: deps,
 		Status: string(j.Status), CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
 		Name: j.Name, Runner: j.Runner, Error: j.Error, Attempt: j.Attempt}
 }
 
-// SeedFlow is a Flow (seed 001): jobs is the list of job ids.
-type SeedFlow struct {
-	ID        uint64            `json:"id"`
-	CallerID  uint64            `json:"caller_id"`
-	ContextID uint64            `json:"context_id"`
-	Jobs      []uint64          `json:"jobs"`
-	EnvVars   map[string]string `json:"env_vars"`
-	Result    map[string]string `json:"result"`
-	Status    string            `json:"status"`
-	CreatedAt int64             `json:"created_at"`
-	UpdatedAt int64             `json:"updated_at"`
-	Name      string            `json:"name,omitempty"`
-	Error     string            `json:"error,omitempty"`
-}
-
-func seedFlow(f *model.Flow) *SeedFlow {
-	return &SeedFlow{ID: f.ID, CallerID: f.CallerID, ContextID: f.ContextID, Jobs: nz(f.Jobs),
+func seedFlow(f *model.Flow) *wire.SeedFlow {
+	return &wire.SeedFlow{ID: f.ID, CallerID: f.CallerID, ContextID: f.ContextID, Jobs: nz(f.Jobs),
 		EnvVars: nzm(f.EnvVars), Result: nzm(f.Result), Status: string(f.Status),
 		CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt, Name: f.Name, Error: f.Extra["error"]}
 }
 
-// SeedMessage is a Message (seed 001) with its jobs as SeedJob objects.
-type SeedMessage struct {
-	ID                uint64     `json:"id"`
-	CallerID          uint64     `json:"caller_id"`
-	ContextID         uint64     `json:"context_id"`
-	Message           string     `json:"message"`
-	MessageType       string     `json:"message_type"`
-	MessageFormatType string     `json:"message_format_type"`
-	Timeout           int64      `json:"timeout"`
-	TimeoutAck        int64      `json:"timeout_ack"`
-	TimeoutResult     int64      `json:"timeout_result"`
-	Job               []*SeedJob `json:"job"`
-	Logs              []string   `json:"logs"`
-	Status            string     `json:"status"`
-	CreatedAt         int64      `json:"created_at"`
-	UpdatedAt         int64      `json:"updated_at"`
-	Dst               string     `json:"dst,omitempty"`
-	Error             string     `json:"error,omitempty"`
-}
-
-func seedMessage(m *model.Message) *SeedMessage {
-	jobs := make([]*SeedJob, 0, len(m.Job))
+func seedMessage(m *model.Message) *wire.SeedMessage {
+	jobs := make([]*wire.SeedJob, 0, len(m.Job))
 	for _, j := range m.Job {
 		jobs = append(jobs, seedJob(j))
 	}
-	return &SeedMessage{ID: m.ID, CallerID: m.CallerID, ContextID: m.ContextID, Message: m.Message,
+	return &wire.SeedMessage{ID: m.ID, CallerID: m.CallerID, ContextID: m.ContextID, Message: m.Message,
 		MessageType: string(m.MessageType), MessageFormatType: m.MessageFormatType, Timeout: m.Timeout,
 		TimeoutAck: m.TimeoutAck, TimeoutResult: m.TimeoutResult, Job: jobs, Logs: nzs(m.Logs),
 		Status: string(m.Status), CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, Dst: m.Dst, Error: m.Error}
 }
 
-// SeedRunner is a Runner (seed 001) with the script types it declares.
-type SeedRunner struct {
-	ID          uint64   `json:"id"`
-	Pubkey      string   `json:"pubkey"`
-	Address     string   `json:"address"`
-	Topic       string   `json:"topic"`
-	Local       bool     `json:"local"`
-	CreatedAt   int64    `json:"created_at"`
-	UpdatedAt   int64    `json:"updated_at"`
-	ScriptTypes []string `json:"script_types"`
-}
-
-func seedRunner(r *model.Runner) *SeedRunner {
-	return &SeedRunner{ID: r.ID, Pubkey: r.Pubkey, Address: r.Address, Topic: runnerTopic(r), Local: r.Local,
+func seedRunner(r *model.Runner) *wire.SeedRunner {
+	return &wire.SeedRunner{ID: r.ID, Pubkey: r.Pubkey, Address: r.Address, Topic: runnerTopic(r), Local: r.Local,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ScriptTypes: nzs(r.ScriptTypes)}
 }
 
-// SeedActor is an Actor (seed 001).
-type SeedActor struct {
-	ID        uint64   `json:"id"`
-	Pubkey    string   `json:"pubkey"`
-	Address   []string `json:"address"`
-	CreatedAt int64    `json:"created_at"`
-	UpdatedAt int64    `json:"updated_at"`
-}
-
-func seedActor(a *model.Actor) *SeedActor {
-	return &SeedActor{ID: a.ID, Pubkey: a.Pubkey, Address: nzs(a.Address), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+func seedActor(a *model.Actor) *wire.SeedActor {
+	return &wire.SeedActor{ID: a.ID, Pubkey: a.Pubkey, Address: nzs(a.Address), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 
 // runnerTopic is r's topic, runner<id> when the record names none (seed
@@ -142,7 +65,7 @@ func runnerTopic(r *model.Runner) string {
 // seedActorOf is seedActor with the actor's reachable addresses (seed
 // 001 Actor.address) filled in when its record holds none: the
 // multiaddrs the overlay knows for its peer (peerAddrs).
-func (h *Handlers) seedActorOf(a *model.Actor) *SeedActor {
+func (h *Handlers) seedActorOf(a *model.Actor) *wire.SeedActor {
 	v := seedActor(a)
 	if len(v.Address) == 0 {
 		v.Address = nzs(h.peerAddrs(a.Pubkey))

@@ -18,8 +18,8 @@ import (
 
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/config"
-	"github.com/hyphae-run/hyphae/node/control"
 )
 
 // Options tunes a demo run.
@@ -37,7 +37,7 @@ type agent struct {
 	dir  string
 	n    *node.Node
 	c    *api.Client
-	info control.InfoView
+	info wire.InfoView
 }
 
 // Run plays the demo; it returns an error if any step fails.
@@ -119,7 +119,7 @@ func (s *story) startAgents(ctx context.Context) ([]*agent, error) {
 	return agents, nil
 }
 
-func storeNote(i control.InfoView) string {
+func storeNote(i wire.InfoView) string {
 	if i.Persistent {
 		return i.Store + " (persistent)"
 	}

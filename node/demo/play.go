@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hyphae-run/hyphae/internal/flowtext"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
+	"github.com/hyphae-run/hyphae/node/flowtext"
 )
 
 // flowYAML is bob's flow; %s are alice's and carol's peer IDs.
@@ -58,7 +58,7 @@ func (s *story) play(ctx context.Context, ag []*agent) error {
 		return fmt.Errorf("bob: context.create: %w", err)
 	}
 	s.say("bob creates his own context 1 and runs a flow there whose jobs are pinned to alice and carol:\n")
-	var fv control.FlowView
+	var fv wire.FlowView
 	params := map[string]any{"file_content": fmt.Sprintf(flowYAML, alice.info.PeerID, carol.info.PeerID),
 		"file_name": "demo.yaml", "start": true}
 	if err := bob.c.Call(ctx, "flow.create", params, &fv); err != nil {
@@ -69,8 +69,8 @@ func (s *story) play(ctx context.Context, ag []*agent) error {
 		return err
 	}
 	s.results(final, ag)
-	if string(final.Status.Status) != "finished" {
-		return fmt.Errorf("the flow ended %s: %s", final.Status.Status, final.Status.Error)
+	if string(final.Status) != "finished" {
+		return fmt.Errorf("the flow ended %s: %s", final.Status, final.Error)
 	}
 	s.wire(final, ag)
 	return nil
@@ -83,7 +83,7 @@ func (s *story) waitMesh(ctx context.Context, ag []*agent) error {
 	for {
 		ok := true
 		for _, a := range ag {
-			var ps []control.PeerView
+			var ps []wire.PeerView
 			if err := a.c.Call(ctx, "peer.list", nil, &ps); err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func (s *story) waitMesh(ctx context.Context, ag []*agent) error {
 	}
 }
 
-func countUp(ps []control.PeerView) int {
+func countUp(ps []wire.PeerView) int {
 	n := 0
 	for _, p := range ps {
 		if p.State == "up" {
@@ -127,32 +127,32 @@ func (s *story) grant(ctx context.Context, owner, bob *agent) error {
 }
 
 // follow prints the DAG each time the flow changes, until it ends.
-func (s *story) follow(ctx context.Context, bob *agent, id uint64) (*control.FlowView, error) {
-	var first control.FlowView
+func (s *story) follow(ctx context.Context, bob *agent, id uint64) (*wire.FlowView, error) {
+	var first wire.FlowView
 	if err := bob.c.Call(ctx, "flow.status", map[string]any{"context": 1, "id": id}, &first); err != nil {
 		return nil, fmt.Errorf("bob: flow.status: %w", err)
 	}
 	after := first.Version
-	s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), flowtext.ProgressLine(&first.Status))
+	s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), flowtext.ProgressLine(&first.FlowState))
 	for {
-		var fv control.FlowView
+		var fv wire.FlowView
 		p := map[string]any{"context": 1, "id": id, "after": after, "timeout": 5}
 		if err := bob.c.Call(ctx, "flow.wait", p, &fv); err != nil {
 			return nil, fmt.Errorf("bob: flow.wait: %w", err)
 		}
 		if fv.Version != after {
-			s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), flowtext.ProgressLine(&fv.Status))
+			s.say("  [%5.2fs] %s", time.Since(s.start).Seconds(), flowtext.ProgressLine(&fv.FlowState))
 			after = fv.Version
 		}
-		if fv.Status.Status.Terminal() {
-			s.say("\n%s", indent(s.names(treeOnly(flowtext.Render(&fv.Status)))))
+		if fv.Terminal() {
+			s.say("\n%s", indent(s.names(treeOnly(flowtext.Render(&fv.FlowState)))))
 			return &fv, nil
 		}
 	}
 }
 
-func (s *story) results(fv *control.FlowView, ag []*agent) {
-	s.say("flow %q %s. Results (the flow's result map, <job>.<key>):", fv.Name, fv.Status.Status)
+func (s *story) results(fv *wire.FlowView, ag []*agent) {
+	s.say("flow %q %s. Results (the flow's result map, <job>.<key>):", fv.Name, fv.Status)
 	keys := make([]string, 0, len(fv.Result))
 	for k := range fv.Result {
 		if !strings.HasSuffix(k, ".stdout") && !strings.HasSuffix(k, ".exit_code") {
@@ -166,7 +166,7 @@ func (s *story) results(fv *control.FlowView, ag []*agent) {
 }
 
 // wire explains what crossed the wire for each job.
-func (s *story) wire(fv *control.FlowView, ag []*agent) {
+func (s *story) wire(fv *wire.FlowView, ag []*agent) {
 	names := map[string]*agent{}
 	for _, a := range ag {
 		names[a.info.PeerID] = a
@@ -246,7 +246,7 @@ func (s *story) keep(ctx context.Context, ag []*agent, temp bool) {
 // dashboard prints a one-time login URL of a's web dashboard, on the TCP
 // API --keep gave it (what `hyphae ui` prints), and how to get another.
 func (s *story) dashboard(ctx context.Context, a *agent) {
-	var v control.LoginView
+	var v wire.LoginView
 	if err := a.c.Call(ctx, "ui.login_token", nil, &v); err != nil || v.URL == "" {
 		s.say("No dashboard for %s: %v%s", a.name, err, v.Note)
 		return

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
@@ -32,7 +32,7 @@ process.stdout.write(JSON.stringify(out));
 `
 
 // renderTimelineCard runs timelineCardScript on the embedded assets for tl.
-func renderTimelineCard(t *testing.T, tl *control.TimelineView) (text string, attempts, timeline []string) {
+func renderTimelineCard(t *testing.T, tl *wire.TimelineView) (text string, attempts, timeline []string) {
 	t.Helper()
 	bin := need.Tool(t, "node", "nodejs") // the dashboard's script tests run in Node.js
 	dir := t.TempDir()
@@ -78,8 +78,8 @@ func renderTimelineCard(t *testing.T, tl *control.TimelineView) (text string, at
 // status, end, duration and error.
 func TestJobPageTimelineRendersEveryAttempt(t *testing.T) {
 	const t0 = 1_700_000_000_000
-	tl := &control.TimelineView{Key: "job:1:1",
-		Timeline: []control.TimelineEvent{
+	tl := &wire.TimelineView{Key: "job:1:1",
+		Timeline: []wire.TimelineEvent{
 			{AtMS: t0, Event: "created", Detail: "dispatched"},
 			{AtMS: t0 + 10, Event: "started", Attempt: 1, Detail: "runner-a"},
 			{AtMS: t0 + 10, Event: "error", Attempt: 1, Detail: "attempt 1: exit status 7 (retrying)"},
@@ -90,7 +90,7 @@ func TestJobPageTimelineRendersEveryAttempt(t *testing.T) {
 			{AtMS: t0 + 3280, Event: "started", Attempt: 3, Detail: "runner-a"},
 			{AtMS: t0 + 3500, Event: "finished", Attempt: 3},
 		},
-		Attempts: []control.AttemptView{
+		Attempts: []wire.AttemptView{
 			{Attempt: 1, Status: "error", QueuedMS: t0, StartedMS: t0 + 10, EndedMS: t0 + 10, Runner: "runner-a",
 				Error: "attempt 1: exit status 7 (retrying)"},
 			{Attempt: 2, Status: "error", QueuedMS: t0 + 1010, StartedMS: t0 + 1020, EndedMS: t0 + 1270, DurationMS: 250,

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/overlaybench"
 )
 
@@ -43,7 +43,7 @@ func BenchmarkCrossAgentProcesses(b *testing.B) {
 	params := map[string]any{"to": bob.peer, "context": 4, "type": "noop", "script": "-", "wait": 60}
 	ours := func() time.Duration {
 		start := time.Now()
-		var got control.JobView
+		var got wire.JobView
 		if err := client.Call(context.Background(), "job.run", params, &got); err != nil || got.Status != "finished" {
 			b.Fatalf("job.run: %v, job %+v", err, got)
 		}

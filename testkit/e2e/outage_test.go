@@ -14,7 +14,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -101,21 +101,21 @@ func (o *outagePair) runs(t *testing.T, i int) []float64 {
 // context of it.
 func (o *outagePair) submit(t *testing.T, script string) (key, ctx string) {
 	t.Helper()
-	var j control.JobView
+	var j wire.JobView
 	decode(t, hy(t, "job", "run", "--to", o.runnerID, "--context", "3", "--script", script, "--json", "--data-dir", o.origin), &j)
 	return j.Key, strconv.FormatUint(j.ContextID, 10)
 }
 
 // jobs is the origin's view of context ctx's jobs, by key.
-func (o *outagePair) jobs(t *testing.T, ctx string) map[string]control.JobView {
+func (o *outagePair) jobs(t *testing.T, ctx string) map[string]wire.JobView {
 	t.Helper()
 	out, _, err := hyTry("job", "list", ctx, "--limit", "0", "--json", "--data-dir", o.origin)
 	if err != nil {
 		return nil
 	}
-	var js []control.JobView
+	var js []wire.JobView
 	decode(t, out, &js)
-	m := map[string]control.JobView{}
+	m := map[string]wire.JobView{}
 	for _, j := range js {
 		m[j.Key] = j
 	}
@@ -123,7 +123,7 @@ func (o *outagePair) jobs(t *testing.T, ctx string) map[string]control.JobView {
 }
 
 // every reports whether each of keys is in context ctx and passes ok.
-func (o *outagePair) every(t *testing.T, ctx string, keys []string, ok func(control.JobView) bool) func() bool {
+func (o *outagePair) every(t *testing.T, ctx string, keys []string, ok func(wire.JobView) bool) func() bool {
 	return func() bool {
 		js := o.jobs(t, ctx)
 		for _, k := range keys {
@@ -147,11 +147,11 @@ func TestOutageJobsUnknownThenReconciled(t *testing.T) {
 	for i := range keys {
 		keys[i], ctx = o.submit(t, o.script(i, "3"))
 	}
-	eventually(t, 60*time.Second, "every job started at the origin", o.every(t, ctx, keys, func(j control.JobView) bool {
+	eventually(t, 60*time.Second, "every job started at the origin", o.every(t, ctx, keys, func(j wire.JobView) bool {
 		return j.Status == "started"
 	}))
 	o.cut(t)
-	eventually(t, 60*time.Second, "every job unknown at the origin", o.every(t, ctx, keys, func(j control.JobView) bool {
+	eventually(t, 60*time.Second, "every job unknown at the origin", o.every(t, ctx, keys, func(j wire.JobView) bool {
 		return j.State == "unknown" && j.Status == "started" && j.UnreachableSince > 0
 	}))
 	if out := hy(t, "job", "status", ctx, keys[0], "--data-dir", o.origin); !strings.Contains(out, ": unknown (started)") ||
@@ -160,16 +160,16 @@ func TestOutageJobsUnknownThenReconciled(t *testing.T) {
 	}
 	// The jobs end there during the cut: their results must cross it.
 	eventually(t, 60*time.Second, "every job finished on the runner", func() bool {
-		var js []control.JobView
+		var js []wire.JobView
 		out, _, err := hyTry("job", "list", "3", "--limit", "0", "--json", "--data-dir", o.runner)
 		return err == nil && json.Unmarshal([]byte(out), &js) == nil && len(js) == n &&
-			!slices.ContainsFunc(js, func(j control.JobView) bool { return j.Status != "finished" })
+			!slices.ContainsFunc(js, func(j wire.JobView) bool { return j.Status != "finished" })
 	})
 	if js := o.jobs(t, ctx); slices.ContainsFunc(keys, func(k string) bool { return js[k].State != "unknown" }) {
 		t.Fatal("a job's state changed during the cut")
 	}
 	o.mend(t)
-	eventually(t, 3*time.Minute, "every job finished at the origin with its result", o.every(t, ctx, keys, func(j control.JobView) bool {
+	eventually(t, 3*time.Minute, "every job finished at the origin with its result", o.every(t, ctx, keys, func(j wire.JobView) bool {
 		return j.Status == "finished" && j.State == "finished"
 	}))
 	js := o.jobs(t, ctx)
@@ -202,11 +202,11 @@ func TestOutageLostJobKeepsItsLateResult(t *testing.T) {
 	eventually(t, 60*time.Second, "both jobs started there", func() bool {
 		return len(o.runs(t, 0)) == 1 && len(o.runs(t, 1)) == 1
 	})
-	eventually(t, 30*time.Second, "the plain job started at the origin", o.every(t, ctx, []string{key}, func(j control.JobView) bool {
+	eventually(t, 30*time.Second, "the plain job started at the origin", o.every(t, ctx, []string{key}, func(j wire.JobView) bool {
 		return j.Status == "started"
 	}))
 	o.cut(t)
-	eventually(t, 60*time.Second, "the plain job lost", o.every(t, ctx, []string{key}, func(j control.JobView) bool {
+	eventually(t, 60*time.Second, "the plain job lost", o.every(t, ctx, []string{key}, func(j wire.JobView) bool {
 		return j.Status == "error"
 	}))
 	lost := o.jobs(t, ctx)[key]
@@ -224,11 +224,11 @@ func TestOutageLostJobKeepsItsLateResult(t *testing.T) {
 		t.Fatalf("flow job's error %q, want the runner's warning", far.Error)
 	}
 	o.mend(t)
-	eventually(t, 3*time.Minute, "the plain job's late result kept", o.every(t, ctx, []string{key}, func(j control.JobView) bool {
+	eventually(t, 3*time.Minute, "the plain job's late result kept", o.every(t, ctx, []string{key}, func(j wire.JobView) bool {
 		return j.LateResult != nil
 	}))
 	farKey := o.flowJobKey(t, flowID)
-	eventually(t, 3*time.Minute, "the flow job's late result kept", o.every(t, "3", []string{farKey}, func(j control.JobView) bool {
+	eventually(t, 3*time.Minute, "the flow job's late result kept", o.every(t, "3", []string{farKey}, func(j wire.JobView) bool {
 		return j.LateResult != nil
 	}))
 	for c, k := range map[string]string{ctx: key, "3": farKey} {
@@ -285,7 +285,7 @@ func TestOutageBacklogResumesOnReturn(t *testing.T) {
 	// (each message sent four times): the next resend is that far off.
 	eventually(t, 2*time.Minute, "the backlog resent with a grown backoff", func() bool {
 		ms := jobMessages(t, client, ctx, o.runnerID)
-		return len(ms) == n && !slices.ContainsFunc(ms, func(m control.MessageView) bool {
+		return len(ms) == n && !slices.ContainsFunc(ms, func(m wire.MessageView) bool {
 			s, _ := strconv.Atoi(m.Fields["sends"])
 			return s < 4
 		})
@@ -309,7 +309,7 @@ func TestOutageBacklogResumesOnReturn(t *testing.T) {
 	firstAt := time.Unix(0, int64(first*1e9))
 	t.Logf("heal → first backlog job started: %v (mended %s, first job %s)", firstAt.Sub(healed).Round(time.Millisecond),
 		healed.UTC().Format("15:04:05.000"), firstAt.UTC().Format("15:04:05.000"))
-	eventually(t, 2*time.Minute, "every backlog job finished at the origin", o.every(t, ctx, keys, func(j control.JobView) bool {
+	eventually(t, 2*time.Minute, "every backlog job finished at the origin", o.every(t, ctx, keys, func(j wire.JobView) bool {
 		return j.Status == "finished"
 	}))
 	for _, m := range jobMessages(t, client, ctx, o.runnerID) {
@@ -340,14 +340,14 @@ func TestOutageBacklogResumesOnReturn(t *testing.T) {
 }
 
 // jobMessages are context ctx's job messages to dst, through the API.
-func jobMessages(t *testing.T, c *api.Client, ctx, dst string) []control.MessageView {
+func jobMessages(t *testing.T, c *api.Client, ctx, dst string) []wire.MessageView {
 	t.Helper()
 	id, _ := strconv.ParseUint(ctx, 10, 64)
-	var ms []control.MessageView
+	var ms []wire.MessageView
 	if err := c.Call(context.Background(), "message.list", map[string]any{"context": id}, &ms); err != nil {
 		t.Fatalf("message.list: %v", err)
 	}
-	var out []control.MessageView
+	var out []wire.MessageView
 	for _, m := range ms {
 		if m.Type == "job" && m.Fields["dst"] == dst {
 			out = append(out, m)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
@@ -139,7 +139,7 @@ func (b *browser) shot(name string) {
 // uiAgent is a `hyphae run` with its TCP API on a free port and context 1.
 type uiAgent struct {
 	dir  string
-	info control.InfoView
+	info wire.InfoView
 }
 
 func startUIAgent(t *testing.T) *uiAgent {

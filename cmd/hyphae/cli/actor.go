@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newActor(g *globals) *cobra.Command {
@@ -19,7 +19,7 @@ func newActor(g *globals) *cobra.Command {
 		Short: "List actors",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var as []control.ActorView
+			var as []wire.ActorView
 			if err := g.call(cmd.Context(), "actor.list", nil, &as); err != nil {
 				return err
 			}
@@ -38,7 +38,7 @@ func newActor(g *globals) *cobra.Command {
 		Short: "Register an actor by peer ID (grant does this too)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var a control.ActorView
+			var a wire.ActorView
 			if err := g.call(cmd.Context(), "actor.create", map[string]any{"pubkey": args[0]}, &a); err != nil {
 				return err
 			}
@@ -55,7 +55,7 @@ func newActor(g *globals) *cobra.Command {
 }
 
 // actorLabel names an actor: its peer ID, marked when it is this agent.
-func actorLabel(a *control.ActorView) string {
+func actorLabel(a *wire.ActorView) string {
 	if a.Self {
 		return a.Pubkey + " (this agent)"
 	}

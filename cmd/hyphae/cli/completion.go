@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // completeFunc is a cobra completion function.
@@ -70,7 +70,7 @@ func completeTypes(g *globals) completeFunc {
 // completeContexts is the agent's context ids, with their names.
 func completeContexts(g *globals) completeFunc {
 	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-		var cs []control.ContextView
+		var cs []wire.ContextView
 		if err := g.call(ctxOf(cmd), "context.list", nil, &cs); err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -91,7 +91,7 @@ func completeJobKeys(g *globals) completeFunc {
 		if !ok {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		var js []control.JobView
+		var js []wire.JobView
 		if err := g.call(ctxOf(cmd), "job.list", map[string]any{"context": id, "limit": 50}, &js); err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -111,7 +111,7 @@ func completeFlowIDs(g *globals) completeFunc {
 		if !ok || len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		var fs []control.FlowSummary
+		var fs []wire.FlowSummary
 		if err := g.call(ctxOf(cmd), "flow.list", map[string]any{"context": id}, &fs); err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

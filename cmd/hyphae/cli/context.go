@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newContext(g *globals) *cobra.Command {
@@ -45,7 +45,7 @@ func newContextCreate(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("id") {
 				params["id"] = id
 			}
-			var c control.ContextView
+			var c wire.ContextView
 			if err := g.call(cmd.Context(), "context.create", params, &c); err != nil {
 				return err
 			}
@@ -80,7 +80,7 @@ func newContextGrant(g *globals, give bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var c control.ContextView
+			var c wire.ContextView
 			if err := g.call(cmd.Context(), method, map[string]any{"id": id, "actor": actor, "role": role}, &c); err != nil {
 				return err
 			}
@@ -111,7 +111,7 @@ func newContextShow(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var c control.ContextView
+			var c wire.ContextView
 			if err := g.call(cmd.Context(), "context.load", map[string]any{"id": id}, &c); err != nil {
 				return err
 			}
@@ -134,7 +134,7 @@ func newContextList(g *globals) *cobra.Command {
 		Short: "List this agent's contexts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var cs []control.ContextView
+			var cs []wire.ContextView
 			if err := g.call(cmd.Context(), "context.list", nil, &cs); err != nil {
 				return err
 			}
@@ -154,7 +154,7 @@ func newContextList(g *globals) *cobra.Command {
 
 // printContext prints a context and who holds each role: actors by id and
 // peer ID (names, from actorNames; an id missing there shows alone).
-func printContext(w io.Writer, c *control.ContextView, names map[uint64]string) {
+func printContext(w io.Writer, c *wire.ContextView, names map[uint64]string) {
 	title := fmt.Sprintf("context %d", c.ID)
 	if c.Name != "" {
 		title += " " + c.Name
@@ -206,7 +206,7 @@ func holders(ids []uint64, names map[uint64]string) string {
 // actorNames maps the agent's actor ids to their peer IDs, marking its own;
 // nil when the agent cannot list them (the ids are shown alone then).
 func actorNames(ctx context.Context, g *globals) map[uint64]string {
-	var as []control.ActorView
+	var as []wire.ActorView
 	if err := g.call(ctx, "actor.list", nil, &as); err != nil {
 		return nil
 	}

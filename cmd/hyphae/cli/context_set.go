@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // settingDefault is the CLI's word for "remove the setting": the API's "".
@@ -67,7 +67,7 @@ running keep theirs.`,
 				return usage("nothing to set: give --isolation host|contained|default or --network none|host|default " +
 					"(see hyphae context set --help)")
 			}
-			var c control.ContextView
+			var c wire.ContextView
 			if err := g.call(cmd.Context(), "context.set", params, &c); err != nil {
 				return err
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // contextAgent serves context.set and context.load of context 1 from a
@@ -17,15 +17,15 @@ import (
 // left out keeps its value, "" removes it), and records each context.set.
 type contextAgent struct {
 	mu   sync.Mutex
-	c    control.ContextView
+	c    wire.ContextView
 	sets []map[string]any
 }
 
 func startContextAgent(t *testing.T) (*contextAgent, string) {
 	t.Helper()
-	ca := &contextAgent{c: control.ContextView{ID: 1, Name: "lab", Admins: []uint64{1}, Readers: []uint64{}, Executors: []uint64{}}}
+	ca := &contextAgent{c: wire.ContextView{ID: 1, Name: "lab", Admins: []uint64{1}, Readers: []uint64{}, Executors: []uint64{}}}
 	table := api.NewTable()
-	api.Register(table, "context.set", "", func(_ context.Context, p map[string]any) (*control.ContextView, error) {
+	api.Register(table, "context.set", "", func(_ context.Context, p map[string]any) (*wire.ContextView, error) {
 		ca.mu.Lock()
 		defer ca.mu.Unlock()
 		ca.sets = append(ca.sets, p)
@@ -40,7 +40,7 @@ func startContextAgent(t *testing.T) (*contextAgent, string) {
 	})
 	api.Register(table, "context.load", "", func(context.Context, struct {
 		ID uint64 `json:"id"`
-	}) (*control.ContextView, error) {
+	}) (*wire.ContextView, error) {
 		ca.mu.Lock()
 		defer ca.mu.Unlock()
 		c := ca.c

@@ -8,8 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/context/store"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newDeadLetter(g *globals) *cobra.Command {
@@ -43,7 +42,7 @@ func newDeadLetterList(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var ds []store.DeadLetter
+			var ds []wire.DeadLetter
 			if err := g.call(cmd.Context(), "deadletter.list", map[string]any{"context": id, "limit": limit}, &ds); err != nil {
 				return err
 			}
@@ -60,7 +59,7 @@ func newDeadLetterList(g *globals) *cobra.Command {
 	return cmd
 }
 
-func printDeadLetters(w io.Writer, ds []store.DeadLetter) {
+func printDeadLetters(w io.Writer, ds []wire.DeadLetter) {
 	if len(ds) == 0 {
 		fmt.Fprintln(w, "no dead letters")
 		return
@@ -92,8 +91,8 @@ that still does not decode is refused with the reason.`,
 			if err != nil {
 				return err
 			}
-			var r control.DeadLetterRetried
-			if err := g.call(cmd.Context(), "deadletter.retry", control.DeadLetterRef{Context: id, Key: args[0]}, &r); err != nil {
+			var r wire.DeadLetterRetried
+			if err := g.call(cmd.Context(), "deadletter.retry", wire.DeadLetterRef{Context: id, Key: args[0]}, &r); err != nil {
 				return err
 			}
 			if asJSON {
@@ -124,8 +123,8 @@ func newDeadLetterDelete(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var r control.DeadLetterDeleted
-			if err := g.call(cmd.Context(), "deadletter.delete", control.DeadLetterRef{Context: id, Key: args[0]}, &r); err != nil {
+			var r wire.DeadLetterDeleted
+			if err := g.call(cmd.Context(), "deadletter.delete", wire.DeadLetterRef{Context: id, Key: args[0]}, &r); err != nil {
 				return err
 			}
 			if asJSON {

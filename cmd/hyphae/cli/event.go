@@ -8,8 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newEvent(g *globals) *cobra.Command {
@@ -45,15 +44,15 @@ func newEventPublish(g *globals) *cobra.Command {
 			if data != "" && !json.Valid([]byte(data)) {
 				return usage("--data is not JSON: %s", data)
 			}
-			p := control.EventPublishParams{Context: c, Name: rest[0], To: to, From: from, CorrelationID: corr, ID: id, Idempotency: idem}
+			p := wire.EventPublishParams{Context: c, Name: rest[0], To: to, From: from, CorrelationID: corr, ID: id, Idempotency: idem}
 			if data != "" {
 				p.Data = json.RawMessage(data)
 			}
-			var v control.EventView
+			var v wire.EventView
 			if err := g.call(cmd.Context(), "event.publish", p, &v); err != nil {
 				return err
 			}
-			return showEvents(cmd.OutOrStdout(), []*control.EventView{&v}, asJSON)
+			return showEvents(cmd.OutOrStdout(), []*wire.EventView{&v}, asJSON)
 		},
 	}
 	addContextFlag(cmd, &ctxID, "context id: this agent's, or with --to the target context there")
@@ -80,7 +79,7 @@ func newEventList(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var vs []*control.EventView
+			var vs []*wire.EventView
 			if err := g.call(cmd.Context(), "event.list", map[string]any{"context": c, "limit": limit}, &vs); err != nil {
 				return err
 			}
@@ -93,7 +92,7 @@ func newEventList(g *globals) *cobra.Command {
 	return cmd
 }
 
-func showEvents(w io.Writer, vs []*control.EventView, asJSON bool) error {
+func showEvents(w io.Writer, vs []*wire.EventView, asJSON bool) error {
 	if asJSON {
 		return printJSON(w, vs)
 	}
@@ -133,12 +132,12 @@ func newTriggerAdd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p := control.TriggerAddParams{FileContent: text, FileName: args[0], BaseDir: dir, Context: ctxID}
-			var v scheduler.TriggerView
+			p := wire.TriggerAddParams{FileContent: text, FileName: args[0], BaseDir: dir, Context: ctxID}
+			var v wire.TriggerView
 			if err := g.call(cmd.Context(), "event.trigger.add", p, &v); err != nil {
 				return err
 			}
-			return showTriggers(cmd.OutOrStdout(), []*scheduler.TriggerView{&v}, asJSON)
+			return showTriggers(cmd.OutOrStdout(), []*wire.TriggerView{&v}, asJSON)
 		},
 	}
 	addContextFlag(cmd, &ctxID, "context id (default: the file's context:)")
@@ -158,7 +157,7 @@ func newTriggerList(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var vs []*scheduler.TriggerView
+			var vs []*wire.TriggerView
 			if err := g.call(cmd.Context(), "event.trigger.list", map[string]any{"context": c}, &vs); err != nil {
 				return err
 			}
@@ -183,7 +182,7 @@ func newTriggerRemove(g *globals) *cobra.Command {
 				return err
 			}
 			var res map[string]bool
-			p := control.TriggerRef{Context: c, Name: rest[0]}
+			p := wire.TriggerRef{Context: c, Name: rest[0]}
 			if err := g.call(cmd.Context(), "event.trigger.remove", p, &res); err != nil {
 				return err
 			}
@@ -199,7 +198,7 @@ func newTriggerRemove(g *globals) *cobra.Command {
 	return cmd
 }
 
-func showTriggers(w io.Writer, vs []*scheduler.TriggerView, asJSON bool) error {
+func showTriggers(w io.Writer, vs []*wire.TriggerView, asJSON bool) error {
 	if asJSON {
 		return printJSON(w, vs)
 	}

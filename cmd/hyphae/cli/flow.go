@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/internal/flowtext"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
+	"github.com/hyphae-run/hyphae/node/flowtext"
 )
 
 func newFlow(g *globals) *cobra.Command {
@@ -96,15 +96,15 @@ func newFlowCreate(g *globals) *cobra.Command {
 
 // createFlow sends FILE's text and directory (so script_file works) to
 // flow.create and prints its warnings.
-func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start bool) (*control.FlowView, error) {
+func createFlow(cmd *cobra.Command, g *globals, path string, ctxID uint64, start bool) (*wire.FlowView, error) {
 	text, dir, err := readFlowFile(path)
 	if err != nil {
 		return nil, err
 	}
-	p := control.FlowCreateParams{FileContent: text, FileName: path, BaseDir: dir, Context: ctxID, Start: start}
+	p := wire.FlowCreateParams{FileContent: text, FileName: path, BaseDir: dir, Context: ctxID, Start: start}
 	p.Traceparent = callerTrace() // trace_env.go
 	p.IdempotencyKey = idemKey(cmd)
-	var v control.FlowView
+	var v wire.FlowView
 	if err := g.call(cmd.Context(), "flow.create", p, &v); err != nil {
 		return nil, err
 	}
@@ -133,34 +133,34 @@ func readFlowFile(path string) (text, dir string, err error) {
 
 // showFlow prints the flow (JSON or drawn); an ended flow with an error
 // gives exit code 1.
-func showFlow(w io.Writer, v *control.FlowView, asJSON, ended bool) error {
+func showFlow(w io.Writer, v *wire.FlowView, asJSON, ended bool) error {
 	if asJSON {
 		if err := printJSON(w, v); err != nil {
 			return err
 		}
 	} else if ended {
-		fmt.Fprint(w, flowtext.Render(&v.Status))
+		fmt.Fprint(w, flowtext.Render(&v.FlowState))
 	} else {
 		fmt.Fprintf(w, "flow %d (%s) started in context %d with %d jobs; follow it with:\n  hyphae flow watch %d --context %d\n",
 			v.ID, v.Name, v.ContextID, len(v.Jobs), v.ID, v.ContextID)
 	}
 	if ended && v.Terminal() && v.Error != "" {
-		return failed("flow %d %s: %s", v.ID, v.Status.Status, v.Error)
+		return failed("flow %d %s: %s", v.ID, v.Status, v.Error)
 	}
 	return nil
 }
 
 // followFlow long-polls flow.wait until the flow ends, calling onChange
 // with each new version.
-func followFlow(ctx context.Context, g *globals, v *control.FlowView, onChange func(prev, cur *control.FlowView)) (*control.FlowView, error) {
+func followFlow(ctx context.Context, g *globals, v *wire.FlowView, onChange func(prev, cur *wire.FlowView)) (*wire.FlowView, error) {
 	return followFlowLogs(ctx, g, v, onChange, nil)
 }
 
 // followFlowLogs is followFlow that also streams the jobs' log lines
 // (when logs is not nil), asking every two seconds rather than ten so
 // that lines come soon after they are written.
-func followFlowLogs(ctx context.Context, g *globals, v *control.FlowView, onChange func(prev, cur *control.FlowView),
-	logs *flowLogs) (*control.FlowView, error) {
+func followFlowLogs(ctx context.Context, g *globals, v *wire.FlowView, onChange func(prev, cur *wire.FlowView),
+	logs *flowLogs) (*wire.FlowView, error) {
 	timeout := int64(10)
 	if logs != nil {
 		timeout = 2
@@ -170,8 +170,8 @@ func followFlowLogs(ctx context.Context, g *globals, v *control.FlowView, onChan
 		logs.tick(ctx, v)
 	}
 	for !v.Terminal() {
-		var next control.FlowView
-		p := control.FlowWaitParams{FlowRef: control.FlowRef{Context: v.ContextID, ID: v.ID}, Timeout: timeout, After: v.Version}
+		var next wire.FlowView
+		p := wire.FlowWaitParams{FlowRef: wire.FlowRef{Context: v.ContextID, ID: v.ID}, Timeout: timeout, After: v.Version}
 		if err := g.call(ctx, "flow.wait", p, &next); err != nil {
 			return nil, err
 		}
@@ -188,9 +188,9 @@ func followFlowLogs(ctx context.Context, g *globals, v *control.FlowView, onChan
 
 // progressPrinter prints one line per job whose state changed, with the
 // time since it was made (the start of the wait).
-func progressPrinter(w io.Writer) func(prev, cur *control.FlowView) {
+func progressPrinter(w io.Writer) func(prev, cur *wire.FlowView) {
 	start := time.Now()
-	return func(prev, cur *control.FlowView) {
+	return func(prev, cur *wire.FlowView) {
 		was := map[string]model.NodeState{}
 		if prev != nil {
 			for _, j := range prev.Jobs {
@@ -212,20 +212,20 @@ func progressPrinter(w io.Writer) func(prev, cur *control.FlowView) {
 }
 
 // flowRef reads "ID --context N" (the context also from $HYPHAE_CONTEXT).
-func flowRef(cmd *cobra.Command, arg string, ctxFlag uint64) (control.FlowRef, error) {
+func flowRef(cmd *cobra.Command, arg string, ctxFlag uint64) (wire.FlowRef, error) {
 	id, err := strconv.ParseUint(arg, 10, 64)
 	if err != nil || id == 0 {
-		return control.FlowRef{}, usage("flow id %q: want a number", arg)
+		return wire.FlowRef{}, usage("flow id %q: want a number", arg)
 	}
 	ctxID, err := contextOrEnv(cmd, ctxFlag)
 	if err != nil {
-		return control.FlowRef{}, err
+		return wire.FlowRef{}, err
 	}
-	return control.FlowRef{Context: ctxID, ID: id}, nil
+	return wire.FlowRef{Context: ctxID, ID: id}, nil
 }
 
 // flowCmd builds "flow VERB ID --context N" commands.
-func flowCmd(use, short string, run func(cmd *cobra.Command, ref control.FlowRef) error) *cobra.Command {
+func flowCmd(use, short string, run func(cmd *cobra.Command, ref wire.FlowRef) error) *cobra.Command {
 	var ctxID uint64
 	cmd := &cobra.Command{
 		Use:   use + " ID --context N",
@@ -245,9 +245,9 @@ func flowCmd(use, short string, run func(cmd *cobra.Command, ref control.FlowRef
 
 func newFlowStart(g *globals) *cobra.Command {
 	var asJSON bool
-	cmd := flowCmd("start", "Start a created flow", func(cmd *cobra.Command, ref control.FlowRef) error {
-		var v control.FlowView
-		p := control.FlowStartParams{FlowRef: ref, IdempotencyKey: idemKey(cmd)}
+	cmd := flowCmd("start", "Start a created flow", func(cmd *cobra.Command, ref wire.FlowRef) error {
+		var v wire.FlowView
+		p := wire.FlowStartParams{FlowRef: ref, IdempotencyKey: idemKey(cmd)}
 		if err := g.call(cmd.Context(), "flow.start", p, &v); err != nil {
 			return err
 		}
@@ -264,8 +264,8 @@ func newFlowStart(g *globals) *cobra.Command {
 func newFlowStatus(g *globals) *cobra.Command {
 	var asJSON, dot, mermaid bool
 	cmd := flowCmd("status", "Draw a flow's DAG with each job's state, runner, attempt and duration",
-		func(cmd *cobra.Command, ref control.FlowRef) error {
-			var v control.FlowView
+		func(cmd *cobra.Command, ref wire.FlowRef) error {
+			var v wire.FlowView
 			if err := g.call(cmd.Context(), "flow.status", ref, &v); err != nil {
 				return err
 			}
@@ -273,11 +273,11 @@ func newFlowStatus(g *globals) *cobra.Command {
 			case asJSON:
 				return printJSON(cmd.OutOrStdout(), v)
 			case dot:
-				fmt.Fprint(cmd.OutOrStdout(), dotGraph(&v.Status))
+				fmt.Fprint(cmd.OutOrStdout(), dotGraph(&v.FlowState))
 			case mermaid:
-				fmt.Fprint(cmd.OutOrStdout(), mermaidGraph(&v.Status))
+				fmt.Fprint(cmd.OutOrStdout(), mermaidGraph(&v.FlowState))
 			default:
-				fmt.Fprint(cmd.OutOrStdout(), flowtext.Render(&v.Status))
+				fmt.Fprint(cmd.OutOrStdout(), flowtext.Render(&v.FlowState))
 			}
 			return nil
 		})
@@ -291,8 +291,8 @@ func newFlowStatus(g *globals) *cobra.Command {
 func newFlowWatch(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := flowCmd("watch", "Follow a flow live until it ends, redrawing its DAG as jobs move",
-		func(cmd *cobra.Command, ref control.FlowRef) error {
-			var v control.FlowView
+		func(cmd *cobra.Command, ref wire.FlowRef) error {
+			var v wire.FlowView
 			if err := g.call(cmd.Context(), "flow.status", ref, &v); err != nil {
 				return err
 			}
@@ -304,8 +304,8 @@ func newFlowWatch(g *globals) *cobra.Command {
 			draw, logs := progressPrinter(out), newFlowLogs(g, out)
 			if tty { // the redrawn tree, with the time since the watch began; logs would scroll it away
 				start := time.Now()
-				draw = func(_, cur *control.FlowView) {
-					fmt.Fprintf(out, "\033[H\033[2J%s(watching for %v)\n", flowtext.Render(&cur.Status), time.Since(start).Round(time.Second))
+				draw = func(_, cur *wire.FlowView) {
+					fmt.Fprintf(out, "\033[H\033[2J%s(watching for %v)\n", flowtext.Render(&cur.FlowState), time.Since(start).Round(time.Second))
 				}
 				logs = nil
 			}
@@ -317,7 +317,7 @@ func newFlowWatch(g *globals) *cobra.Command {
 				return showFlow(cmd.OutOrStdout(), end, true, true)
 			}
 			if !tty {
-				fmt.Fprint(out, flowtext.Render(&end.Status))
+				fmt.Fprint(out, flowtext.Render(&end.FlowState))
 			}
 			return showFlow(io.Discard, end, false, true)
 		})
@@ -337,15 +337,15 @@ func isTerminal(w io.Writer) bool {
 func newFlowCancel(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := flowCmd("cancel", "Stop a flow's running jobs and cancel the rest",
-		func(cmd *cobra.Command, ref control.FlowRef) error {
-			var v control.FlowView
+		func(cmd *cobra.Command, ref wire.FlowRef) error {
+			var v wire.FlowView
 			if err := g.call(cmd.Context(), "flow.cancel", ref, &v); err != nil {
 				return err
 			}
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), v)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "flow %d cancelled: %s\n", v.ID, flowtext.ProgressLine(&v.Status))
+			fmt.Fprintf(cmd.OutOrStdout(), "flow %d cancelled: %s\n", v.ID, flowtext.ProgressLine(&v.FlowState))
 			return nil
 		})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the flow as JSON")
@@ -364,7 +364,7 @@ func newFlowList(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var fs []control.FlowSummary
+			var fs []wire.FlowSummary
 			if err := g.call(cmd.Context(), "flow.list", map[string]any{"context": ctxID}, &fs); err != nil {
 				return err
 			}

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // dotGraph draws a flow's DAG in Graphviz dot: a node per job, labelled
 // with its name, state and job key, coloured by state; an edge from each
 // need to the job that needs it. `hyphae flow status 3 --dot | dot -Tsvg`.
-func dotGraph(st *scheduler.Status) string {
+func dotGraph(st *wire.FlowState) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "digraph %q {\n  rankdir=LR;\n  node [shape=box, style=\"rounded,filled\"];\n",
 		fmt.Sprintf("flow %d %s", st.ID, st.Name))
@@ -29,7 +29,7 @@ func dotGraph(st *scheduler.Status) string {
 // mermaidGraph draws a flow's DAG as a Mermaid flowchart, which GitHub
 // renders inside a ```mermaid block. Mermaid ids must be plain words, so
 // jobs are n0, n1, … labelled with their names.
-func mermaidGraph(st *scheduler.Status) string {
+func mermaidGraph(st *wire.FlowState) string {
 	var b strings.Builder
 	b.WriteString("flowchart LR\n")
 	id := make(map[string]string, len(st.Jobs))
@@ -51,7 +51,7 @@ func mermaidGraph(st *scheduler.Status) string {
 }
 
 // nodeLabel is "name<sep>state<sep>key" (the key once the job exists).
-func nodeLabel(j *scheduler.JobState, sep string) string {
+func nodeLabel(j *wire.FlowJobState, sep string) string {
 	parts := []string{j.Name, string(j.State)}
 	if j.Key != "" {
 		parts = append(parts, j.Key)

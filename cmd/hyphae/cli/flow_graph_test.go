@@ -5,11 +5,11 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
-func diamond() *scheduler.Status {
-	return &scheduler.Status{ID: 3, Name: "diamond", Jobs: []scheduler.JobState{
+func diamond() *wire.FlowState {
+	return &wire.FlowState{ID: 3, Name: "diamond", Jobs: []wire.FlowJobState{
 		{Name: "fetch", Key: "job:1:1", State: model.NodeCompleted},
 		{Name: "count-words", Key: "job:1:2", State: model.NodeRunning, Needs: []string{"fetch"}},
 		{Name: "count-lines", Key: "job:1:3", State: model.NodeFailed, Needs: []string{"fetch"}},

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // flowLogs streams the log lines of a flow's jobs while it is followed,
@@ -25,7 +25,7 @@ func newFlowLogs(g *globals, w io.Writer) *flowLogs {
 }
 
 // tick prints the new lines of every job of v that has started.
-func (l *flowLogs) tick(ctx context.Context, v *control.FlowView) {
+func (l *flowLogs) tick(ctx context.Context, v *wire.FlowView) {
 	for _, j := range v.Jobs {
 		if j.Key == "" || l.done[j.Key] {
 			continue
@@ -44,7 +44,7 @@ func (l *flowLogs) tick(ctx context.Context, v *control.FlowView) {
 // lines prints a job's new lines; false when they could not be read.
 func (l *flowLogs) lines(ctx context.Context, ctxID uint64, name, key string) bool {
 	for range 20 { // bounded, as in waitProgress.logLines
-		var lv control.LogsView
+		var lv wire.LogsView
 		if err := l.logs.page(ctx, ctxID, key, l.from[key], &lv); err != nil {
 			return false
 		}

@@ -3,16 +3,16 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newFlowRerun(g *globals) *cobra.Command {
 	var asJSON, wait bool
 	var from string
 	cmd := flowCmd("rerun", "Run an ended flow again from a job, reusing what completed before it",
-		func(cmd *cobra.Command, ref control.FlowRef) error {
-			var v control.FlowView
-			p := control.FlowRerunParams{FlowRef: ref, From: from}
+		func(cmd *cobra.Command, ref wire.FlowRef) error {
+			var v wire.FlowView
+			p := wire.FlowRerunParams{FlowRef: ref, From: from}
 			if err := g.call(cmd.Context(), "flow.rerun", p, &v); err != nil {
 				return err
 			}

@@ -8,8 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newFlowSchedule(g *globals) *cobra.Command {
@@ -43,12 +42,12 @@ func newScheduleAdd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p := control.ScheduleAddParams{FileContent: text, FileName: args[0], BaseDir: dir, Context: ctxID}
-			var v scheduler.ScheduleView
+			p := wire.ScheduleAddParams{FileContent: text, FileName: args[0], BaseDir: dir, Context: ctxID}
+			var v wire.ScheduleView
 			if err := g.call(cmd.Context(), "flow.schedule.add", p, &v); err != nil {
 				return err
 			}
-			return showSchedules(cmd.OutOrStdout(), []*scheduler.ScheduleView{&v}, asJSON)
+			return showSchedules(cmd.OutOrStdout(), []*wire.ScheduleView{&v}, asJSON)
 		},
 	}
 	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (default: the file's context:)")
@@ -64,8 +63,8 @@ func newScheduleList(g *globals) *cobra.Command {
 		Short: "List schedules: next and last tick, runs, skipped",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var vs []*scheduler.ScheduleView
-			if err := g.call(cmd.Context(), "flow.schedule.list", control.ScheduleListParams{Context: ctxID}, &vs); err != nil {
+			var vs []*wire.ScheduleView
+			if err := g.call(cmd.Context(), "flow.schedule.list", wire.ScheduleListParams{Context: ctxID}, &vs); err != nil {
 				return err
 			}
 			return showSchedules(cmd.OutOrStdout(), vs, asJSON)
@@ -85,7 +84,7 @@ func newScheduleAct(g *globals, verb, short string) *cobra.Command {
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := control.ScheduleRef{Context: ctxID, Name: args[0]}
+			p := wire.ScheduleRef{Context: ctxID, Name: args[0]}
 			if verb == "remove" {
 				if err := g.call(cmd.Context(), "flow.schedule.remove", p, nil); err != nil {
 					return err
@@ -93,11 +92,11 @@ func newScheduleAct(g *globals, verb, short string) *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "removed schedule %s of context %d\n", args[0], ctxID)
 				return nil
 			}
-			var v scheduler.ScheduleView
+			var v wire.ScheduleView
 			if err := g.call(cmd.Context(), "flow.schedule."+verb, p, &v); err != nil {
 				return err
 			}
-			return showSchedules(cmd.OutOrStdout(), []*scheduler.ScheduleView{&v}, asJSON)
+			return showSchedules(cmd.OutOrStdout(), []*wire.ScheduleView{&v}, asJSON)
 		},
 	}
 	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (required)")
@@ -106,7 +105,7 @@ func newScheduleAct(g *globals, verb, short string) *cobra.Command {
 	return cmd
 }
 
-func showSchedules(w io.Writer, vs []*scheduler.ScheduleView, asJSON bool) error {
+func showSchedules(w io.Writer, vs []*wire.ScheduleView, asJSON bool) error {
 	if asJSON {
 		return printJSON(w, vs)
 	}

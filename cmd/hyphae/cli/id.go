@@ -9,7 +9,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/crypto/identity"
 	"github.com/hyphae-run/hyphae/node"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 type idView struct {
@@ -38,7 +38,7 @@ agent.`,
 			v := idView{PeerID: id.PeerID().String(), AgeRecipient: id.AgeRecipient(), DataDir: g.dataDir, ListenAddrs: []string{}}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Second)
 			defer cancel()
-			var info control.InfoView
+			var info wire.InfoView
 			if err := g.client().Call(ctx, "node.info", nil, &info); err == nil {
 				v.Running, v.ListenAddrs = true, info.ListenAddrs
 			}

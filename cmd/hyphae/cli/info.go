@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newNodeInfo(g *globals) *cobra.Command {
@@ -19,7 +19,7 @@ func newNodeInfo(g *globals) *cobra.Command {
 		Short: "Show the running agent: version, peer ID, roles, contexts, addresses, its Redis socket",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var v control.InfoView
+			var v wire.InfoView
 			if err := g.call(cmd.Context(), "node.info", nil, &v); err != nil {
 				return err
 			}
@@ -36,7 +36,7 @@ func newNodeInfo(g *globals) *cobra.Command {
 
 // printInfo shows node.info as aligned lines, with the redis-cli command
 // that reaches the store when it is on a unix socket.
-func printInfo(w io.Writer, v *control.InfoView) {
+func printInfo(w io.Writer, v *wire.InfoView) {
 	line := func(k, val string) { fmt.Fprintf(w, "%-13s %s\n", k, val) }
 	line("peer ID", v.PeerID)
 	line("version", v.Version)
@@ -75,7 +75,7 @@ func printInfo(w io.Writer, v *control.InfoView) {
 }
 
 // mdnsLine says whether mDNS runs, and why not when it was asked for.
-func mdnsLine(v *control.InfoView) string {
+func mdnsLine(v *wire.InfoView) string {
 	switch {
 	case v.MDNS:
 		return "on"

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // hyphae info prints lines a person reads, with the store's socket and the
 // redis-cli command that reaches it.
 func TestInfoTextShowsRedisSocket(t *testing.T) {
 	var b bytes.Buffer
-	printInfo(&b, &control.InfoView{PeerID: "12D3KooWx", Roles: []string{"supervisor", "runner"}, DataDir: "/d",
+	printInfo(&b, &wire.InfoView{PeerID: "12D3KooWx", Roles: []string{"supervisor", "runner"}, DataDir: "/d",
 		Socket: "/d/hyphae.sock", Store: "redis-server", Persistent: true, RedisSocket: "/d/redis/redis.sock",
 		Contexts: []uint64{1, 2}})
 	for _, want := range []string{"peer ID       12D3KooWx", "redis socket  /d/redis/redis.sock",
@@ -27,12 +27,12 @@ func TestInfoTextShowsRedisSocket(t *testing.T) {
 // for it and the agent started without it.
 func TestInfoTextShowsMDNS(t *testing.T) {
 	for _, c := range []struct {
-		v    control.InfoView
+		v    wire.InfoView
 		want string
 	}{
-		{control.InfoView{MDNS: true}, "mDNS          on\n"},
-		{control.InfoView{}, "mDNS          off\n"},
-		{control.InfoView{MDNSOff: "no network interface can multicast"}, "mDNS          off: no network interface can multicast (use --bootstrap"},
+		{wire.InfoView{MDNS: true}, "mDNS          on\n"},
+		{wire.InfoView{}, "mDNS          off\n"},
+		{wire.InfoView{MDNSOff: "no network interface can multicast"}, "mDNS          off: no network interface can multicast (use --bootstrap"},
 	} {
 		var b bytes.Buffer
 		printInfo(&b, &c.v)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newJob(g *globals) *cobra.Command {
@@ -38,7 +38,7 @@ type jobRunFlags struct {
 	typeSet                     bool          // --type was given (else inferred from --file)
 	idemKey                     string        // --idempotency-key
 
-	control.KeyedParams // --concurrency-key, --max-in-flight
+	wire.KeyedParams // --concurrency-key, --max-in-flight
 }
 
 func newJobRun(g *globals) *cobra.Command {
@@ -106,7 +106,7 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	if f.file != "" && !f.typeSet {
 		p.Type = inferType(f.file, servedTypes(cmd.Context(), g))
 	}
-	var j control.JobView
+	var j wire.JobView
 	if err := g.call(cmd.Context(), "job.run", p, &j); err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	case j.RunAt != 0 && j.Status == "dispatched": // delayed: sent (and routed) when due
 	case j.Runner != "":
 		noteIfAway(cmd.Context(), g, j.Runner, cmd.ErrOrStderr())
-	case f.to == control.ToAny:
+	case f.to == wire.ToAny:
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: no registered runner of type %q is up; the job waits in the outbox for one, up to bus.timeout (default 10m)\n", f.typ)
 	}
 	if f.wait {
@@ -147,7 +147,7 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 // up: the job then waits in the outbox for it (until bus.timeout), which
 // would otherwise look like a hang.
 func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
-	var ps []control.PeerView
+	var ps []wire.PeerView
 	if err := g.call(ctx, "peer.list", nil, &ps); err != nil {
 		return
 	}
@@ -162,7 +162,7 @@ func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
 		why = fmt.Sprintf("is %s (last seen %s)", p.State, seen(&p))
 	}
 	if why == "" { // not a peer: this agent itself (sent to any, no other runs the type), or unknown
-		var self control.InfoView
+		var self wire.InfoView
 		if err := g.call(ctx, "node.info", nil, &self); err == nil && self.PeerID == peerID {
 			return
 		}
@@ -171,7 +171,7 @@ func noteIfAway(ctx context.Context, g *globals, peerID string, w io.Writer) {
 	fmt.Fprintf(w, "note: %s %s; the job waits in the outbox for it, up to bus.timeout (default 10m)\n", peerID, why)
 }
 
-func (f *jobRunFlags) params() (*control.JobRunParams, error) {
+func (f *jobRunFlags) params() (*wire.JobRunParams, error) {
 	script := f.script
 	if f.file != "" {
 		if script != "" {
@@ -194,7 +194,7 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 		}
 		env[k] = v
 	}
-	p := &control.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
+	p := &wire.JobRunParams{To: f.to, Context: f.ctx, Type: f.typ, Script: script, Name: f.name,
 		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries,
 		MemoryMB: f.memoryMB, CPU: f.cpu, Network: f.network}
 	p.IdempotencyKey = f.idemKey
@@ -209,16 +209,16 @@ func (f *jobRunFlags) params() (*control.JobRunParams, error) {
 // waitJob follows a job until it ends; verbose, it reports to w the
 // status changes, the log lines and a runner that stops answering
 // (wait_progress.go).
-func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Writer, verbose bool) (*control.JobView, error) {
+func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Writer, verbose bool) (*wire.JobView, error) {
 	progress := newWaitProgress(g, w, ctxID, key)
 	if verbose { // the state now, not a second later when the first wait returns
-		var j control.JobView
-		if err := g.call(ctx, "job.load", control.JobRef{Context: ctxID, Key: key}, &j); err == nil {
+		var j wire.JobView
+		if err := g.call(ctx, "job.load", wire.JobRef{Context: ctxID, Key: key}, &j); err == nil {
 			progress.update(ctx, &j)
 		}
 	}
 	for {
-		var j control.JobView
+		var j wire.JobView
 		err := g.call(ctx, "job.wait", map[string]any{"context": ctxID, "key": key, "timeout": 1}, &j)
 		if err != nil {
 			return nil, err
@@ -240,13 +240,13 @@ func waitJob(ctx context.Context, g *globals, ctxID uint64, key string, w io.Wri
 // the key and context on the first line are this agent's own record of it
 // (what job status and job logs take), in a local context whose id may
 // differ.
-func printJob(w io.Writer, j *control.JobView, remoteCtx uint64) {
+func printJob(w io.Writer, j *wire.JobView, remoteCtx uint64) {
 	printJobHead(w, j)
 	printJobBody(w, j, remoteCtx)
 }
 
 // printJobHead is a job's first line: key, context, state, attempt.
-func printJobHead(w io.Writer, j *control.JobView) {
+func printJobHead(w io.Writer, j *wire.JobView) {
 	fmt.Fprintf(w, "job %s in context %d: %s", j.Key, j.ContextID, shownState(j))
 	if j.Attempt > 1 {
 		fmt.Fprintf(w, " (attempt %d)", j.Attempt)
@@ -255,7 +255,7 @@ func printJobHead(w io.Writer, j *control.JobView) {
 }
 
 // printJobBody is what follows: runner, reach, error and result.
-func printJobBody(w io.Writer, j *control.JobView, remoteCtx uint64) {
+func printJobBody(w io.Writer, j *wire.JobView, remoteCtx uint64) {
 	if j.Runner != "" { // sent to another agent (it may have refused it: see error)
 		fmt.Fprintf(w, "  runner: %s", j.Runner)
 		if remoteCtx != 0 {

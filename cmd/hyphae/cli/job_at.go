@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // when sets p's run_at from --at or --in (now: the time --in counts from).
-func (f *jobRunFlags) when(p *control.JobRunParams, now time.Time) error {
+func (f *jobRunFlags) when(p *wire.JobRunParams, now time.Time) error {
 	switch {
 	case f.at != "" && f.in != 0:
 		return usage("give --at or --in, not both")
@@ -66,7 +66,7 @@ func inferType(file string, served []string) string {
 // servedTypes asks the agent which script types it serves (nil when it
 // cannot say).
 func servedTypes(ctx context.Context, g *globals) []string {
-	var info control.InfoView
+	var info wire.InfoView
 	if err := g.call(ctx, "node.info", nil, &info); err != nil {
 		return nil
 	}

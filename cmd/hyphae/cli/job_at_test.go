@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // `job run --file t.py` runs as python, not sh, unless --type says so.
@@ -38,7 +38,7 @@ func TestJobRunAtAndIn(t *testing.T) {
 		{f: jobRunFlags{in: -time.Minute}, bad: true},
 	}
 	for _, c := range cases {
-		var p control.JobRunParams
+		var p wire.JobRunParams
 		err := c.f.when(&p, now)
 		if c.bad != (err != nil) || p.RunAt != c.want {
 			t.Errorf("at=%q in=%v: run_at %d, err %v; want %d (error: %v)", c.f.at, c.f.in, p.RunAt, err, c.want, c.bad)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newJobLogs(g *globals) *cobra.Command {
@@ -62,17 +62,17 @@ type logFollower struct {
 	key       string
 	out, errw io.Writer
 	from      int64
-	source    string             // where the last lines came from (LogsView.Source)
-	note      string             // the last note printed
-	tail      int                // print only the last tail lines of the first read (0: all)
-	held      []control.LogEntry // the first read's lines, kept until it is complete (with tail)
+	source    string          // where the last lines came from (LogsView.Source)
+	note      string          // the last note printed
+	tail      int             // print only the last tail lines of the first read (0: all)
+	held      []wire.LogEntry // the first read's lines, kept until it is complete (with tail)
 	show      logShow
 	reader    metaLogs // asks for streams and times; plain lines from an older agent
 }
 
 // print prints lines, holding them back while the first read of a --tail
 // is not complete; complete says there are no more lines now.
-func (f *logFollower) print(lines []control.LogEntry, complete bool) {
+func (f *logFollower) print(lines []wire.LogEntry, complete bool) {
 	if f.tail > 0 {
 		f.held = append(f.held, lines...)
 		if !complete {
@@ -88,7 +88,7 @@ func (f *logFollower) print(lines []control.LogEntry, complete bool) {
 
 func (f *logFollower) run(ctx context.Context, follow bool) error {
 	for {
-		var lv control.LogsView
+		var lv wire.LogsView
 		f.reader.g = f.g
 		if err := f.reader.page(ctx, f.ctxID, f.key, f.from, &lv); err != nil {
 			return err
@@ -133,7 +133,7 @@ func (f *logFollower) pause() time.Duration {
 // from the agent running it (once per reason): its lines come only with
 // its result, so that no lines (or a wait, with -f) are not taken for a
 // fault.
-func (f *logFollower) noteOnce(lv *control.LogsView) {
+func (f *logFollower) noteOnce(lv *wire.LogsView) {
 	if lv.Note == "" || lv.Note == f.note {
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // stderrMark starts a line the job wrote on stderr in `job logs`.
@@ -19,7 +19,7 @@ type logShow struct {
 }
 
 // line prints one log line.
-func (s logShow) line(w io.Writer, e control.LogEntry) {
+func (s logShow) line(w io.Writer, e wire.LogEntry) {
 	if s.json {
 		b, _ := json.Marshal(e) // strings only: always encodes
 		fmt.Fprintf(w, "%s\n", b)
@@ -40,13 +40,13 @@ func (s logShow) line(w io.Writer, e control.LogEntry) {
 
 // entriesOf are lv's lines with their time and stream when the agent sent
 // them (job.logs with meta), else as plain lines.
-func entriesOf(lv *control.LogsView) []control.LogEntry {
+func entriesOf(lv *wire.LogsView) []wire.LogEntry {
 	if len(lv.Entries) == len(lv.Lines) {
 		return lv.Entries
 	}
-	out := make([]control.LogEntry, len(lv.Lines))
+	out := make([]wire.LogEntry, len(lv.Lines))
 	for i, l := range lv.Lines {
-		out[i] = control.LogEntry{Line: l}
+		out[i] = wire.LogEntry{Line: l}
 	}
 	return out
 }

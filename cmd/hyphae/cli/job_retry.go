@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newJobRetry(g *globals) *cobra.Command {
@@ -27,8 +27,8 @@ when it finished, 1 when it failed again.`,
 			if err != nil {
 				return err
 			}
-			var j control.JobView
-			if err := g.call(cmd.Context(), "job.retry", control.JobRef{Context: id, Key: args[0]}, &j); err != nil {
+			var j wire.JobView
+			if err := g.call(cmd.Context(), "job.retry", wire.JobRef{Context: id, Key: args[0]}, &j); err != nil {
 				return err
 			}
 			if wait {

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newJobStatus(g *globals) *cobra.Command {
@@ -28,7 +28,7 @@ func newJobStatus(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var j control.JobView
+			var j wire.JobView
 			if err := g.call(cmd.Context(), "job.load", map[string]any{"context": id, "key": args[0]}, &j); err != nil {
 				return err
 			}
@@ -51,7 +51,7 @@ func newJobStatus(g *globals) *cobra.Command {
 
 // printJobTrace prints the job's trace id (a W3C traceparent): the one
 // its log lines carry on every agent it went through, and its spans.
-func printJobTrace(w io.Writer, j *control.JobView) {
+func printJobTrace(w io.Writer, j *wire.JobView) {
 	if j.TraceID != "" {
 		fmt.Fprintf(w, "  trace id: %s\n", j.TraceID)
 	}
@@ -83,7 +83,7 @@ the job's creation to its end (to now while it has not ended).`,
 			if status != "" && !model.JobStatus(status).Valid() {
 				return usage("--status %q is not a job status: dispatched, waiting_for_prerequisites, started, error or finished", status)
 			}
-			var js []control.JobView
+			var js []wire.JobView
 			p := map[string]any{"context": id, "status": status, "limit": limit + min(limit, 1)} // one more: are there more?
 			if err := g.call(cmd.Context(), "job.list", p, &js); err != nil {
 				return err
@@ -120,7 +120,7 @@ the job's creation to its end (to now while it has not ended).`,
 }
 
 // printJobTable prints jobs a line each, under a header.
-func printJobTable(w io.Writer, js []control.JobView) {
+func printJobTable(w io.Writer, js []wire.JobView) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tNAME\tTYPE\tSTATUS\tATTEMPT\tFLOW\tRUNNER\tCREATED\tDURATION\tERROR")
 	now := time.Now()
@@ -134,7 +134,7 @@ func printJobTable(w io.Writer, js []control.JobView) {
 
 // shownState is the job's status, or "unknown (STATUS)" while the agent
 // it went to is unreachable: it may be running or done there.
-func shownState(j *control.JobView) string {
+func shownState(j *wire.JobView) string {
 	if j.State == model.StateUnknown {
 		return model.StateUnknown + " (" + j.Status + ")"
 	}
@@ -143,7 +143,7 @@ func shownState(j *control.JobView) string {
 
 // printReach prints why a job is unknown (its agent unreachable since),
 // and a result that came after the job was given up on as lost.
-func printReach(w io.Writer, j *control.JobView) {
+func printReach(w io.Writer, j *wire.JobView) {
 	if j.State == model.StateUnknown {
 		since := time.Unix(j.UnreachableSince, 0)
 		fmt.Fprintf(w, "  unknown: its runner has been unreachable since %s (%v); its result is taken when it returns\n",

@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // fakeAgent serves job.load from a socket with job j, as an agent would.
-func fakeAgent(t *testing.T, j control.JobView) string {
+func fakeAgent(t *testing.T, j wire.JobView) string {
 	t.Helper()
 	table := api.NewTable()
-	api.Register(table, "job.load", "", func(context.Context, control.JobRef) (*control.JobView, error) { return &j, nil })
+	api.Register(table, "job.load", "", func(context.Context, wire.JobRef) (*wire.JobView, error) { return &j, nil })
 	srv := api.NewServer(table, "", nil, nil)
 	sock := filepath.Join(t.TempDir(), "h.sock")
 	if err := srv.ListenUnix(sock); err != nil {
@@ -30,7 +30,7 @@ func fakeAgent(t *testing.T, j control.JobView) string {
 // on every agent, in text and in --json.
 func TestJobStatusShowsTraceID(t *testing.T) {
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	addr := fakeAgent(t, control.JobView{Key: "job:1:7", ID: 7, CallerID: 1, ContextID: 1, Type: "sh",
+	addr := fakeAgent(t, wire.JobView{Key: "job:1:7", ID: 7, CallerID: 1, ContextID: 1, Type: "sh",
 		Status: "finished", State: "finished", Attempt: 1, TraceID: tp})
 	var out, errOut bytes.Buffer
 	g := &globals{stdout: &out, stderr: &errOut}

@@ -7,23 +7,23 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // jobWithTimeline is `job status --json`: the job (job.load) with its
 // timeline and attempts (job.timeline).
 type jobWithTimeline struct {
-	control.JobView
-	Timeline []control.TimelineEvent `json:"timeline"`
-	Attempts []control.AttemptView   `json:"attempts"`
+	wire.JobView
+	Timeline []wire.TimelineEvent `json:"timeline"`
+	Attempts []wire.AttemptView   `json:"attempts"`
 }
 
 // jobTimeline reads a job's timeline; empty when the agent cannot say
 // (an agent without job.timeline): job status shows the rest.
-func jobTimeline(ctx context.Context, g *globals, ctxID uint64, key string) *control.TimelineView {
-	var tl control.TimelineView
+func jobTimeline(ctx context.Context, g *globals, ctxID uint64, key string) *wire.TimelineView {
+	var tl wire.TimelineView
 	if err := g.call(ctx, "job.timeline", map[string]any{"context": ctxID, "key": key}, &tl); err != nil {
-		return &control.TimelineView{Key: key, Timeline: []control.TimelineEvent{}, Attempts: []control.AttemptView{}}
+		return &wire.TimelineView{Key: key, Timeline: []wire.TimelineEvent{}, Attempts: []wire.AttemptView{}}
 	}
 	return &tl
 }
@@ -31,7 +31,7 @@ func jobTimeline(ctx context.Context, g *globals, ctxID uint64, key string) *con
 // printTimeline prints a job's attempts (a table) and its timeline (a line
 // per move), after the rest of job status; nothing when it has none (a
 // job written straight into Redis that never moved).
-func printTimeline(w io.Writer, tl *control.TimelineView) {
+func printTimeline(w io.Writer, tl *wire.TimelineView) {
 	if len(tl.Timeline) == 0 {
 		return
 	}
@@ -56,7 +56,7 @@ func printTimeline(w io.Writer, tl *control.TimelineView) {
 
 // attemptWhere is where an attempt ran: its runner, or the agent it was
 // sent to.
-func attemptWhere(a control.AttemptView) string {
+func attemptWhere(a wire.AttemptView) string {
 	if a.Runner != "" {
 		return shortRunner(a.Runner)
 	}

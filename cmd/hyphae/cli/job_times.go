@@ -6,18 +6,18 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // jobEnded says whether a job is in an end state.
-func jobEnded(j *control.JobView) bool {
+func jobEnded(j *wire.JobView) bool {
 	return j.Status == "finished" || j.Status == "error"
 }
 
 // jobDuration is how long a job took: from its creation to its last
 // change when it ended, to now while it has not. The job record keeps no
 // start time, so a queued wait is part of it.
-func jobDuration(j *control.JobView, now time.Time) time.Duration {
+func jobDuration(j *wire.JobView, now time.Time) time.Duration {
 	if j.CreatedAt == 0 {
 		return 0
 	}
@@ -29,7 +29,7 @@ func jobDuration(j *control.JobView, now time.Time) time.Duration {
 }
 
 // attemptOf is "2/3": the attempt and how many the job may have.
-func attemptOf(j *control.JobView) string {
+func attemptOf(j *wire.JobView) string {
 	a := max(j.Attempt, 1)
 	return fmt.Sprintf("%d/%d", a, j.Retries+1)
 }
@@ -43,7 +43,7 @@ func orDash(s string) string {
 }
 
 // flowOf is the flow a job belongs to, "-" for none.
-func flowOf(j *control.JobView) string {
+func flowOf(j *wire.JobView) string {
 	if j.FlowID == 0 {
 		return "-"
 	}
@@ -52,7 +52,7 @@ func flowOf(j *control.JobView) string {
 
 // printJobDetail prints what job status shows between printJob's first
 // line and the rest: name, flow, type, attempt, runner, times, duration.
-func printJobDetail(w io.Writer, j *control.JobView, now time.Time) {
+func printJobDetail(w io.Writer, j *wire.JobView, now time.Time) {
 	const at = "2006-01-02 15:04:05"
 	if j.Name != "" {
 		fmt.Fprintf(w, "  name:     %s\n", j.Name)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // metaLogs reads pages of a job's log for the progress of a wait, with
@@ -17,7 +17,7 @@ type metaLogs struct {
 }
 
 // page reads key's lines from index from into lv.
-func (m *metaLogs) page(ctx context.Context, ctxID uint64, key string, from int64, lv *control.LogsView) error {
+func (m *metaLogs) page(ctx context.Context, ctxID uint64, key string, from int64, lv *wire.LogsView) error {
 	p := map[string]any{"context": ctxID, "key": key, "from": from}
 	if !m.plain {
 		p["meta"] = true
@@ -33,7 +33,7 @@ func (m *metaLogs) page(ctx context.Context, ctxID uint64, key string, from int6
 
 // markedLine is a log line as progress shows it: after stderrMark when
 // the job wrote it on stderr (plain when the agent sent no streams).
-func markedLine(e control.LogEntry) string {
+func markedLine(e wire.LogEntry) string {
 	if e.Stream == "stderr" {
 		return stderrMark + e.Line
 	}

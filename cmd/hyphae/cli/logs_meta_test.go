@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // logsParams are job.logs's parameters as an agent with meta takes them.
@@ -25,7 +25,7 @@ type oldLogsParams struct {
 	From    int64  `json:"from"`
 }
 
-var fakeLog = []control.LogEntry{{Stream: "stdout", Line: "out-1"}, {Stream: "stderr", Line: "err-1"}}
+var fakeLog = []wire.LogEntry{{Stream: "stdout", Line: "out-1"}, {Stream: "stderr", Line: "err-1"}}
 
 // fakeLogsAgent serves job.logs with fakeLog from a socket, with entries
 // (meta) or, old, without the parameter at all.
@@ -34,12 +34,12 @@ func fakeLogsAgent(t *testing.T, old bool) *globals {
 	table := api.NewTable()
 	lines := []string{fakeLog[0].Line, fakeLog[1].Line}
 	if old {
-		api.Register(table, "job.logs", "", func(_ context.Context, p oldLogsParams) (*control.LogsView, error) {
-			return &control.LogsView{Lines: lines[p.From:], Next: 2, Status: "finished"}, nil
+		api.Register(table, "job.logs", "", func(_ context.Context, p oldLogsParams) (*wire.LogsView, error) {
+			return &wire.LogsView{Lines: lines[p.From:], Next: 2, Status: "finished"}, nil
 		})
 	} else {
-		api.Register(table, "job.logs", "", func(_ context.Context, p logsParams) (*control.LogsView, error) {
-			v := &control.LogsView{Lines: lines[p.From:], Next: 2, Status: "finished"}
+		api.Register(table, "job.logs", "", func(_ context.Context, p logsParams) (*wire.LogsView, error) {
+			v := &wire.LogsView{Lines: lines[p.From:], Next: 2, Status: "finished"}
 			if p.Meta {
 				v.Entries = fakeLog[p.From:]
 			}

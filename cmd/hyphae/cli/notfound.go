@@ -19,7 +19,7 @@ type notFoundParams struct {
 }
 
 // notFound turns the agent's "not found", a chain of the calls that failed
-// (scheduler.Status: store.LoadFlowGraph: store.LoadFlow: flow:999: not
+// (wire.FlowState: store.LoadFlowGraph: store.LoadFlow: flow:999: not
 // found), into what the user asked for: "flow 999 not found in context
 // 1", or "context 99 not found" when the context itself is missing. It is
 // nil when err is no such error, or names something the call did not ask

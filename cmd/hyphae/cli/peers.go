@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // defaultHideAfter is how long a peer may be gone before peers leaves it
@@ -34,13 +34,13 @@ longer than --hide-after (default 24h) is left out; --all shows it.
 opened_at, until, trips, last_error}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var ps []control.PeerView
+			var ps []wire.PeerView
 			if err := g.call(cmd.Context(), "peer.list", nil, &ps); err != nil {
 				return err
 			}
 			if asJSON {
 				if ps == nil {
-					ps = []control.PeerView{}
+					ps = []wire.PeerView{}
 				}
 				return printJSON(cmd.OutOrStdout(), ps)
 			}
@@ -66,7 +66,7 @@ opened_at, until, trips, last_error}.`,
 
 // recentPeers is ps without those last seen more than hideAfter before
 // now (unless all), and how many it left out.
-func recentPeers(ps []control.PeerView, hideAfter time.Duration, all bool, now time.Time) ([]control.PeerView, int) {
+func recentPeers(ps []wire.PeerView, hideAfter time.Duration, all bool, now time.Time) ([]wire.PeerView, int) {
 	if all || hideAfter <= 0 {
 		return ps, 0
 	}
@@ -81,7 +81,7 @@ func recentPeers(ps []control.PeerView, hideAfter time.Duration, all bool, now t
 }
 
 // printPeerTable prints peers a line each under a header.
-func printPeerTable(w io.Writer, ps []control.PeerView, whole bool) {
+func printPeerTable(w io.Writer, ps []wire.PeerView, whole bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PEER\tHOST\tSTATE\tBREAKER\tCONN\tROLES\tTYPES\tLOAD\tSEEN\tVIA\tVERSION")
 	for _, p := range ps {
@@ -101,7 +101,7 @@ func printPeerTable(w io.Writer, ps []control.PeerView, whole bool) {
 
 // breakerCell is the BREAKER column: closed, half-open, or open with the
 // time left before a probe may go ("-" from an agent that keeps none).
-func breakerCell(b *control.BreakerView, now time.Time) string {
+func breakerCell(b *wire.BreakerView, now time.Time) string {
 	switch {
 	case b == nil:
 		return "-"
@@ -113,7 +113,7 @@ func breakerCell(b *control.BreakerView, now time.Time) string {
 }
 
 // seen says when peer p was last heard from: "12s ago", or "never".
-func seen(p *control.PeerView) string {
+func seen(p *wire.PeerView) string {
 	if p.LastSeen <= 0 {
 		return "never"
 	}

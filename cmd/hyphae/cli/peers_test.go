@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // peers prints a table under a header: short peer IDs, host names, this
@@ -15,15 +15,15 @@ import (
 // --all.
 func TestPeersTable(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	up := control.PeerView{PeerID: "12D3KooWAbCdEfGhIjKlMnOpQrStUvWxYz123456", State: "up", Roles: []string{"runner"},
+	up := wire.PeerView{PeerID: "12D3KooWAbCdEfGhIjKlMnOpQrStUvWxYz123456", State: "up", Roles: []string{"runner"},
 		ScriptTypes: []string{"sh"}, Load: 1, Capacity: 4, LastSeen: now.Unix(), FoundVia: "mdns", Conn: "relayed", Version: "0.1.0",
-		Host: "build-box", Breaker: &control.BreakerView{State: "closed"}}
-	old := control.PeerView{PeerID: "12D3KooWGoneGoneGoneGoneGoneGoneGone99999", State: "down", LastSeen: now.Add(-48 * time.Hour).Unix()}
-	shown, hidden := recentPeers([]control.PeerView{up, old}, 24*time.Hour, false, now)
+		Host: "build-box", Breaker: &wire.BreakerView{State: "closed"}}
+	old := wire.PeerView{PeerID: "12D3KooWGoneGoneGoneGoneGoneGoneGone99999", State: "down", LastSeen: now.Add(-48 * time.Hour).Unix()}
+	shown, hidden := recentPeers([]wire.PeerView{up, old}, 24*time.Hour, false, now)
 	if len(shown) != 1 || hidden != 1 {
 		t.Fatalf("recentPeers kept %d, hid %d; want 1 and 1", len(shown), hidden)
 	}
-	if all, hid := recentPeers([]control.PeerView{up, old}, 24*time.Hour, true, now); len(all) != 2 || hid != 0 {
+	if all, hid := recentPeers([]wire.PeerView{up, old}, 24*time.Hour, true, now); len(all) != 2 || hid != 0 {
 		t.Fatalf("--all kept %d", len(all))
 	}
 	var b bytes.Buffer
@@ -38,13 +38,13 @@ func TestPeersTable(t *testing.T) {
 func TestBreakerCell(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	for _, c := range []struct {
-		b    *control.BreakerView
+		b    *wire.BreakerView
 		want string
 	}{
 		{nil, "-"},
-		{&control.BreakerView{State: "closed"}, "closed"},
-		{&control.BreakerView{State: "open", Until: now.Add(12 * time.Second).Unix()}, "open 12s"},
-		{&control.BreakerView{State: "half-open"}, "half-open"},
+		{&wire.BreakerView{State: "closed"}, "closed"},
+		{&wire.BreakerView{State: "open", Until: now.Add(12 * time.Second).Unix()}, "open 12s"},
+		{&wire.BreakerView{State: "half-open"}, "half-open"},
 	} {
 		if got := breakerCell(c.b, now); got != c.want {
 			t.Errorf("breakerCell(%+v) = %q, want %q", c.b, got, c.want)

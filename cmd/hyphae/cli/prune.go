@@ -7,13 +7,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/context/retention"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newPrune(g *globals) *cobra.Command {
 	var (
-		p         control.PruneParams
+		p         wire.PruneParams
 		olderThan time.Duration
 		asJSON    bool
 	)
@@ -38,7 +37,7 @@ would go.
 				}
 				p.OlderThan = olderThan.String()
 			}
-			var v control.PruneView
+			var v wire.PruneView
 			if err := g.call(cmd.Context(), "node.prune", p, &v); err != nil {
 				return err
 			}
@@ -58,7 +57,7 @@ would go.
 }
 
 // printPrune writes one line per context and the total.
-func printPrune(w io.Writer, v *control.PruneView) {
+func printPrune(w io.Writer, v *wire.PruneView) {
 	verb := "removed"
 	if v.DryRun {
 		verb = "would remove"
@@ -69,7 +68,7 @@ func printPrune(w io.Writer, v *control.PruneView) {
 	fmt.Fprintf(w, "total (ended more than %s ago, or beyond the counts kept): %s %s\n", v.OlderThan, verb, pruneCounts(v.Total))
 }
 
-func pruneCounts(c retention.ContextReport) string {
+func pruneCounts(c wire.PruneCounts) string {
 	return fmt.Sprintf("%d jobs, %d flows, %d messages, %d msg_in entries, %d job directories (%s in Redis, %s on disk)",
 		c.Jobs, c.Flows, c.Messages, c.MsgIn, c.Dirs, humanBytes(c.RedisBytes), humanBytes(c.DiskBytes))
 }

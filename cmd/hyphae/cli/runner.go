@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newRunner(g *globals) *cobra.Command {
@@ -43,7 +43,7 @@ func newRunnerCreate(g *globals) *cobra.Command {
 				return err
 			}
 			p := map[string]any{"context": id, "pubkey": peerID, "script_types": types}
-			return callRunners[control.RunnerView](cmd, g, "runner.create", p, asJSON)
+			return callRunners[wire.RunnerView](cmd, g, "runner.create", p, asJSON)
 		},
 	}
 	cmd.Flags().StringVar(&peerID, "peer", "", "peer ID of the agent (hyphae id on its machine prints it)")
@@ -71,7 +71,7 @@ func newRunnerShow(g *globals) *cobra.Command {
 			if err != nil {
 				return usage("runner id %q: want a number (or runner:<n>)", args[0])
 			}
-			return callRunners[control.RunnerView](cmd, g, "runner.load", map[string]any{"context": ctxID, "id": id}, asJSON)
+			return callRunners[wire.RunnerView](cmd, g, "runner.load", map[string]any{"context": ctxID, "id": id}, asJSON)
 		},
 	}
 	addContextFlag(cmd, &ctxFlag, contextUse)
@@ -91,7 +91,7 @@ func newRunnerList(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return callRunners[[]control.RunnerView](cmd, g, "runner.list", map[string]any{"context": id}, asJSON)
+			return callRunners[[]wire.RunnerView](cmd, g, "runner.list", map[string]any{"context": id}, asJSON)
 		},
 	}
 	addContextFlag(cmd, &ctxFlag, contextUse)
@@ -101,13 +101,13 @@ func newRunnerList(g *globals) *cobra.Command {
 
 // callRunners calls method and prints the runner record, or the list of
 // them, that it returns: as JSON, or a line per record (printRunner).
-func callRunners[T control.RunnerView | []control.RunnerView](cmd *cobra.Command, g *globals, method string,
+func callRunners[T wire.RunnerView | []wire.RunnerView](cmd *cobra.Command, g *globals, method string,
 	params map[string]any, asJSON bool) error {
 	var out T
 	if err := g.call(cmd.Context(), method, params, &out); err != nil {
 		return err
 	}
-	if v, ok := any(out).([]control.RunnerView); ok && len(v) == 0 {
+	if v, ok := any(out).([]wire.RunnerView); ok && len(v) == 0 {
 		if err := g.requireContext(cmd.Context(), params["context"].(uint64)); err != nil {
 			return err
 		}
@@ -116,9 +116,9 @@ func callRunners[T control.RunnerView | []control.RunnerView](cmd *cobra.Command
 		return printJSON(cmd.OutOrStdout(), out)
 	}
 	switch v := any(out).(type) {
-	case control.RunnerView:
+	case wire.RunnerView:
 		printRunner(cmd.OutOrStdout(), &v)
-	case []control.RunnerView:
+	case []wire.RunnerView:
 		if len(v) == 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "no runner records in context %v (hyphae runner create)\n", params["context"])
 		}
@@ -131,7 +131,7 @@ func callRunners[T control.RunnerView | []control.RunnerView](cmd *cobra.Command
 
 // printRunner prints one runner record on a line: its ref, the agent and
 // the script types noted for it.
-func printRunner(w io.Writer, r *control.RunnerView) {
+func printRunner(w io.Writer, r *wire.RunnerView) {
 	types := "-"
 	if len(r.ScriptTypes) > 0 {
 		types = strings.Join(r.ScriptTypes, ",")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // rateWindow is how many of ui.stats's minutes the rates average over.
@@ -72,7 +72,7 @@ func watchStats(ctx context.Context, w io.Writer, every time.Duration, show func
 func showStats(ctx context.Context, g *globals, w io.Writer, ctxID uint64, asJSON bool) error {
 	ids := []uint64{ctxID}
 	if ctxID == 0 {
-		var cs []control.ContextView
+		var cs []wire.ContextView
 		if err := g.call(ctx, "context.list", nil, &cs); err != nil {
 			return err
 		}
@@ -81,10 +81,10 @@ func showStats(ctx context.Context, g *globals, w io.Writer, ctxID uint64, asJSO
 			ids = append(ids, c.ID)
 		}
 	}
-	stats := make([]control.ContextStats, 0, len(ids))
+	stats := make([]wire.ContextStats, 0, len(ids))
 	for _, id := range ids {
-		var st control.ContextStats
-		if err := g.call(ctx, "ui.stats", control.StatsParams{Context: id}, &st); err != nil {
+		var st wire.ContextStats
+		if err := g.call(ctx, "ui.stats", wire.StatsParams{Context: id}, &st); err != nil {
 			return err
 		}
 		stats = append(stats, st)
@@ -97,7 +97,7 @@ func showStats(ctx context.Context, g *globals, w io.Writer, ctxID uint64, asJSO
 }
 
 // printStats prints a line per context, then its queues and failures.
-func printStats(w io.Writer, stats []control.ContextStats) {
+func printStats(w io.Writer, stats []wire.ContextStats) {
 	if len(stats) == 0 {
 		fmt.Fprintln(w, "no contexts (hyphae context create)")
 		return
@@ -129,7 +129,7 @@ func printStats(w io.Writer, stats []control.ContextStats) {
 
 // perMinute averages the jobs created and ended over the last rateWindow
 // minutes of rates (oldest first).
-func perMinute(rates []control.RateBucket) (created, ended float64) {
+func perMinute(rates []wire.RateBucket) (created, ended float64) {
 	last := rates[max(0, len(rates)-rateWindow):]
 	if len(last) == 0 {
 		return 0, 0

@@ -8,20 +8,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // hyphae stats prints a line per context (queued, waiting, running,
 // finished, failed, rates), then each non-empty queue and the newest
 // failures.
 func TestStatsTable(t *testing.T) {
-	st := control.ContextStats{Context: 2, Jobs: 9,
+	st := wire.ContextStats{Context: 2, Jobs: 9,
 		Counts:   map[string]int{"dispatched": 2, "started": 1, "finished": 4, "error": 2},
 		Queues:   map[string]int64{"sh": 2, "python": 0},
-		Rates:    []control.RateBucket{{Created: 100}, {Created: 5, Finished: 3, Failed: 2}, {}, {}, {}, {Created: 5}},
-		Failures: []control.FailureView{{Key: "job:1:7", Error: "exit status 3: boom", UpdatedAt: time.Now().Unix()}}}
+		Rates:    []wire.RateBucket{{Created: 100}, {Created: 5, Finished: 3, Failed: 2}, {}, {}, {}, {Created: 5}},
+		Failures: []wire.FailureView{{Key: "job:1:7", Error: "exit status 3: boom", UpdatedAt: time.Now().Unix()}}}
 	var b bytes.Buffer
-	printStats(&b, []control.ContextStats{st})
+	printStats(&b, []wire.ContextStats{st})
 	out := b.String()
 	if !regexp.MustCompile(`(?m)^CONTEXT +JOBS +QUEUED +WAITING +RUNNING +FINISHED +FAILED +CREATED/MIN +ENDED/MIN\n2 +9 +2 +2 +1 +4 +2 +2\.0 +1\.0$`).MatchString(out) {
 		t.Fatalf("stats:\n%s", out)

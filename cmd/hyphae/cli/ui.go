@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 func newUI(g *globals) *cobra.Command {
@@ -21,7 +21,7 @@ and it expires unused after two minutes. The session lasts 12 hours or until
 the agent restarts. --url prints the URL alone, for scripts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var v control.LoginView
+			var v wire.LoginView
 			if err := g.call(cmd.Context(), "ui.login_token", nil, &v); err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/node/control"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // How often a wait asks whether the job's runner still answers, and how
@@ -44,7 +44,7 @@ func newWaitProgress(g *globals, w io.Writer, ctxID uint64, key string) *waitPro
 func (p *waitProgress) elapsed() time.Duration { return time.Since(p.start).Round(time.Second) }
 
 // update reports what changed since the last call about job j.
-func (p *waitProgress) update(ctx context.Context, j *control.JobView) {
+func (p *waitProgress) update(ctx context.Context, j *wire.JobView) {
 	if j.Status != p.status {
 		fmt.Fprintf(p.w, "%s  %s %s (%v)\n", time.Now().Format("15:04:05"), p.key, j.Status, p.elapsed())
 		p.status = j.Status
@@ -57,7 +57,7 @@ func (p *waitProgress) update(ctx context.Context, j *control.JobView) {
 // lines marked as `job logs` marks them.
 func (p *waitProgress) logLines(ctx context.Context) {
 	for range 20 { // bounded: a job writing faster than we read must not stall the wait
-		var lv control.LogsView
+		var lv wire.LogsView
 		if err := p.logs.page(ctx, p.ctxID, p.key, p.from, &lv); err != nil {
 			return
 		}
@@ -77,7 +77,7 @@ func (p *waitProgress) logLines(ctx context.Context) {
 
 // reach says when the agent running the job stops answering, again every
 // awayNoteEvery while it does not, and when it is back.
-func (p *waitProgress) reach(ctx context.Context, j *control.JobView) {
+func (p *waitProgress) reach(ctx context.Context, j *wire.JobView) {
 	since, away := p.awayFrom(ctx, j)
 	switch {
 	case away && p.awaySince.IsZero():
@@ -98,7 +98,7 @@ func (p *waitProgress) reach(ctx context.Context, j *control.JobView) {
 // awayFrom says whether the job's runner does not answer, and since when:
 // the job's own record says so once the agent gives it up as unknown;
 // before that, the peer table does within seconds.
-func (p *waitProgress) awayFrom(ctx context.Context, j *control.JobView) (time.Time, bool) {
+func (p *waitProgress) awayFrom(ctx context.Context, j *wire.JobView) (time.Time, bool) {
 	if j.State == model.StateUnknown {
 		return time.Unix(j.UnreachableSince, 0), true
 	}
@@ -109,7 +109,7 @@ func (p *waitProgress) awayFrom(ctx context.Context, j *control.JobView) (time.T
 		return p.awaySince, !p.awaySince.IsZero()
 	}
 	p.checked = time.Now()
-	var ps []control.PeerView
+	var ps []wire.PeerView
 	if err := p.g.call(ctx, "peer.list", nil, &ps); err != nil {
 		return time.Time{}, false
 	}

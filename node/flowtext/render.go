@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 var symbols = map[model.NodeState]string{
@@ -28,7 +28,7 @@ var symbols = map[model.NodeState]string{
 //	├─ ● build        running     sh  self  3s
 //	│  └─ ○ publish   pending     sh        needs: build, test
 //	└─ ✓ test         completed   sh  self  2s
-func Render(st *scheduler.Status) string {
+func Render(st *wire.FlowState) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "flow %d %s (context %d): %s — %s\n", st.ID, st.Name, st.ContextID, st.Status, ProgressLine(st))
 	rows := treeRows(st.Jobs)
@@ -55,7 +55,7 @@ func Render(st *scheduler.Status) string {
 }
 
 // ProgressLine is "3/5 done (1 failed), 1 running, 1 waiting".
-func ProgressLine(st *scheduler.Status) string {
+func ProgressLine(st *wire.FlowState) string {
 	p := st.Progress
 	s := fmt.Sprintf("%d/%d done", p.Done, p.Total)
 	var bad []string
@@ -80,11 +80,11 @@ func ProgressLine(st *scheduler.Status) string {
 // row is one drawn line: tree prefix, symbol and name; then the job.
 type row struct {
 	head string
-	job  *scheduler.JobState
+	job  *wire.FlowJobState
 }
 
 // treeRows lays the DAG out as a tree over each job's deepest need.
-func treeRows(jobs []scheduler.JobState) []row {
+func treeRows(jobs []wire.FlowJobState) []row {
 	idx := make(map[string]int, len(jobs))
 	for i, j := range jobs {
 		idx[j.Name] = i
@@ -126,7 +126,7 @@ func treeRows(jobs []scheduler.JobState) []row {
 }
 
 // details is the part of a job's line after its name.
-func details(j *scheduler.JobState) string {
+func details(j *wire.FlowJobState) string {
 	parts := []string{fmt.Sprintf("%-10s", j.State)}
 	if j.Key != "" { // what job status and job logs take
 		parts = append(parts, j.Key)

@@ -5,17 +5,17 @@ import (
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/internal/flowtext"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/node/api/wire"
+	"github.com/hyphae-run/hyphae/node/flowtext"
 )
 
 func TestRender(t *testing.T) {
-	js := func(name string, st model.NodeState, depth int, dur int64, needs ...string) scheduler.JobState {
-		return scheduler.JobState{Name: name, State: st, Type: "sh", Runner: "self", Attempt: 1,
+	js := func(name string, st model.NodeState, depth int, dur int64, needs ...string) wire.FlowJobState {
+		return wire.FlowJobState{Name: name, State: st, Type: "sh", Runner: "self", Attempt: 1,
 			Depth: depth, Duration: dur, Needs: needs}
 	}
-	st := &scheduler.Status{ID: 7, Name: "build", ContextID: 1, Status: model.FlowStarted,
-		Jobs: []scheduler.JobState{
+	st := &wire.FlowState{ID: 7, Name: "build", ContextID: 1, Status: model.FlowStarted,
+		Jobs: []wire.FlowJobState{
 			js("fetch", model.NodeCompleted, 0, 1),
 			js("lint", model.NodeFailed, 1, 0, "fetch"),
 			js("compile", model.NodeRunning, 1, 3, "fetch"),
@@ -48,7 +48,7 @@ func TestRender(t *testing.T) {
 	}
 }
 
-func addProgress(p *scheduler.Progress, s model.NodeState) {
+func addProgress(p *wire.FlowProgress, s model.NodeState) {
 	p.Total++
 	switch s {
 	case model.NodeCompleted:

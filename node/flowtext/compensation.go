@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
 // writeCompensation adds how a failed flow undid its finished jobs: the
 // flow's compensation state, each job's compensation and, when one
 // failed, which (docs/sagas.md).
-func writeCompensation(b *strings.Builder, st *scheduler.Status) {
+func writeCompensation(b *strings.Builder, st *wire.FlowState) {
 	if st.Compensation == "" {
 		return
 	}

@@ -1,33 +1,32 @@
-package control
+package store
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/hyphae-run/hyphae/context/store"
 )
 
-// briefCache keeps the briefs of a context's jobs (store.JobBrief) for
-// job.page and ui.stats, newest first, so that paging through a context of
+// BriefCache keeps the briefs of a context's jobs (JobBrief) for the
+// API's job.page and ui.stats (node/control), newest first, so that paging through a context of
 // 100,000 jobs does not read them all each time.
 //
-// The first call reads them all (a SCAN: store.JobBriefs) and indexes
-// those the context's job index (store.JobIndexKey) lacks, such as jobs a
+// The first call reads them all (a SCAN: JobBriefs) and indexes
+// those the context's job index (JobIndexKey) lacks, such as jobs a
 // seed client wrote straight into Redis. After that a call reads only what
 // changed: the jobs created since (the index) and the jobs that moved
-// since (store.JobChangesKey, which every status move writes), and only
+// since (JobChangesKey, which every status move writes), and only
 // when the context's key count or its newest move changed, or BriefTTL
 // passed. A full read runs
 // again in the background every FullReadEvery, for what the index and the
 // changes do not see (a job a seed client wrote or changed by hand, a job
 // deleted outside retention); a context whose index shrank (retention) is
 // read in full at once.
-type briefCache struct {
-	st *store.Store
+type BriefCache struct {
+	st *Store
 	mu sync.Mutex
 	by map[uint64]*briefEntry // guarded by mu
 }
@@ -48,21 +47,21 @@ type briefEntry struct {
 	mu         sync.Mutex // one read at a time per context
 	stamp      string
 	read       time.Time
-	full       time.Time        // the last full read
-	fullBusy   bool             // a full read runs in the background
-	maxCreated int64            // the newest created_at among briefs
-	changes    int64            // job_changes read up to here (unix ms)
-	briefs     []store.JobBrief // shared: callers must not change it
-	known      map[string]bool  // the keys of briefs
+	full       time.Time       // the last full read
+	fullBusy   bool            // a full read runs in the background
+	maxCreated int64           // the newest created_at among briefs
+	changes    int64           // job_changes read up to here (unix ms)
+	briefs     []JobBrief      // shared: callers must not change it
+	known      map[string]bool // the keys of briefs
 }
 
-func newBriefCache(st *store.Store) *briefCache {
-	return &briefCache{st: st, by: map[uint64]*briefEntry{}}
+func NewBriefCache(st *Store) *BriefCache {
+	return &BriefCache{st: st, by: map[uint64]*briefEntry{}}
 }
 
 // get returns the briefs of context ctxID, newest first (as job.list
 // orders jobs).
-func (c *briefCache) get(ctx context.Context, ctxID uint64) ([]store.JobBrief, error) {
+func (c *BriefCache) Get(ctx context.Context, ctxID uint64) ([]JobBrief, error) {
 	c.mu.Lock()
 	e := c.by[ctxID]
 	if e == nil {
@@ -94,9 +93,9 @@ func (c *briefCache) get(ctx context.Context, ctxID uint64) ([]store.JobBrief, e
 }
 
 // stamp is a cheap sign that the context's jobs changed: its key count
-// (store.ChangeStamp) and its newest move (store.LastChange); "" when the
+// (ChangeStamp) and its newest move (LastChange); "" when the
 // store does not answer.
-func (c *briefCache) stamp(ctx context.Context, ctxID uint64) string {
+func (c *BriefCache) stamp(ctx context.Context, ctxID uint64) string {
 	n := c.st.ChangeStamp(ctx, ctxID)
 	last, err := c.st.LastChange(ctx, ctxID)
 	if n == "" || err != nil {
@@ -106,7 +105,7 @@ func (c *briefCache) stamp(ctx context.Context, ctxID uint64) string {
 }
 
 // readFull reads every brief of the context into e; e.mu is held.
-func (c *briefCache) readFull(ctx context.Context, ctxID uint64, e *briefEntry) error {
+func (c *BriefCache) readFull(ctx context.Context, ctxID uint64, e *briefEntry) error {
 	since, err := c.st.LastChange(ctx, ctxID) // before the read: moves during it are read again after
 	if err != nil {
 		return err
@@ -121,7 +120,7 @@ func (c *briefCache) readFull(ctx context.Context, ctxID uint64, e *briefEntry) 
 
 // fullBriefs reads every brief of the context (SCAN), sorted, and indexes
 // the jobs the index lacks.
-func (c *briefCache) fullBriefs(ctx context.Context, ctxID uint64) ([]store.JobBrief, error) {
+func (c *BriefCache) fullBriefs(ctx context.Context, ctxID uint64) ([]JobBrief, error) {
 	bs, err := c.st.JobBriefs(ctx, ctxID)
 	if err != nil {
 		return nil, err
@@ -136,11 +135,11 @@ func (c *briefCache) fullBriefs(ctx context.Context, ctxID uint64) ([]store.JobB
 }
 
 // refresh makes a full read in the background and installs it.
-func (c *briefCache) refresh(ctxID uint64, e *briefEntry) {
+func (c *BriefCache) refresh(ctxID uint64, e *briefEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	since, err := c.st.LastChange(ctx, ctxID)
-	var bs []store.JobBrief
+	var bs []JobBrief
 	if err == nil {
 		bs, err = c.fullBriefs(ctx, ctxID)
 	}
@@ -148,7 +147,7 @@ func (c *briefCache) refresh(ctxID uint64, e *briefEntry) {
 	defer e.mu.Unlock()
 	e.fullBusy = false
 	if err != nil {
-		slog.Debug("control: job briefs: full read", "context", ctxID, "err", err)
+		slog.Debug("store: job briefs: full read", "context", ctxID, "err", err)
 		return
 	}
 	e.install(bs, min(since, e.changes)) // moves after the read began are read again
@@ -157,9 +156,9 @@ func (c *briefCache) refresh(ctxID uint64, e *briefEntry) {
 
 // install makes bs (sorted) e's briefs, read completely with the moves up
 // to changes in them; e.mu is held.
-func (e *briefEntry) install(bs []store.JobBrief, changes int64) {
+func (e *briefEntry) install(bs []JobBrief, changes int64) {
 	if bs == nil {
-		bs = []store.JobBrief{}
+		bs = []JobBrief{}
 	}
 	e.briefs, e.full, e.changes = bs, time.Now(), changes
 	e.known = make(map[string]bool, len(bs))
@@ -172,7 +171,7 @@ func (e *briefEntry) install(bs []store.JobBrief, changes int64) {
 
 // readChanges brings e up to date with the jobs created (the index) and
 // moved (job_changes) since it was read; e.mu is held.
-func (c *briefCache) readChanges(ctx context.Context, ctxID uint64, e *briefEntry) error {
+func (c *BriefCache) readChanges(ctx context.Context, ctxID uint64, e *briefEntry) error {
 	created, indexed, err := c.st.IndexedSince(ctx, ctxID, e.maxCreated)
 	if err != nil {
 		return err
@@ -199,13 +198,13 @@ func (c *briefCache) readChanges(ctx context.Context, ctxID uint64, e *briefEntr
 
 // merge puts fresh (the briefs read again of keys; a key without one is
 // gone) into e's briefs, as a new slice: callers may hold the old one.
-func (e *briefEntry) merge(fresh []store.JobBrief, keys []string) {
-	by := make(map[string]store.JobBrief, len(fresh))
+func (e *briefEntry) merge(fresh []JobBrief, keys []string) {
+	by := make(map[string]JobBrief, len(fresh))
 	for _, b := range fresh {
 		by[b.Key] = b
 	}
-	out := make([]store.JobBrief, 0, len(e.briefs)+len(fresh))
-	var added []store.JobBrief
+	out := make([]JobBrief, 0, len(e.briefs)+len(fresh))
+	var added []JobBrief
 	for _, b := range fresh {
 		if !e.known[b.Key] {
 			added = append(added, b)
@@ -241,7 +240,7 @@ func (e *briefEntry) merge(fresh []store.JobBrief, keys []string) {
 }
 
 // briefBefore says a sorts before b (newer first).
-func briefBefore(a, b store.JobBrief) bool {
+func briefBefore(a, b JobBrief) bool {
 	return compareBriefs(a, b) < 0
 }
 
@@ -249,4 +248,12 @@ func briefBefore(a, b store.JobBrief) bool {
 func dedupe(keys []string) []string {
 	seen := make(map[string]bool, len(keys))
 	return slices.DeleteFunc(keys, func(k string) bool { d := seen[k]; seen[k] = true; return d })
+}
+
+// sortBriefs orders newest first, as job.list does.
+func sortBriefs(bs []JobBrief) { slices.SortFunc(bs, compareBriefs) }
+
+// compareBriefs orders newest first: by created_at, then id, then caller.
+func compareBriefs(a, b JobBrief) int {
+	return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), cmp.Compare(b.ID, a.ID), cmp.Compare(b.CallerID, a.CallerID))
 }
