@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // flowFileParams is a flow file sent to the agent: flow.create's, and
@@ -23,8 +23,8 @@ type flowFileParams struct {
 // file's) is one this agent may use. served are the types a runner that
 // is up serves now, for the warnings of flow.create.
 type parsedFlow struct {
-	f      *scheduler.File
-	warns  []scheduler.Warning
+	f      *flowfile.File
+	warns  []flowfile.Warning
 	served []string
 }
 
@@ -36,7 +36,7 @@ func (h *Handlers) readFlowFile(ctx context.Context, p flowFileParams) (*parsedF
 	if p.BaseDir != "" && !filepath.IsAbs(p.BaseDir) {
 		return nil, api.InvalidParams("base_dir", "must be absolute, got %q", p.BaseDir)
 	}
-	f, warns, err := scheduler.Parse([]byte(p.FileContent), p.FileName, p.BaseDir)
+	f, warns, err := flowfile.Parse([]byte(p.FileContent), p.FileName, p.BaseDir)
 	if err != nil {
 		return nil, api.InvalidParams("file_content", "%v", err)
 	}
@@ -44,7 +44,7 @@ func (h *Handlers) readFlowFile(ctx context.Context, p flowFileParams) (*parsedF
 	if err != nil {
 		return nil, err
 	}
-	if err := scheduler.UnknownTypes(f, known); err != nil {
+	if err := flowfile.UnknownTypes(f, known); err != nil {
 		return nil, api.InvalidParams("file_content", "%v", err)
 	}
 	if p.Context != 0 {
@@ -58,8 +58,8 @@ func (h *Handlers) readFlowFile(ctx context.Context, p flowFileParams) (*parsedF
 
 // installable is readFlowFile for installing a file's schedule or trigger:
 // a file without what has looks for is refused with the error missing.
-func (h *Handlers) installable(ctx context.Context, p flowFileParams, has func(*scheduler.File) bool,
-	missing error) (*scheduler.File, error) {
+func (h *Handlers) installable(ctx context.Context, p flowFileParams, has func(*flowfile.File) bool,
+	missing error) (*flowfile.File, error) {
 	pf, err := h.readFlowFile(ctx, p)
 	if err != nil {
 		return nil, err

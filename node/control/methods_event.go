@@ -13,6 +13,7 @@ import (
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 func (h *Handlers) registerEventMethods() {
@@ -159,7 +160,7 @@ func (h *Handlers) registerTriggerMethods() {
 }
 
 func (h *Handlers) triggerAdd(ctx context.Context, p wire.TriggerAddParams) (*wire.TriggerView, error) {
-	f, err := h.installable(ctx, flowFileParams(p), func(f *scheduler.File) bool { return f.On != nil },
+	f, err := h.installable(ctx, flowFileParams(p), func(f *flowfile.File) bool { return f.On != nil },
 		scheduler.ErrNoTrigger)
 	if err != nil {
 		return nil, err

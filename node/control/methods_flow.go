@@ -11,7 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 func (h *Handlers) registerFlowMethods() {
@@ -75,7 +75,7 @@ func (h *Handlers) flowCreate(ctx context.Context, p wire.FlowCreateParams) (*wi
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range append(pf.warns, scheduler.CheckTypes(f, pf.served)...) {
+	for _, w := range append(pf.warns, flowfile.CheckTypes(f, pf.served)...) {
 		v.Warnings = append(v.Warnings, w.String())
 	}
 	if f.Schedule != nil {

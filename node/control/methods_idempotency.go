@@ -11,7 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // Idempotency keys on job.run, job.create, flow.create and flow.start
@@ -152,7 +152,7 @@ func digestOf(v any) string {
 // fileContext is the context a flow file names (0 when it cannot be read:
 // flowCreate then says why).
 func fileContext(p wire.FlowCreateParams) uint64 {
-	f, _, err := scheduler.Parse([]byte(p.FileContent), p.FileName, p.BaseDir)
+	f, _, err := flowfile.Parse([]byte(p.FileContent), p.FileName, p.BaseDir)
 	if err != nil {
 		return 0
 	}

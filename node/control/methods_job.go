@@ -11,7 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
-	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 // RunJob is the API's job.run (Node.RunJob calls it in process): it
@@ -149,10 +149,10 @@ func checkJobParams(p wire.JobRunParams) error {
 		return api.InvalidParams("timeout", "must not be negative")
 	case p.Retries < 0:
 		return api.InvalidParams("retries", "must not be negative")
-	case p.MemoryMB < 0 || p.MemoryMB > scheduler.MaxMemoryMB:
-		return api.InvalidParams("memory_mb", "MiB from 1 to %d, or 0 for no limit", scheduler.MaxMemoryMB)
-	case p.CPU != 0 && !(p.CPU >= scheduler.MinCPU && p.CPU <= scheduler.MaxCPU):
-		return api.InvalidParams("cpu", "cores from %g to %d, such as 0.5 or 2, or 0 for no limit", scheduler.MinCPU, scheduler.MaxCPU)
+	case p.MemoryMB < 0 || p.MemoryMB > flowfile.MaxMemoryMB:
+		return api.InvalidParams("memory_mb", "MiB from 1 to %d, or 0 for no limit", flowfile.MaxMemoryMB)
+	case p.CPU != 0 && !(p.CPU >= flowfile.MinCPU && p.CPU <= flowfile.MaxCPU):
+		return api.InvalidParams("cpu", "cores from %g to %d, such as 0.5 or 2, or 0 for no limit", flowfile.MinCPU, flowfile.MaxCPU)
 	case model.CheckNetwork(p.Network) != nil:
 		return api.InvalidParams("network", "none (only loopback) or host (the default)")
 	case p.Wait < 0 || p.Wait > 3600:

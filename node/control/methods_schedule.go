@@ -6,6 +6,7 @@ import (
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/scheduler"
+	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
 func (h *Handlers) registerScheduleMethods() {
@@ -53,7 +54,7 @@ func checkScheduleRef(p wire.ScheduleRef) error {
 }
 
 func (h *Handlers) scheduleAdd(ctx context.Context, p wire.ScheduleAddParams) (*wire.ScheduleView, error) {
-	f, err := h.installable(ctx, flowFileParams(p), func(f *scheduler.File) bool { return f.Schedule != nil },
+	f, err := h.installable(ctx, flowFileParams(p), func(f *flowfile.File) bool { return f.Schedule != nil },
 		scheduler.ErrNoSchedule)
 	if err != nil {
 		return nil, err
