@@ -4,21 +4,31 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
 
 // The claim scripts are built here from claimGates (claim_gates.go), one
-// per set of optional gates, all at start-up: 32 small strings, each made
-// by newScript, so it is loaded once and run by EVALSHA.
+// per set of optional gates, each when a claim first needs it (most
+// agents run two or three of the 128), then loaded once and run by
+// EVALSHA.
 
-// claimScripts holds the claim variant of each set of optional gates.
-var claimScripts = func() (out [gateAll + 1]*redis.Script) {
-	for v := range gateAll + 1 {
-		out[v] = newScript(claimScriptName(v), claimSource(v))
+// claimCache holds the claim variants built so far.
+var claimCache struct {
+	mu sync.Mutex
+	s  [gateAll + 1]*redis.Script // guarded by mu
+}
+
+// claimScript returns variant v of the claim, built on first use.
+func claimScript(v gateFlag) *redis.Script {
+	claimCache.mu.Lock()
+	defer claimCache.mu.Unlock()
+	if claimCache.s[v] == nil {
+		claimCache.s[v] = builtScript(claimSource(v))
 	}
-	return out
-}()
+	return claimCache.s[v]
+}
 
 // claimScriptName is "claim" and the optional gates of variant v, or
 // "claim_plain" for none.
@@ -61,6 +71,7 @@ func claimSource(v gateFlag) string {
 			b.WriteString(s)
 		}
 	}
+	add(luaStartable)
 	for _, g := range claimGates {
 		add(g.needsLua) // pure Lua: the plain variant asks every gate whether a job needs it
 	}
@@ -118,7 +129,8 @@ func claimHeader(b *strings.Builder, v gateFlag, gates []claimGate) {
 		}
 	}
 	b.WriteString(`-- Returns nil when every queue is empty; {0, job key, 'gates', flags, 0}
--- when the job needs gates this variant lacks; else {queue index (1 =
+-- when the job needs gates this variant lacks ('' for the key when the
+-- claim needs them before it pops); else {queue index (1 =
 -- the first queue), job key, verdict, attempt, jobs left (0 when the
 -- queues are empty after this one), then field, value, … as popped} with
 -- verdict run, stopped or rejected; dead or invalid (dead-lettered, no
@@ -130,11 +142,19 @@ func claimHeader(b *strings.Builder, v gateFlag, gates []claimGate) {
 // claimBody writes the claim: settle, then per queue pop, hold, check,
 // verdict, start and lease, screen.
 func claimBody(b *strings.Builder, v gateFlag, gates []claimGate) {
+	for _, g := range claimGates {
+		if g.phase == phaseSettle && v&g.flag == 0 {
+			fmt.Fprintf(b, "if %s then return {0, '', 'gates', %d, 0} end -- %s\n", g.needs, g.flag, g.name)
+		}
+	}
 	var holds, verdicts, screens []string
+	ends := false
 	for _, g := range gates {
 		switch g.phase {
 		case phaseSettle:
 			b.WriteString(g.call + "\n")
+		case phaseUsable:
+			ends = ends || g.call != ""
 		case phaseHold:
 			holds = append(holds, g.call)
 		case phaseVerdict:
@@ -167,11 +187,20 @@ func claimBody(b *strings.Builder, v gateFlag, gates []claimGate) {
 	} else {
 		b.WriteString("    break\n")
 	}
-	fmt.Fprintf(b, `  end
+	b.WriteString(`  end
   if key then
     local att, why, ends, untyped = check(key, h, f)
     if not att then
-      local verdict = unusable(key, KEYS[i], why, ends)
+      local verdict, class = 'dead', 'unusable'
+`)
+	if ends {
+		b.WriteString(`      if ends then
+        verdict, class = 'invalid', 'invalid'
+        endInvalid(key, why)
+      end
+`)
+	}
+	fmt.Fprintf(b, `      deadLetter(key, KEYS[i], why, class)
       return {i - first + 1, key, verdict, '0', remaining(i), why}
     end
     local verdict = %s or 'run'
@@ -201,7 +230,7 @@ func claimMissing(b *strings.Builder, v gateFlag) bool {
 	}
 	b.WriteString("local function missing(f)\n  local m = 0\n")
 	for _, g := range claimGates {
-		if g.flag != 0 && v&g.flag == 0 {
+		if g.flag != 0 && v&g.flag == 0 && g.phase != phaseSettle {
 			fmt.Fprintf(b, "  if %s then m = m + %d end -- %s\n", g.needs, g.flag, g.name)
 		}
 	}

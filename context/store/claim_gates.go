@@ -8,14 +8,16 @@ package store
 // when a built script differs from its file; go test -run ClaimGolden
 // -update rewrites them).
 //
-// A gate with a flag is used by some jobs only (a run_at ahead,
-// dependends, a concurrency key, an idempotency key, failures behind
-// it): the claim first runs the variant without those gates, which
-// looks at each popped job's fields (read once, HGETALL) and, for a job
-// that needs a gate it lacks, puts the job back at the head of its queue
-// untouched and answers which gates it needs; the store then runs the
-// variant with them (queue_claim.go). So a plain job pays for no gate it
-// does not use, and every variant is one script, loaded once (EVALSHA).
+// A gate with a flag is used by some claims or jobs only (prerequisite
+// re-checks due, a run_at ahead, dependends, a concurrency key, fields
+// that make no valid job, an idempotency key, failures behind it): the
+// claim first runs the variant without those gates, which looks at each
+// popped job's fields (read once, HGETALL) and, for a job that needs a
+// gate it lacks, puts the job back at the head of its queue untouched
+// and answers which gates it needs; the store then runs the variant with
+// them (queue_claim.go). So a plain job pays for no gate it does not use,
+// and every variant is one script, built when first needed and loaded
+// once (EVALSHA).
 //
 // What the runner limits after a claim (its concurrency, per context and
 // per type, executor/keyed_limits.go) counts jobs in the runner's memory,
@@ -24,15 +26,17 @@ package store
 // gateFlag marks the gates a variant holds beside those every claim runs.
 type gateFlag uint8
 
-// The optional gates' flags.
+// The optional gates' flags, in the order of claimGates.
 const (
-	gateSchedule gateFlag = 1 << iota
+	gateSettle gateFlag = 1 << iota
+	gateSchedule
 	gateDeps
 	gateKeyed
+	gateInvalid
 	gateIdempotency
 	gateQuarantine
 
-	gateAll = gateSchedule | gateDeps | gateKeyed | gateIdempotency | gateQuarantine
+	gateAll = gateSettle | gateSchedule | gateDeps | gateKeyed | gateInvalid | gateIdempotency | gateQuarantine
 )
 
 // gatePhase is where in the claim a gate runs.
@@ -41,7 +45,7 @@ type gatePhase uint8
 const (
 	phaseSettle  gatePhase = iota // once per claim, before the first pop: call is a statement
 	phaseHold                     // per popped job: call is true when the gate took the job off processing
-	phaseUsable                   // the popped job's hash: the one gate that defines check and unusable
+	phaseUsable                   // the popped job's hash: check, deadLetter and (invalid) endInvalid
 	phaseVerdict                  // call is the verdict other than run, or nil
 	phaseScreen                   // after the job is started and leased: call is why it was ended, or nil
 )
@@ -56,7 +60,9 @@ type claimGate struct {
 	call    string   // the Lua that runs it in its phase (see gatePhase)
 	// needs (flagged gates) is a Lua expression over f (the job's fields),
 	// true when the job needs the gate; it may call only the functions of
-	// needsLua (pure Lua, no Redis command), which every variant holds.
+	// needsLua and luaStartable (pure Lua, no Redis command), which every
+	// variant holds. A settle gate's needs is asked once per claim, before
+	// the first pop, and may read Redis.
 	needs    string
 	needsLua string
 	touches  []string // keys it reads and writes, beyond the claim's own (header)
@@ -72,6 +78,7 @@ var claimGates = []claimGate{
 	depsGate,        // claimgate_deps.go
 	keyedGate,       // claimgate_keyed.go
 	usableGate,      // claimgate_usable.go
+	invalidGate,     // claimgate_usable.go
 	stoppedGate,     // claimgate_stopped.go
 	rejectedGate,    // claimgate_stopped.go
 	idempotencyGate, // claimgate_idempotency.go
@@ -121,5 +128,8 @@ var claimDerived = []string{
 	"<job>: the popped job's hash",
 	"stop:<job>",
 	"timeline:<job>",
-	"reply:<job>, dep_waiters:<job>, keyed_running:<its key> and what their end releases (announceEnd, when the claim ends the job)",
 }
+
+// endTouches is what a gate that ends the job (announceEnd) touches
+// beside it, named after the pop.
+const endTouches = "reply:<job>, dep_waiters:<job>, keyed_running:<its key>, and the jobs they release"

@@ -1,12 +1,17 @@
 package store
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hyphae-run/hyphae/testkit/testredis"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/claim/*.lua from the claim gates")
@@ -86,6 +91,38 @@ func TestClaimKeysDeclared(t *testing.T) {
 			}
 			if !ok {
 				t.Errorf("%s names key prefix %q outside KEYS and the derived keys", claimScriptName(v), name)
+			}
+		}
+	}
+}
+
+// Every claim variant compiles in a real Redis under the hash it is run
+// by, and defines every function it calls (as TestEveryScriptLoads asks
+// of the registered scripts; the variants are built on demand).
+func TestEveryClaimVariantLoads(t *testing.T) {
+	db := redis.NewClient(&redis.Options{Addr: testredis.Start(t).Addr})
+	defer db.Close()
+	ctx := context.Background()
+	defined := regexp.MustCompile(`local function (\w+)\(`)
+	fns := map[string]*regexp.Regexp{}
+	for v := range gateAll + 1 {
+		for _, m := range defined.FindAllStringSubmatch(claimSource(v), -1) {
+			fns[m[1]] = regexp.MustCompile(`(^|[^\w.:])` + m[1] + `\(`)
+		}
+	}
+	for v := range gateAll + 1 {
+		src, name := claimSource(v), claimScriptName(v)
+		sha, err := db.ScriptLoad(ctx, src).Result()
+		if err != nil {
+			t.Errorf("%s does not load: %v", name, err)
+			continue
+		}
+		if sha != claimScript(v).Hash() {
+			t.Errorf("%s: SCRIPT LOAD gave %s, the script's hash is %s", name, sha, claimScript(v).Hash())
+		}
+		for fn, calls := range fns {
+			if calls.MatchString(src) && !strings.Contains(src, "local function "+fn+"(") {
+				t.Errorf("%s calls %s() without its definition: list its Lua in the gate", name, fn)
 			}
 		}
 	}

@@ -25,7 +25,7 @@ func TestClaimRunsOnlyTheGatesAJobNeeds(t *testing.T) {
 	loaded := func() []string {
 		var out []string
 		for v := range gateAll + 1 {
-			ok, err := db.ScriptExists(ctx, claimScripts[v].Hash()).Result()
+			ok, err := db.ScriptExists(ctx, claimScript(v).Hash()).Result()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -25,7 +25,7 @@ var depsGate = claimGate{
 	needs:    "hasDeps(f)",
 	needsLua: luaHasDeps,
 	touches: []string{"the upstream jobs' hashes, prereq:<name>, dep_waiters:<upstream>; " +
-		"on an impossible DAG, what the job's end releases"},
+		"on an impossible DAG, " + endTouches},
 }
 
 // luaHasDeps defines hasDeps(f): whether the fields f name dependends or

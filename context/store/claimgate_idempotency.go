@@ -28,7 +28,7 @@ var idempotencyGate = claimGate{
 	call:     "idemScreen(key, f, att)",
 	needs:    "ARGV[4] ~= 'reject' and ARGV[10] ~= '0' and ownIdemKey(f) ~= ''",
 	needsLua: luaOwnIdemKey,
-	touches:  []string{"idem:<key>; on a duplicate, what the job's end releases"},
+	touches:  []string{"idem:<key>; on a duplicate, " + endTouches},
 }
 
 // luaOwnIdemKey defines ownIdemKey(f): the idempotency key of its own the

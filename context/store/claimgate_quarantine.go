@@ -26,7 +26,7 @@ var quarantineGate = claimGate{
 	call:     "quarantineScreen(key, f, att, KEYS[i])",
 	needs:    "quarantineDue(f)",
 	needsLua: luaQuarantineDue,
-	touches:  []string{"what the job's end releases, when it quarantines"},
+	touches:  []string{"when it quarantines: " + endTouches},
 }
 
 // luaQuarantineDue defines quarantineDue(f): whether the job with fields

@@ -27,7 +27,7 @@ func (s *Store) CompleteAndClaim(ctx context.Context, ctxID uint64, l Lease, run
 	}
 	cKeys, cArgs := completeLeasedArgs(l, runnerID, status, fields)
 	q := s.newClaimCall(ctxID, runnerID, types, lease, false)
-	plain := claimScripts[0]
+	plain := claimScript(0)
 	var done, next *redis.Cmd
 	_, _ = db.Pipelined(ctx, func(p redis.Pipeliner) error {
 		done = completeLeased.EvalSha(ctx, p, cKeys, cArgs...)

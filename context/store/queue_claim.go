@@ -106,7 +106,7 @@ func (q claimCall) run(ctx context.Context, db *redis.Client, first *redis.Cmd) 
 	v, cmd := gateFlag(0), first
 	for {
 		if cmd == nil {
-			cmd = claimScripts[v].Run(ctx, db, q.keys, q.args...)
+			cmd = claimScript(v).Run(ctx, db, q.keys, q.args...)
 		}
 		c, more, err := q.result(cmd)
 		if err != nil || more == 0 {

@@ -34,6 +34,11 @@ func newScript(name string, parts ...string) *redis.Script {
 	return s
 }
 
+// builtScript makes a script built at run time, when first needed (the
+// claim's variants, claim_build.go): it is in no registry, so its own
+// tests load every one.
+func builtScript(src string) *redis.Script { return redis.NewScript(src) }
+
 // pairs flattens a hash into HSET arguments.
 func pairs(h model.Hash) []any {
 	out := make([]any, 0, 2*len(h))

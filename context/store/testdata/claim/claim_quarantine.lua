@@ -2,12 +2,11 @@
 -- claim_gates.go; go test ./context/store -run ClaimGolden -update rewrites this file).
 -- Takes the oldest job of the first non-empty queue into processing:<runner>
 -- with a lease, through these gates, in order:
---   settle: none; it settles the jobs parked for a prerequisite whose re-check time has come
---   usable: an entry that is no job to run (missing, not a hash, ended, bad status or attempt): dead-lettered
+--   usable: an entry that is no job to run (missing, not a hash, ended; or invalid): dead-lettered
 --   stopped: a job a stop marker covers: leased, verdict stopped
 --   rejected: every job of a claim in reject mode: leased, verdict rejected
 --   quarantine: an attempt after quarantine.after_failures failed ones in a row: ended error, dead-lettered
--- Lacks schedule, deps, keyed, idempotency: a job that needs one goes back to the head of its
+-- Lacks settle, schedule, deps, keyed, invalid, idempotency: a job that needs one goes back to the head of its
 -- queue untouched, and the reply names the gates it needs.
 -- KEYS[1] processing:<runner>
 -- KEYS[2] leases
@@ -37,16 +36,25 @@
 --   <job>: the popped job's hash
 --   stop:<job>
 --   timeline:<job>
---   reply:<job>, dep_waiters:<job>, keyed_running:<its key> and what their end releases (announceEnd, when the claim ends the job)
---   settle: prereq:<name>, the hashes, queues and reply lists of the jobs re-checked
---   quarantine: what the job's end releases, when it quarantines
+--   quarantine: when it quarantines: reply:<job>, dep_waiters:<job>, keyed_running:<its key>, and the jobs they release
 -- Returns nil when every queue is empty; {0, job key, 'gates', flags, 0}
--- when the job needs gates this variant lacks; else {queue index (1 =
+-- when the job needs gates this variant lacks ('' for the key when the
+-- claim needs them before it pops); else {queue index (1 =
 -- the first queue), job key, verdict, attempt, jobs left (0 when the
 -- queues are empty after this one), then field, value, … as popped} with
 -- verdict run, stopped or rejected; dead or invalid (dead-lettered, no
 -- lease) with the reason instead of the fields; screened (started,
 -- leased, then ended by a screen) with the reason before the fields.
+local function startable(st, _)
+  if st == "" then return true
+  elseif st == "dispatched" then return true
+  elseif st == "error" then return false
+  elseif st == "finished" then return false
+  elseif st == "started" then return true
+  elseif st == "waiting_for_prerequisites" then return true
+  end
+  return nil
+end
 
 local function runAtAhead(f, nowms)
   local at = tonumber(f["run_at"] or '')
@@ -59,6 +67,19 @@ end
 local function hasDeps(f)
   local d, p = f['dependends'], f['prerequisites']
   return (d ~= nil and d ~= '' and d ~= '[]') or (p ~= nil and p ~= '' and p ~= '[]')
+end
+local statusList = "dispatched, error, finished, started, waiting_for_prerequisites"
+
+local function fieldsFault(f)
+  local st, araw = f['status'] or '', f['attempt'] or ''
+  local ok = startable(st)
+  if ok == nil then return 'invalid job: status "' .. st .. '" is not one of ' .. statusList end
+  if not ok or araw == '' then return nil end
+  local att = tonumber(araw)
+  if att == nil or att ~= math.floor(att) then
+    return 'invalid job: attempt "' .. araw .. '" is not a whole number'
+  end
+  return nil
 end
 
 local function ownIdemKey(f)
@@ -106,6 +127,33 @@ local function timeline(job, event, detail)
   if redis.call('RPUSH', key, cjson.encode(e)) > 100 then redis.call('LTRIM', key, -100, -1) end
   redis.call('ZADD', jobChanges, ms, job)
   if ms % 16 == 0 then redis.call('ZREMRANGEBYSCORE', jobChanges, '-inf', ms - 600000) end
+end
+
+local function check(key, h, f)
+  if h.err then
+    return nil, 'invalid job: ' .. key .. ' is a ' .. redis.call('TYPE', key).ok .. ', not a job hash'
+  end
+  if #h == 0 then return nil, 'job hash ' .. key .. ' does not exist' end
+  local fault = fieldsFault(f)
+  if fault then return nil, fault, true end
+  local st, araw = f['status'] or '', f['attempt'] or ''
+  if not startable(st) then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
+  local att = 1
+  if araw ~= '' then att = tonumber(araw) end
+  return math.max(att, 1), nil, false, (f['script_type'] or '') == ''
+end
+local function deadLetter(key, queue, why, class)
+  redis.call('LREM', KEYS[1], 1, key)
+  redis.call('LPUSH', KEYS[4], cjson.encode({key = key, queue = queue, reason = why,
+    runner = ARGV[1], at = tonumber(ARGV[3]), class = class}))
+  redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
+  redis.call('HINCRBY', KEYS[7], class, 1)
+end
+
+local function stopMarked(key, att)
+  local stop = redis.call('GET', 'stop:' .. key)
+  if stop and (stop == '0' or (tonumber(stop) or 0) >= att) then return 'stopped' end
+  return nil
 end
 
 local keyedWaiting = "keyed_waiting"
@@ -278,55 +326,6 @@ local function announceEnd(job, reply, jobsDone, remoteDone, status, ttl)
   announceOne(job, reply, jobsDone, remoteDone, status, ttl)
   releaseWaiters(job, reply, jobsDone, remoteDone, ttl)
 end
-local function startable(st, _)
-  if st == "" then return true
-  elseif st == "dispatched" then return true
-  elseif st == "error" then return false
-  elseif st == "finished" then return false
-  elseif st == "started" then return true
-  elseif st == "waiting_for_prerequisites" then return true
-  end
-  return nil
-end
-local statusList = "dispatched, error, finished, started, waiting_for_prerequisites"
-
-local function check(key, h, f)
-  if h.err then
-    return nil, 'invalid job: ' .. key .. ' is a ' .. redis.call('TYPE', key).ok .. ', not a job hash'
-  end
-  if #h == 0 then return nil, 'job hash ' .. key .. ' does not exist' end
-  local st, araw = f['status'] or '', f['attempt'] or ''
-  local ok = startable(st)
-  if ok == nil then return nil, 'invalid job: status "' .. st .. '" is not one of ' .. statusList, true end
-  if not ok then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
-  local att = 1
-  if araw ~= '' then att = tonumber(araw) end
-  if att == nil or att ~= math.floor(att) then
-    return nil, 'invalid job: attempt "' .. araw .. '" is not a whole number', true
-  end
-  return math.max(att, 1), nil, false, (f['script_type'] or '') == ''
-end
-local function unusable(key, queue, why, ends)
-  local verdict, class = 'dead', 'unusable'
-  if ends then
-    verdict, class = 'invalid', 'invalid'
-    redis.call('HSET', key, 'status', 'error', 'error', why, 'updated_at', ARGV[3])
-    announceEnd(key, ARGV[7] .. key, KEYS[5], KEYS[6], 'error', ARGV[6])
-    timeline(key, 'error', why)
-  end
-  redis.call('LREM', KEYS[1], 1, key)
-  redis.call('LPUSH', KEYS[4], cjson.encode({key = key, queue = queue, reason = why,
-    runner = ARGV[1], at = tonumber(ARGV[3]), class = class}))
-  redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
-  redis.call('HINCRBY', KEYS[7], class, 1)
-  return verdict
-end
-
-local function stopMarked(key, att)
-  local stop = redis.call('GET', 'stop:' .. key)
-  if stop and (stop == '0' or (tonumber(stop) or 0) >= att) then return 'stopped' end
-  return nil
-end
 
 local function refuse(key, att, why, fields, event)
   redis.call('HSET', key, 'status', 'error', 'error', why, 'updated_at', ARGV[3], unpack(fields))
@@ -355,7 +354,7 @@ depsWaiting = KEYS[9]
 prereqWaiting = KEYS[10]
 jobChanges = KEYS[11]
 keyedWaiting = KEYS[12]
-recheckPrereqs(ARGV[8], ARGV[7], KEYS[5], KEYS[6], ARGV[6])
+if #redis.call('ZRANGEBYSCORE', KEYS[10], '-inf', ARGV[8], 'LIMIT', 0, 1) > 0 then return {0, '', 'gates', 1, 0} end -- settle
 local first = 13
 local function remaining(i)
   local n = redis.call('LLEN', KEYS[i])
@@ -373,10 +372,11 @@ local function fieldsOf(h)
 end
 local function missing(f)
   local m = 0
-  if runAtAhead(f, ARGV[8]) then m = m + 1 end -- schedule
-  if hasDeps(f) then m = m + 2 end -- deps
-  if (f['concurrency_key'] or '') ~= '' then m = m + 4 end -- keyed
-  if ARGV[4] ~= 'reject' and ARGV[10] ~= '0' and ownIdemKey(f) ~= '' then m = m + 8 end -- idempotency
+  if runAtAhead(f, ARGV[8]) then m = m + 2 end -- schedule
+  if hasDeps(f) then m = m + 4 end -- deps
+  if (f['concurrency_key'] or '') ~= '' then m = m + 8 end -- keyed
+  if next(f) ~= nil and fieldsFault(f) ~= nil then m = m + 16 end -- invalid
+  if ARGV[4] ~= 'reject' and ARGV[10] ~= '0' and ownIdemKey(f) ~= '' then m = m + 32 end -- idempotency
   return m
 end
 for i = first, #KEYS do
@@ -395,7 +395,8 @@ for i = first, #KEYS do
   if key then
     local att, why, ends, untyped = check(key, h, f)
     if not att then
-      local verdict = unusable(key, KEYS[i], why, ends)
+      local verdict, class = 'dead', 'unusable'
+      deadLetter(key, KEYS[i], why, class)
       return {i - first + 1, key, verdict, '0', remaining(i), why}
     end
     local verdict = stopMarked(key, att) or (ARGV[4] == 'reject' and 'rejected' or nil) or 'run'

@@ -1,16 +1,13 @@
--- claim_schedule_deps_keyed_idempotency_quarantine: one job claim (context/store/claim_build.go builds it from claimGates,
+-- claim_settle: one job claim (context/store/claim_build.go builds it from claimGates,
 -- claim_gates.go; go test ./context/store -run ClaimGolden -update rewrites this file).
 -- Takes the oldest job of the first non-empty queue into processing:<runner>
 -- with a lease, through these gates, in order:
 --   settle: none; it settles the jobs parked for a prerequisite whose re-check time has come
---   schedule: a job whose run_at is ahead: off processing, into timers
---   deps: a job whose dependends or prerequisites are not met: parked, or ended error when they cannot be
---   keyed: a job whose concurrency key is full, or has jobs parked before it: parked in keyed:<key>
---   usable: an entry that is no job to run (missing, not a hash, ended, bad status or attempt): dead-lettered
+--   usable: an entry that is no job to run (missing, not a hash, ended; or invalid): dead-lettered
 --   stopped: a job a stop marker covers: leased, verdict stopped
 --   rejected: every job of a claim in reject mode: leased, verdict rejected
---   idempotency: a job whose idempotency key another job used within the retention window: ended error, duplicate_of
---   quarantine: an attempt after quarantine.after_failures failed ones in a row: ended error, dead-lettered
+-- Lacks schedule, deps, keyed, invalid, idempotency, quarantine: a job that needs one goes back to the head of its
+-- queue untouched, and the reply names the gates it needs.
 -- KEYS[1] processing:<runner>
 -- KEYS[2] leases
 -- KEYS[3] lease_owners
@@ -39,19 +36,25 @@
 --   <job>: the popped job's hash
 --   stop:<job>
 --   timeline:<job>
---   reply:<job>, dep_waiters:<job>, keyed_running:<its key> and what their end releases (announceEnd, when the claim ends the job)
 --   settle: prereq:<name>, the hashes, queues and reply lists of the jobs re-checked
---   deps: the upstream jobs' hashes, prereq:<name>, dep_waiters:<upstream>; on an impossible DAG, what the job's end releases
---   keyed: keyed_running:<key> and its members' hashes, keyed:<key>
---   idempotency: idem:<key>; on a duplicate, what the job's end releases
---   quarantine: what the job's end releases, when it quarantines
 -- Returns nil when every queue is empty; {0, job key, 'gates', flags, 0}
--- when the job needs gates this variant lacks; else {queue index (1 =
+-- when the job needs gates this variant lacks ('' for the key when the
+-- claim needs them before it pops); else {queue index (1 =
 -- the first queue), job key, verdict, attempt, jobs left (0 when the
 -- queues are empty after this one), then field, value, … as popped} with
 -- verdict run, stopped or rejected; dead or invalid (dead-lettered, no
 -- lease) with the reason instead of the fields; screened (started,
 -- leased, then ended by a screen) with the reason before the fields.
+local function startable(st, _)
+  if st == "" then return true
+  elseif st == "dispatched" then return true
+  elseif st == "error" then return false
+  elseif st == "finished" then return false
+  elseif st == "started" then return true
+  elseif st == "waiting_for_prerequisites" then return true
+  end
+  return nil
+end
 
 local function runAtAhead(f, nowms)
   local at = tonumber(f["run_at"] or '')
@@ -64,6 +67,19 @@ end
 local function hasDeps(f)
   local d, p = f['dependends'], f['prerequisites']
   return (d ~= nil and d ~= '' and d ~= '[]') or (p ~= nil and p ~= '' and p ~= '[]')
+end
+local statusList = "dispatched, error, finished, started, waiting_for_prerequisites"
+
+local function fieldsFault(f)
+  local st, araw = f['status'] or '', f['attempt'] or ''
+  local ok = startable(st)
+  if ok == nil then return 'invalid job: status "' .. st .. '" is not one of ' .. statusList end
+  if not ok or araw == '' then return nil end
+  local att = tonumber(araw)
+  if att == nil or att ~= math.floor(att) then
+    return 'invalid job: attempt "' .. araw .. '" is not a whole number'
+  end
+  return nil
 end
 
 local function ownIdemKey(f)
@@ -284,109 +300,25 @@ local function announceEnd(job, reply, jobsDone, remoteDone, status, ttl)
   releaseWaiters(job, reply, jobsDone, remoteDone, ttl)
 end
 
-local timersKey, timersChannel, runAtField, firedField = "timers", "hyphae:timers", "run_at", "run_at_fired"
-local function addTimer(member, ms, ctxid)
-  local first = redis.call('ZRANGE', timersKey, 0, 0, 'WITHSCORES')
-  redis.call('ZADD', timersKey, ms, member)
-  if first[2] == nil or tonumber(ms) < tonumber(first[2]) then
-    redis.call('PUBLISH', timersChannel, ctxid .. ' ' .. ms)
-  end
-end
-local function pushMember(list, entry) return "push " .. list .. ' ' .. entry end
-local function parsePush(m) return string.match(m, '^' .. "push " .. '(%S+) (%S+)$') end
-local function notYet(key, nowms)
-  local r = redis.pcall('HMGET', key, runAtField, firedField)
-  if r.err then return nil end
-  local at = tonumber(r[1] or '')
-  if not at or r[1] == r[2] then return nil end
-  local ms = math.floor(at * 1000)
-  if ms <= tonumber(nowms) then return nil end
-  return string.format('%d', ms)
-end
-
-local function earlyHold(key, f, list)
-  local ms = runAtAhead(f, ARGV[8])
-  if not ms then return false end
-  redis.call('LREM', KEYS[1], 1, key)
-  addTimer(pushMember(list, key), ms, ARGV[9])
-  return true
-end
-local function startable(st, _)
-  if st == "" then return true
-  elseif st == "dispatched" then return true
-  elseif st == "error" then return false
-  elseif st == "finished" then return false
-  elseif st == "started" then return true
-  elseif st == "waiting_for_prerequisites" then return true
-  end
-  return nil
-end
-
-local function depsHold(key, f, list)
-  if not hasDeps(f) then return false end
-  if startable(f['status'] or '') ~= true then return false end
-  local stop = redis.call('GET', 'stop:' .. key)
-  if stop and (stop == '0' or (tonumber(stop) or 0) >= (tonumber(f['attempt'] or '') or 1)) then return false end
-  local state, a, b = depState(key)
-  if state == 'ready' then return false end
-  redis.call('LREM', KEYS[1], 1, key)
-  if state == 'impossible' then
-    unpark(key)
-    redis.call('HSET', key, 'status', 'error', 'error', a, 'updated_at', ARGV[3])
-    announceEnd(key, ARGV[7] .. key, KEYS[5], KEYS[6], 'error', ARGV[6])
-    return true
-  end
-  park(key, list, a, b, ARGV[8])
-  return true
-end
-
-local function keyedHold(job, f, queue)
-  local k = f['concurrency_key']
-  if not k or k == '' then return false end
-  local run, park = 'keyed_running:' .. k, 'keyed:' .. k
-  if redis.call('SISMEMBER', run, job) == 1 then return false end
-  if f['status'] == 'finished' or f['status'] == 'error' or keyedStopped(job, f['attempt']) then return false end
-  if redis.call('LLEN', park) == 0 and keyedRoom(k, keyedMax(f['max_in_flight'])) then
-    redis.call('SADD', run, job)
-    return false
-  end
-  redis.call('LREM', KEYS[1], 1, job)
-  redis.call('RPUSH', park, cjson.encode({queue, job}))
-  redis.call('SADD', keyedWaiting, k)
-  return true
-end
-local statusList = "dispatched, error, finished, started, waiting_for_prerequisites"
-
 local function check(key, h, f)
   if h.err then
     return nil, 'invalid job: ' .. key .. ' is a ' .. redis.call('TYPE', key).ok .. ', not a job hash'
   end
   if #h == 0 then return nil, 'job hash ' .. key .. ' does not exist' end
+  local fault = fieldsFault(f)
+  if fault then return nil, fault, true end
   local st, araw = f['status'] or '', f['attempt'] or ''
-  local ok = startable(st)
-  if ok == nil then return nil, 'invalid job: status "' .. st .. '" is not one of ' .. statusList, true end
-  if not ok then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
+  if not startable(st) then return nil, 'job is already ' .. st .. '; re-dispatch it as a new attempt' end
   local att = 1
   if araw ~= '' then att = tonumber(araw) end
-  if att == nil or att ~= math.floor(att) then
-    return nil, 'invalid job: attempt "' .. araw .. '" is not a whole number', true
-  end
   return math.max(att, 1), nil, false, (f['script_type'] or '') == ''
 end
-local function unusable(key, queue, why, ends)
-  local verdict, class = 'dead', 'unusable'
-  if ends then
-    verdict, class = 'invalid', 'invalid'
-    redis.call('HSET', key, 'status', 'error', 'error', why, 'updated_at', ARGV[3])
-    announceEnd(key, ARGV[7] .. key, KEYS[5], KEYS[6], 'error', ARGV[6])
-    timeline(key, 'error', why)
-  end
+local function deadLetter(key, queue, why, class)
   redis.call('LREM', KEYS[1], 1, key)
   redis.call('LPUSH', KEYS[4], cjson.encode({key = key, queue = queue, reason = why,
     runner = ARGV[1], at = tonumber(ARGV[3]), class = class}))
   redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
   redis.call('HINCRBY', KEYS[7], class, 1)
-  return verdict
 end
 
 local function stopMarked(key, att)
@@ -394,49 +326,7 @@ local function stopMarked(key, att)
   if stop and (stop == '0' or (tonumber(stop) or 0) >= att) then return 'stopped' end
   return nil
 end
-
-local function refuse(key, att, why, fields, event)
-  redis.call('HSET', key, 'status', 'error', 'error', why, 'updated_at', ARGV[3], unpack(fields))
-  release(KEYS[1], KEYS[2], KEYS[3], key, tostring(att) .. ' ' .. ARGV[1])
-  announceEnd(key, ARGV[7] .. key, KEYS[5], KEYS[6], 'error', ARGV[6])
-  if event then timeline(key, event, why) end
-  timeline(key, 'error', why)
-end
-
-local function idemScreen(key, f, att)
-  if ARGV[4] == 'reject' or ARGV[10] == '0' then return nil end
-  local k = ownIdemKey(f)
-  if k == '' then return nil end
-  local rec = "idem:" .. k
-  local ref = redis.call('HGET', rec, 'ref')
-  if not ref then
-    redis.call('HSET', rec, 'ref', key, 'digest', '', 'at', ARGV[3])
-    redis.call('PEXPIRE', rec, tonumber(ARGV[10]))
-    return nil
-  end
-  if ref == key then return nil end
-  local why = 'duplicate: idempotency key "' .. k .. '" was used by ' .. ref ..
-    ' within the retention window; this job did not run'
-  refuse(key, att, why, {'duplicate_of', ref})
-  return why
-end
-
-local function quarantineScreen(key, f, att, queue)
-  if not quarantineDue(f) then return nil end
-  local n = tonumber(ARGV[11])
-  local failed = att - 1 - (tonumber(f["quarantine_base"] or '0') or 0)
-  if failed < n then return nil end
-  local why = 'quarantined: ' .. failed .. ' attempts failed in a row (quarantine.after_failures ' .. n ..
-    '); last error: ' .. (f['error'] or '')
-  refuse(key, att, why, {'quarantined', why, "quarantine_base", tostring(att)}, 'quarantined')
-  redis.call('LPUSH', KEYS[4], cjson.encode({key = key, queue = queue, reason = why,
-    runner = ARGV[1], at = tonumber(ARGV[3]), class = 'failures'}))
-  redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[5]) - 1)
-  redis.call('HINCRBY', KEYS[7], 'failures', 1)
-  return why
-end
 -- the fixed keys the fragments above name, from KEYS
-timersKey = KEYS[8]
 depsWaiting = KEYS[9]
 prereqWaiting = KEYS[10]
 jobChanges = KEYS[11]
@@ -457,21 +347,34 @@ local function fieldsOf(h)
   for j = 1, #h, 2 do f[h[j]] = h[j + 1] end
   return f
 end
+local function missing(f)
+  local m = 0
+  if runAtAhead(f, ARGV[8]) then m = m + 2 end -- schedule
+  if hasDeps(f) then m = m + 4 end -- deps
+  if (f['concurrency_key'] or '') ~= '' then m = m + 8 end -- keyed
+  if next(f) ~= nil and fieldsFault(f) ~= nil then m = m + 16 end -- invalid
+  if ARGV[4] ~= 'reject' and ARGV[10] ~= '0' and ownIdemKey(f) ~= '' then m = m + 32 end -- idempotency
+  if quarantineDue(f) then m = m + 64 end -- quarantine
+  return m
+end
 for i = first, #KEYS do
   local key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
   local h, f
   while key do
     h = redis.pcall('HGETALL', key)
     f = fieldsOf(h)
-    if not (f and (earlyHold(key, f, KEYS[i]) or
-        depsHold(key, f, KEYS[i]) or
-        keyedHold(key, f, KEYS[i]))) then break end
-    key = redis.call('LMOVE', KEYS[i], KEYS[1], 'RIGHT', 'LEFT')
+    local m = f and missing(f) or 0
+    if m > 0 then
+      redis.call('LMOVE', KEYS[1], KEYS[i], 'LEFT', 'RIGHT')
+      return {0, key, 'gates', m, 0}
+    end
+    break
   end
   if key then
     local att, why, ends, untyped = check(key, h, f)
     if not att then
-      local verdict = unusable(key, KEYS[i], why, ends)
+      local verdict, class = 'dead', 'unusable'
+      deadLetter(key, KEYS[i], why, class)
       return {i - first + 1, key, verdict, '0', remaining(i), why}
     end
     local verdict = stopMarked(key, att) or (ARGV[4] == 'reject' and 'rejected' or nil) or 'run'
@@ -486,10 +389,6 @@ for i = first, #KEYS do
     if verdict == 'run' then timeline(key, 'started', ARGV[1]) end
     lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
     local out = {i - first + 1, key, verdict, tostring(att), remaining(i)}
-    if verdict == 'run' then
-      local why = idemScreen(key, f, att) or quarantineScreen(key, f, att, KEYS[i])
-      if why then out[3], out[6] = 'screened', why end
-    end
     for j = 1, #h do out[#out + 1] = h[j] end
     return out
   end
