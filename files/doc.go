@@ -33,8 +33,9 @@
 // ErrOutsideDir, a symlink whose target is outside it is ErrSymlinkEscape
 // (in outputs, and in the target directory of Materialise); the file
 // system is reached through os.Root, which refuses escapes at open time
-// as well. Only regular files are recorded; symlinked directories are not
-// followed. Only permission bits travel (no setuid, setgid or sticky).
+// as well (so an absolute symlink is refused even when it points inside).
+// Only regular files are recorded; symlinked directories are not
+// followed, and dangling symlinks are skipped. Only permission bits travel (no setuid, setgid or sticky).
 //
 // # Limits
 //

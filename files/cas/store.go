@@ -125,32 +125,58 @@ func (s *Store) Put(ctx context.Context, jobRef string, r io.Reader) (files.Sum,
 	return sum, nil
 }
 
-// commit names the checked file at tmp as the blob of sum, writing its
-// chunk list first, and holds it for jobRef. reserved says the bytes
-// were reserved by a part (and are counted already).
-func (s *Store) commit(tmp string, sum files.Sum, jobRef string, reserved bool) error {
+// commit names the checked file at tmp as the blob of sum and holds it
+// for jobRef. fromPart says a Part calls: it holds the claim on the blob
+// and reserved its bytes. The reference is written first and the file
+// synced and renamed outside the lock, so that commits of different
+// blobs sync together and Prune never sees the blob unheld.
+func (s *Store) commit(tmp string, sum files.Sum, jobRef string, fromPart bool) error {
+	if !fromPart {
+		if err := s.claim(context.Background(), sum.SHA256); err != nil {
+			return err
+		}
+		defer s.unclaim(sum.SHA256, 0)
+	}
+	exists, err := s.admit(sum, jobRef, fromPart)
+	if err != nil || exists {
+		_ = os.Remove(tmp)
+		return err
+	}
+	err = s.place(tmp, sum)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !reserved && s.used+s.reserved+sum.Size > s.opt.MaxBytes {
-		s.pruneLocked()
-		if s.used+s.reserved+sum.Size > s.opt.MaxBytes {
-			_ = os.Remove(tmp)
-			return s.fullError(sum.Size)
-		}
-	}
-	if reserved {
-		s.reserved -= sum.Size
-	}
-	if _, err := os.Stat(s.Path(sum.SHA256)); err == nil {
-		_ = os.Remove(tmp)
-		return s.holdLocked(jobRef, sum.SHA256)
-	}
-	if err := s.place(tmp, sum); err != nil {
+	s.reserved -= sum.Size
+	if err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}
 	s.used += sum.Size
-	return s.holdLocked(jobRef, sum.SHA256)
+	return nil
+}
+
+// admit holds the blob of sum for jobRef and reserves its bytes (a Part
+// reserved them already), or reports that the blob is there already.
+func (s *Store) admit(sum files.Sum, jobRef string, reserved bool) (exists bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !reserved {
+		if s.used+s.reserved+sum.Size > s.opt.MaxBytes {
+			s.pruneLocked()
+		}
+		if s.used+s.reserved+sum.Size > s.opt.MaxBytes {
+			return false, s.fullError(sum.Size)
+		}
+		s.reserved += sum.Size
+	}
+	if err := s.holdLocked(jobRef, sum.SHA256); err != nil {
+		s.reserved -= sum.Size
+		return false, err
+	}
+	if _, err := os.Stat(s.Path(sum.SHA256)); err == nil {
+		s.reserved -= sum.Size
+		return true, nil
+	}
+	return false, nil
 }
 
 // place writes the chunk list of sum and renames tmp to the blob's name.

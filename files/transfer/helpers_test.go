@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hyphae-run/hyphae/files"
 	"github.com/hyphae-run/hyphae/files/cas"
@@ -146,3 +147,17 @@ func cutAt(at int64) (context.Context, func(done, total int64), *int64) {
 }
 
 func isCut(err error) bool { return errors.Is(err, context.Canceled) }
+
+// servedWhenIdle waits until the server sends nothing more (a cut
+// transfer's handler still writes until it sees the reset) and returns
+// the bytes it served.
+func (l *lab) servedWhenIdle(t *testing.T) int64 {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); l.srv.Stats().Active > 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the server still sends 10s after the cut")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return l.srv.Stats().BytesServed
+}

@@ -24,7 +24,7 @@ func TestCutHalfWayResumes(t *testing.T) {
 	if *verified < e.Size/2 || l.cliStore.Has(e.SHA256) {
 		t.Fatalf("verified %d before the cut, blob visible %v", *verified, l.cliStore.Has(e.SHA256))
 	}
-	first := l.srv.Stats().BytesServed
+	first := l.servedWhenIdle(t)
 	if err := l.fetch(context.Background(), e, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestReceiverRestartResumes(t *testing.T) {
 		t.Fatalf("cut fetch: %v", err)
 	}
 	l.restartClient(t)
-	first := l.srv.Stats().BytesServed
+	first := l.servedWhenIdle(t)
 	var start int64 = -1
 	err := l.fetch(context.Background(), e, func(done, _ int64) {
 		if start < 0 {

@@ -28,12 +28,13 @@ type Server struct {
 }
 
 type serverStats struct {
-	transfers, refused, busy, notFound, bytes atomic.Int64
+	transfers, active, refused, busy, notFound, bytes atomic.Int64
 }
 
 // Stats counts what a Server did.
 type Stats struct {
 	Transfers   int64 // requests answered ok
+	Active      int64 // of which still sending
 	Refused     int64 // refused by the Authorizer
 	Busy        int64 // answered busy
 	NotFound    int64 // for a blob not in the store
@@ -59,7 +60,7 @@ func Serve(h host.Host, store *cas.Store, auth Authorizer, cfg Config) (*Server,
 // Stats returns the server's counts.
 func (s *Server) Stats() Stats {
 	return Stats{
-		Transfers: s.stats.transfers.Load(), Refused: s.stats.refused.Load(), Busy: s.stats.busy.Load(),
+		Transfers: s.stats.transfers.Load(), Active: s.stats.active.Load(), Refused: s.stats.refused.Load(), Busy: s.stats.busy.Load(),
 		NotFound: s.stats.notFound.Load(), BytesServed: s.stats.bytes.Load(),
 	}
 }
@@ -100,7 +101,7 @@ func (s *Server) serve(st network.Stream) error {
 		return err
 	}
 	sha := req.sha()
-	if err := s.auth.Allow(s.ctx, st.Conn().RemotePeer(), sha, req.JobRef); err != nil {
+	if err := s.allow(st, sha, req.JobRef); err != nil {
 		s.stats.refused.Add(1)
 		return s.answer(st, StatusRefused, err.Error())
 	}
@@ -120,11 +121,20 @@ func (s *Server) serve(st network.Stream) error {
 		return s.answer(st, StatusBadRequest, fmt.Sprintf("chunk %d of %d", req.First, len(b.Chunks)))
 	}
 	s.stats.transfers.Add(1)
+	s.stats.active.Add(1)
+	defer s.stats.active.Add(-1)
 	hdr := encodeHeader(Header{Status: StatusOK, Size: b.Size, ChunkSize: b.ChunkSize, Chunks: b.Chunks})
 	if err := s.write(st, hdr); err != nil {
 		return err
 	}
 	return s.send(st, b, int64(req.First)*b.ChunkSize)
+}
+
+// allow asks the Authorizer, for no longer than IdleTimeout.
+func (s *Server) allow(st network.Stream, sha, jobRef string) error {
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.IdleTimeout)
+	defer cancel()
+	return s.auth.Allow(ctx, st.Conn().RemotePeer(), sha, jobRef)
 }
 
 // answer sends a header that is not ok; the stream then ends.

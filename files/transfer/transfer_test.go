@@ -69,7 +69,7 @@ func TestCorruptChunkRefused(t *testing.T) {
 		t.Fatalf("blob visible %v, verified %d; want 3 chunks kept, nothing visible", l.cliStore.Has(e.SHA256), last)
 	}
 	flip() // the sender's disk is repaired: the fetch resumes at chunk 3
-	before := l.srv.Stats().BytesServed
+	before := l.servedWhenIdle(t)
 	if err := l.fetch(context.Background(), e, nil); err != nil {
 		t.Fatal(err)
 	}
