@@ -26,6 +26,7 @@ import (
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/node/embedredis"
+	"github.com/hyphae-run/hyphae/node/metrics"
 	"github.com/hyphae-run/hyphae/node/ui"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
@@ -50,7 +51,7 @@ type Node struct {
 	janitor  *retention.Janitor   // retention sweeps and prune
 	timers   *timers.Timers       // delayed jobs (and schedules) fire when due
 	stopper  *bridge.Stopper      // job.stop's, shared with the scheduler
-	metrics  *control.Metrics     // before Start: the runner counts ended jobs
+	metrics  *metrics.Metrics     // before Start: the runner counts ended jobs
 	handlers *control.Handlers    // the control API's methods and endpoints
 	tracer   *tracing.Tracer      // span export; nil: off (tracing.go)
 	ctxCache contextCache
@@ -78,7 +79,7 @@ func New(cfg *config.Config, log *slog.Logger) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node: %w (run `hyphae init --data-dir %s` first)", err, cfg.DataDir)
 	}
-	return &Node{cfg: cfg, log: log, paths: p, id: id, metrics: control.NewMetrics(), drainCh: make(chan struct{})}, nil
+	return &Node{cfg: cfg, log: log, paths: p, id: id, metrics: metrics.New(), drainCh: make(chan struct{})}, nil
 }
 
 // ID returns the agent's identity.

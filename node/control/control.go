@@ -23,6 +23,7 @@ import (
 	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/config"
+	"github.com/hyphae-run/hyphae/node/metrics"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
 	"github.com/hyphae-run/hyphae/scheduler"
@@ -40,7 +41,7 @@ type Deps struct {
 	Runner  *executor.Runner     // nil without the runner role
 	Sched   *scheduler.Scheduler // nil without the supervisor role: no flow.* methods
 	Stopper *bridge.Stopper      // stops jobs; the scheduler shares it
-	Metrics *Metrics             // the node hooks its job counters to the runner
+	Metrics *metrics.Metrics     // the node hooks its job counters to the runner
 	Janitor *retention.Janitor   // retention: node.prune
 	Tracer  *tracing.Tracer      // submit spans; nil: export off
 	Log     *slog.Logger         // the agent's log (nil: slog's default)
@@ -74,7 +75,8 @@ type Handlers struct {
 // New returns the handlers of an agent whose parts have started.
 func New(d Deps) *Handlers {
 	h := &Handlers{Deps: d}
-	d.Metrics.collect(h)
+	d.Metrics.Collect(metrics.Sources{Store: d.Store, Bridge: d.Bridge, Overlay: d.Overlay, Runner: d.Runner,
+		ScriptTypes: d.ScriptTypes, ContextIDs: d.ContextIDs, Draining: d.Draining})
 	return h
 }
 

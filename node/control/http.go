@@ -18,7 +18,7 @@ func (h *Handlers) RegisterHTTP(srv *api.Server) {
 	srv.Handle("GET /health", http.HandlerFunc(h.serveHealth), true)
 	srv.Handle("GET /ready", http.HandlerFunc(h.serveReady), true)
 	srv.Handle("GET /info", http.HandlerFunc(h.serveInfo), true)
-	srv.Handle("GET /metrics", h.Metrics.handler(), true)
+	srv.Handle("GET /metrics", h.Metrics.Handler(), true)
 	h.registerEvents(srv)
 }
 

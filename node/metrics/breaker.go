@@ -1,4 +1,4 @@
-package control
+package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,7 +20,7 @@ var breakerStateValue = map[string]float64{bridge.BreakerClosed: 0, bridge.Break
 // breakerCollector reads the bridge's circuit breakers at scrape time:
 // one series per peer that has faulted (a peer never seen fault has a
 // closed breaker and no series).
-type breakerCollector struct{ h *Handlers }
+type breakerCollector struct{ h Sources }
 
 func (c breakerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descBreakerState

@@ -1,4 +1,4 @@
-package control
+package metrics
 
 import (
 	"testing"
@@ -14,7 +14,7 @@ import (
 // creation: a job queued for an hour that runs briefly is not an hour
 // long, and one that never started has no duration.
 func TestJobDurationFromStartToEnd(t *testing.T) {
-	m := NewMetrics()
+	m := New()
 	m.ServedTypes(func() []string { return []string{"sh"} })
 	old := &model.RunnerJob{ID: 7, ScriptType: "sh", Status: model.JobFinished, CreatedAt: time.Now().Add(-time.Hour).Unix()}
 	m.JobStarted(1, old)
@@ -37,7 +37,7 @@ func TestJobDurationFromStartToEnd(t *testing.T) {
 // A type this agent does not serve is counted as "other": a refused
 // `--type perl` adds no series.
 func TestJobTypeLabelBounded(t *testing.T) {
-	m := NewMetrics()
+	m := New()
 	m.ServedTypes(func() []string { return []string{"sh"} })
 	m.JobDone(1, &model.RunnerJob{ID: 1, ScriptType: "perl", Status: model.JobError})
 	m.JobDone(1, &model.RunnerJob{ID: 2, ScriptType: "sh", Status: model.JobError})

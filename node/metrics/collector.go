@@ -1,109 +1,30 @@
-package control
+package metrics
 
 import (
 	"context"
-	"net/http"
 	"slices"
-	"sync"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/overlay"
+	"github.com/hyphae-run/hyphae/overlay/bridge"
 )
 
-// Metrics are the agent's Prometheus series. Counters that other parts
-// keep (bridge stats, queue depths, peers) are read at scrape time by a
-// collector, so nothing has to be pushed. They exist before the parts
-// start, for the runner's JobDone hook; New adds the collector.
-type Metrics struct {
-	reg      *prometheus.Registry
-	jobs     *prometheus.CounterVec
-	duration *prometheus.HistogramVec
-
-	mu      sync.Mutex
-	started map[startKey]time.Time // guarded by mu; attempts running here
-	types   func() []string        // guarded by mu; the runner's served types
-}
-
-// startKey names a job in a context (one attempt at a time runs here).
-type startKey struct{ ctx, job uint64 }
-
-// otherType is the type label of every script type this agent does not
-// serve, so a refused type cannot add series.
-const otherType = "other"
-
-// NewMetrics makes the job series and the Go and process collectors.
-func NewMetrics() *Metrics {
-	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "hyphae_jobs_total", Help: "Jobs this agent's runner ended, by script type and outcome.",
-		}, []string{"type", "outcome"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "hyphae_job_duration_seconds", Help: "Time from a job's start on this runner to its end, by script type.",
-			Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300, 1800, 3600},
-		}, []string{"type"}),
-		started: map[startKey]time.Time{},
-	}
-	m.reg.MustRegister(m.jobs, m.duration,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return m
-}
-
-// collect adds the collector that reads h's parts at scrape time.
-func (m *Metrics) collect(h *Handlers) {
-	m.reg.MustRegister(&collector{h: h})
-	m.reg.MustRegister(breakerCollector{h: h}) // metrics_breaker.go
-}
-
-// ServedTypes tells m which script types the runner serves; others are
-// counted under the type label "other".
-func (m *Metrics) ServedTypes(fn func() []string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.types = fn
-}
-
-// typeLabel bounds the type label to the served types.
-func (m *Metrics) typeLabel(t string) string {
-	m.mu.Lock()
-	fn := m.types
-	m.mu.Unlock()
-	if fn != nil && slices.Contains(fn(), t) {
-		return t
-	}
-	return otherType
-}
-
-// JobStarted notes when an attempt starts (hooked to the runner).
-func (m *Metrics) JobStarted(ctxID uint64, j *model.RunnerJob) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.started[startKey{ctxID, j.ID}] = time.Now()
-}
-
-// JobDone counts an ended job and observes how long its attempt ran
-// (hooked to the runner). A job that ended before it started has no
-// duration.
-func (m *Metrics) JobDone(ctxID uint64, j *model.RunnerJob) {
-	typ := m.typeLabel(j.ScriptType)
-	m.jobs.WithLabelValues(typ, string(j.Status)).Inc()
-	k := startKey{ctxID, j.ID}
-	m.mu.Lock()
-	at, ok := m.started[k]
-	delete(m.started, k)
-	m.mu.Unlock()
-	if ok {
-		m.duration.WithLabelValues(typ).Observe(time.Since(at).Seconds())
-	}
-}
-
-func (m *Metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+// Sources are the parts the collectors read at scrape time; nil parts
+// (no bridge, overlay or runner) have no series.
+type Sources struct {
+	Store       *store.Store
+	Bridge      *bridge.Bridge
+	Overlay     *overlay.Overlay
+	Runner      *executor.Runner
+	ScriptTypes func() []string                         // the types this agent's runner runs
+	ContextIDs  func(context.Context) ([]uint64, error) // this agent's contexts
+	Draining    func() bool                             // the agent refuses new work
 }
 
 var (
@@ -127,7 +48,7 @@ var (
 )
 
 // collector reads the live values at scrape time.
-type collector struct{ h *Handlers }
+type collector struct{ h Sources }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range collectorDescs {
@@ -146,7 +67,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, l...)
 	}
 	c.collectContexts(ctx, gauge)
-	c.collectDeadLetters(ctx, counter) // methods_deadletter_retry.go
+	c.collectDeadLetters(ctx, counter) // dead_letters.go
 	if h.Bridge != nil {
 		s := h.Bridge.Stats().Snapshot()
 		counter(descRetrans, float64(s.Retransmits))
@@ -189,7 +110,7 @@ func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.
 	}
 	flows := map[string]float64{}
 	for _, id := range ids {
-		cs := u64(id)
+		cs := strconv.FormatUint(id, 10)
 		for typ, depth := range c.queueDepths(ctx, id) {
 			gauge(descQueue, float64(depth), cs, typ)
 		}
@@ -248,7 +169,7 @@ func (c *collector) collectPeers(ctx context.Context, gauge func(*prometheus.Des
 }
 
 // frameStats are the overlay's frame counters (zero without an overlay).
-func (h *Handlers) frameStats() overlay.FrameStats {
+func (h Sources) frameStats() overlay.FrameStats {
 	if h.Overlay == nil {
 		return overlay.FrameStats{}
 	}
