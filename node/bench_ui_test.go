@@ -44,7 +44,7 @@ func BenchmarkUIJobsView(b *testing.B) {
 	bump := 0 // a new key per cold call: the key count grows each time
 	// cold calls come after a change of the context's key count, so the
 	// agent reads what changed since (the job index, job_changes); warm
-	// ones page a context whose briefs it holds (control's briefCache).
+	// ones page a context whose briefs it holds (store.BriefCache).
 	for _, c := range []struct {
 		name   string
 		method string

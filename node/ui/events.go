@@ -16,7 +16,7 @@ var ChangeTick = 300 * time.Millisecond
 // reload). The store is asked one cheap question per tick
 // (store.ChangeStamp: the context's key count), and every tenth tick
 // counts as a change; the page then reads one page of jobs, cheap while
-// the context's jobs are cached (control's briefCache). The stream
+// the context's jobs are cached (store.BriefCache). The stream
 // ends when the agent begins to stop, so it does not hold up shutdown.
 func (d *Dashboard) serveChanges(w http.ResponseWriter, r *http.Request) {
 	ctxID, err := strconv.ParseUint(r.URL.Query().Get("context"), 10, 64)
