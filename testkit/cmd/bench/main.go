@@ -103,6 +103,10 @@ func bench(ctx context.Context, o options) error {
 			fmt.Fprintf(os.Stderr, "bench: building %s\n", key)
 			build := exec.CommandContext(ctx, "go", "test", "-c", "-o", exe, r.pkg)
 			build.Dir = root
+			if r.module {
+				build.Args[len(build.Args)-1] = "."
+				build.Dir = filepath.Join(root, r.pkg)
+			}
 			if r.static {
 				build.Env = append(os.Environ(), "CGO_ENABLED=0")
 			}

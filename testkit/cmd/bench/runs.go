@@ -22,6 +22,9 @@ type run struct {
 	verbose bool
 	// static builds the test binary with CGO_ENABLED=0, as the release is.
 	static bool
+	// module: pkg is a module of its own (its own go.mod, as asynqbase),
+	// built from its directory, so nothing of it enters the main module.
+	module bool
 }
 
 // runs are the invocations, in order. Full mode takes about 6 minutes on 2
@@ -54,6 +57,16 @@ var runs = []run{
 	{pkg: "./node", bench: "^BenchmarkFlowChainEdge$", full: 5, quick: 1},
 	{pkg: "./scheduler", bench: "^Benchmark(ChainEdge|FanOut1000)$", full: 10, quick: 2},
 	{pkg: "./scheduler", bench: "^Benchmark(FlowMemory|FlowMemorySeries)$", full: 1, quick: 1, verbose: true},
+	// Lean (issue 38): a fresh `hyphae run` measured from outside, beside
+	// asynq v0.26 on the same redis-server build (asynqbase, a module of
+	// its own). The idle windows log which Redis commands they saw (-v).
+	{pkg: "./testkit/e2e", bench: "^BenchmarkLeanNoopJobs$", full: 3000, quick: 600},
+	{pkg: "./testkit/cmd/bench/asynqbase", bench: "^BenchmarkAsynqNoop$", full: 3000, quick: 600, module: true},
+	{pkg: "./testkit/e2e", bench: "^Benchmark(AgentStartup|RedisServerStartup)$", full: 10, quick: 5},
+	{pkg: "./testkit/e2e", bench: "^BenchmarkIdleAgent$", full: 1, quick: 1, once: true, verbose: true,
+		fullEnv: []string{"HYPHAE_BENCH_IDLE_SECONDS=20"}, quickEnv: []string{"HYPHAE_BENCH_IDLE_SECONDS=10"}},
+	{pkg: "./testkit/cmd/bench/asynqbase", bench: "^BenchmarkAsynqIdle$", full: 1, quick: 1, once: true, verbose: true, module: true,
+		fullEnv: []string{"HYPHAE_BENCH_IDLE_SECONDS=20"}, quickEnv: []string{"HYPHAE_BENCH_IDLE_SECONDS=10"}},
 }
 
 // iterations is the -benchtime count for the mode.
@@ -98,6 +111,9 @@ func (r run) testArgs(quick bool, count int) []string {
 // goTest is the equivalent `go test` command line, for the report.
 func (r run) goTest(quick bool, count int) string {
 	var b strings.Builder
+	if r.module {
+		fmt.Fprintf(&b, "(cd %s && ", strings.TrimPrefix(r.pkg, "./"))
+	}
 	for _, e := range r.environ(quick) {
 		b.WriteString(e + " ")
 	}
@@ -110,6 +126,10 @@ func (r run) goTest(quick bool, count int) string {
 	}
 	if r.verbose {
 		b.WriteString(" -v")
+	}
+	if r.module {
+		b.WriteString(" .)")
+		return b.String()
 	}
 	b.WriteString(" " + r.pkg)
 	return b.String()

@@ -259,6 +259,7 @@ func build(res *results) *table {
 	t.cmp("supervisor heap after the 10th of 10 × 1,000-job flows (vs after the 1st); FlowMemory",
 		t.fig("BenchmarkFlowMemory", "MiB-after-10th"), t.fig("BenchmarkFlowMemory", "MiB-after-1st"), mib, "flat: ≤ 1.1×", atMost(1.1))
 	t.memSeries()
+	t.lean()
 	return t
 }
 
