@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hyphae-run/hyphae/files"
 	"github.com/hyphae-run/hyphae/files/transfer"
@@ -139,5 +141,32 @@ func TestShutdownTwice(t *testing.T) {
 	}
 	if err := l.fetch(context.Background(), e, nil); err == nil {
 		t.Fatal("fetched from a server that is shut down")
+	}
+}
+
+// After transfers, a cut one among them, and Shutdown, no goroutine of
+// this package is left: neither a handler nor a client's chunk reader.
+func TestNoGoroutineLeftAfterShutdown(t *testing.T) {
+	l := newLab(t, allowAll)
+	e := l.produce(t, randomBytes(8*files.DefaultChunkSize, 8))
+	ctx, progress, _ := cutAt(e.Size / 2)
+	_ = l.fetch(ctx, e, progress)
+	if err := l.fetch(context.Background(), e, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.srv.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "hyphae/files/transfer.(*") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines of package transfer left:\n%s", stacks)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
