@@ -2,13 +2,8 @@ package ui
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // fakeDOM loads dom.js and views.js (the paths given after the script)
@@ -55,32 +50,8 @@ process.stdout.write(JSON.stringify(out));
 // renderJobPage runs jobPageScript on the embedded assets for job.
 func renderJobPage(t *testing.T, job map[string]any) map[string]string {
 	t.Helper()
-	bin := need.Tool(t, "node", "nodejs") // the dashboard's script tests run in Node.js
-	dir := t.TempDir()
-	var args []string
-	for _, name := range []string{"dom.js", "views.js"} {
-		b, err := assets.ReadFile("assets/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, p)
-	}
-	script := filepath.Join(dir, "page.js")
-	if err := os.WriteFile(script, []byte(jobPageScript), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	in, _ := json.Marshal(job)
-	cmd := exec.Command(bin, append([]string{script}, args...)...)
-	cmd.Stdin = strings.NewReader(string(in))
-	cmd.Stderr = os.Stderr
-	b, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
+	b := runPageScript(t, jobPageScript, string(in))
 	var out map[string]string
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatalf("page %s: %v", b, err)

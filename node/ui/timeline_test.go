@@ -2,14 +2,10 @@ package ui
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node/api/wire"
-	"github.com/hyphae-run/hyphae/testkit/need"
 )
 
 // timelineCardScript renders the job page's attempts and timeline
@@ -34,32 +30,8 @@ process.stdout.write(JSON.stringify(out));
 // renderTimelineCard runs timelineCardScript on the embedded assets for tl.
 func renderTimelineCard(t *testing.T, tl *wire.TimelineView) (text string, attempts, timeline []string) {
 	t.Helper()
-	bin := need.Tool(t, "node", "nodejs") // the dashboard's script tests run in Node.js
-	dir := t.TempDir()
-	var args []string
-	for _, name := range []string{"dom.js", "views.js"} {
-		b, err := assets.ReadFile("assets/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, p)
-	}
-	script := filepath.Join(dir, "timeline.js")
-	if err := os.WriteFile(script, []byte(timelineCardScript), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	in, _ := json.Marshal(tl) // as job.timeline sends it (omitempty fields left out)
-	cmd := exec.Command(bin, append([]string{script}, args...)...)
-	cmd.Stdin = strings.NewReader(string(in))
-	cmd.Stderr = os.Stderr
-	b, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
+	b := runPageScript(t, timelineCardScript, string(in))
 	var out struct {
 		Text     string   `json:"text"`
 		Attempts []string `json:"attempts"`

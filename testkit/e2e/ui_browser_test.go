@@ -117,6 +117,15 @@ func (b *browser) click(what, sel string) {
 	b.eval(q + ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
 }
 
+// confirm clicks the destructive button sel and then Yes on the question
+// it turns into (the dashboard asks before it stops, cancels, deletes,
+// removes or revokes).
+func (b *browser) confirm(what, sel string) {
+	b.t.Helper()
+	b.click(what, sel)
+	b.click(what+": Yes", `.confirm .confirm-yes`)
+}
+
 // shot saves the page as docs/screenshots/name.png when HYPHAE_UI_SHOTS=1.
 func (b *browser) shot(name string) {
 	b.t.Helper()
@@ -322,7 +331,7 @@ jobs:
 `, hold)), "--json"), &slow)
 	b.visit(fmt.Sprintf("#/flow/1/%d", slow.ID), `document.querySelector('#dag g.node[data-name="wait"]')?.dataset.state === 'running'`)
 	b.shot("flow-running")
-	b.click("Cancel", `#flow-cancel`)
+	b.confirm("Cancel", `#flow-cancel`)
 	b.until("the flow ended", `['error', 'finished'].includes(document.querySelector('#flow-status [data-state]')?.dataset.state)`)
 	b.until("no node left running or pending", `[...document.querySelectorAll('#dag g.node')].every(n => !['running', 'pending', 'dispatched', 'ready'].includes(n.dataset.state))`)
 	var st struct {
@@ -357,7 +366,7 @@ func TestUIBrowserContextsAndDeadLetters(t *testing.T) {
 		t.Fatalf("context 1 readers after the grant in the browser: %v", c.Readers)
 	}
 	b.shot("contexts")
-	b.click("revoke", `li[data-role="reader"] button`)
+	b.confirm("revoke", `li[data-role="reader"] button`)
 	b.until("the reader gone", `!document.querySelector('li[data-role="reader"][data-actor]')`)
 
 	b.visit("#/dead", `document.querySelector('#dead')?.textContent.includes('no dead letters')`)
@@ -390,7 +399,7 @@ func testDeadLettersRetryAndDelete(t *testing.T, a *uiAgent, b *browser) {
 		t.Fatalf("class shown for the malformed message: %q; want invalid", got)
 	}
 	b.shot("dead-letters")
-	b.click("Delete on the string's entry", `#dead tr[data-key="`+junk+`"] button.delete`)
+	b.confirm("Delete on the string's entry", `#dead tr[data-key="`+junk+`"] button.delete`)
 	b.until("the deleted entry gone", `(refresh(), `+rows+`.length === 2 && !document.querySelector('#dead tr[data-key="`+junk+`"]'))`)
 	if left := deadKeys(t, a); len(left) != 2 || left[junk] {
 		t.Fatalf("dead letters after Delete in the browser: %v; want %s and %s", left, job, msg)

@@ -3,7 +3,7 @@
 // hash, and live updates from /ui/events.
 
 const H = {csrf: '', auth: '', info: null, contexts: [], ctx: 0, view: null, streams: [], changes: null,
-  busy: false, again: false};
+  busy: false, again: false, confirming: null, unconfirm: null};
 const Views = {};
 
 async function rpc(method, params) {
@@ -137,6 +137,7 @@ function parseRoute() {
 
 async function route() {
   closeStreams();
+  unconfirm(); // a question asked on another view is not pending on this one
   if (!H.changes) listen();
   const r = parseRoute();
   const nav = {job: 'jobs', flow: 'flows'}[r.name] || r.name;
@@ -158,5 +159,6 @@ function jobHref(ctx, key) { return '#/job/' + ctx + '/' + encodeURIComponent(ke
 
 window.addEventListener('DOMContentLoaded', () => {
   window.addEventListener('hashchange', onHash);
+  document.addEventListener('keydown', e => { if (e.key === 'Escape') unconfirm(); });
   boot().catch(e => toast(e.message, true));
 });

@@ -51,6 +51,13 @@ function ago(unix) {
   return Math.floor(s / 86400) + 'd ago';
 }
 
+// durMS is a duration in ms: "0.250s" under 10 s, then as dur.
+function durMS(ms) {
+  if (ms === undefined || ms === null || ms < 0 || Number.isNaN(ms)) return '—';
+  if (ms < 10000) return (ms / 1000).toFixed(3) + 's';
+  return dur(Math.round(ms / 1000));
+}
+
 function dur(sec) {
   if (sec === undefined || sec === null || sec < 0) return '—';
   if (sec < 60) return sec + 's';
@@ -63,17 +70,23 @@ function short(id) {
   return id.length > 16 ? id.slice(0, 8) + '…' + id.slice(-6) : id;
 }
 
+// table is a table in a box that scrolls sideways when it is wider than
+// its card, so a wide one never widens the page. A head entry is a
+// title, or [title, tooltip].
 function table(head, rows) {
-  return el('table', {}, el('thead', {}, el('tr', {}, head.map(h => el('th', {}, h)))),
-    el('tbody', {}, rows));
+  const th = h => Array.isArray(h) ? el('th', {title: h[1]}, h[0]) : el('th', {}, h);
+  return el('div', {class: 'scroll'}, el('table', {}, el('thead', {}, el('tr', {}, head.map(th))),
+    el('tbody', {}, rows)));
 }
 
 function card(title, ...kids) {
   return el('section', {class: 'card'}, title ? el('h3', {}, title) : null, kids);
 }
 
-function kv(pairs) {
-  return el('dl', {class: 'kv'}, pairs.filter(p => p).map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+// kv is a list of name → value pairs; cls adds a class (kv text: values
+// keep their line breaks).
+function kv(pairs, cls) {
+  return el('dl', {class: 'kv' + (cls ? ' ' + cls : '')}, pairs.filter(p => p).map(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
 }
 
 function toast(msg, bad) {
@@ -90,4 +103,32 @@ function fill(e, ...kids) {
   e.replaceChildren();
   append(e, kids);
   return e;
+}
+
+// confirmable is a button for a destructive action that asks first: a
+// click turns it into "question Yes No", and only Yes runs onYes; No or
+// Escape puts the button back. The question pending (H.confirming, by
+// key) survives the view redrawing itself while the user decides.
+function confirmable(key, question, attrs, label, onYes) {
+  const box = el('span', {class: 'confirmable'});
+  const button = el('button', Object.assign({}, attrs, {onclick: e => { e.stopPropagation(); ask(true); }}), label);
+  const back = () => { if (H.confirming === key) { H.confirming = null; H.unconfirm = null; } fill(box, button); };
+  const ask = (focus) => {
+    if (H.unconfirm) H.unconfirm(); // one question at a time
+    H.confirming = key;
+    H.unconfirm = back;
+    const no = el('button', {class: 'confirm-no', type: 'button', onclick: e => { e.stopPropagation(); back(); }}, 'No');
+    fill(box, el('span', {class: 'confirm', 'data-confirm': key, role: 'alertdialog'}, question + ' ',
+      el('button', {class: 'confirm-yes danger', type: 'button', onclick: e => { e.stopPropagation(); back(); onYes(); }}, 'Yes'),
+      ' ', no));
+    if (focus && no.focus) no.focus(); // not when a redraw asks again
+  };
+  if (H.confirming === key) ask(false); else fill(box, button);
+  return box;
+}
+
+// unconfirm drops the question pending, if any (Escape, a new view).
+function unconfirm() {
+  if (H.unconfirm) H.unconfirm();
+  H.confirming = null; H.unconfirm = null;
 }

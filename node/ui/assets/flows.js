@@ -59,8 +59,8 @@ function flowDetail(ctx, st, dag) {
   const live = !flowEnded(st.status);
   return el('div', {},
     el('h2', {}, 'Flow ' + st.id + ' · ' + st.name + ' ', el('span', {id: 'flow-status'}, badge(st.status)), ' ',
-      live ? el('button', {class: 'danger', id: 'flow-cancel',
-        onclick: () => act('cancel flow ' + st.id, 'flow.cancel', {context: ctx, id: st.id}).then(() => H.view.refresh())}, 'Cancel')
+      live ? confirmable('cancel flow ' + ctx + ' ' + st.id, 'Really cancel flow ' + st.id + '?', {class: 'danger', id: 'flow-cancel'}, 'Cancel',
+        () => act('cancel flow ' + st.id, 'flow.cancel', {context: ctx, id: st.id}).then(() => H.view.refresh()))
         : el('button', {id: 'flow-rerun', title: 'run the jobs that did not complete again (flow.rerun)',
           onclick: () => rerun(ctx, st.id, '')}, 'Rerun')),
     el('div', {class: 'grid'}, card('Flow', kv([['progress', progressBar(st.progress)], ['created', when(st.created_at)],
@@ -72,13 +72,14 @@ function flowDetail(ctx, st, dag) {
     card('DAG', dagSVG(ctx, dag, keyOf, compOf),
       el('p', {class: 'muted'}, 'Click a job to open it. Once the flow ended, "Rerun from here" in the jobs below runs ' +
         'that job and everything that depends on it again, reusing the other results (flow.rerun).')),
-    card('Jobs', table(['JOB', 'KEY', 'STATE', 'TYPE', 'ATTEMPT', 'TOOK', 'NEEDS', 'COMPENSATION', 'ERROR', ''], st.jobs.map(j =>
+    card('Jobs', table(['JOB', 'KEY', 'STATE', 'TYPE', 'ATTEMPT',
+      ['WAIT+RUN', 'from dispatch to end: the wait in the queue and the run (the job page shows them apart)'], 'NEEDS', 'COMPENSATION', 'ERROR', ''], st.jobs.map(j =>
       el('tr', {class: 'click', 'data-name': j.name, onclick: () => j.key && go(jobHref(ctx, j.key))},
         el('td', {}, j.name), el('td', {}, el('code', {}, j.key || '—')),
         el('td', {}, badge(j.state)), el('td', {}, j.script_type), el('td', {}, String(j.attempt)), el('td', {}, dur(j.duration_seconds)),
         el('td', {}, (j.needs || []).join(', ')),
         el('td', {'data-compensation': j.compensation ? j.compensation.state : ''}, j.compensation ? compensationLink(ctx, j.compensation) : ''),
-        el('td', {class: 'muted'}, j.error || ''),
+        el('td', {class: 'muted text'}, j.error || ''),
         el('td', {}, live ? '' : el('button', {class: 'rerun-from', onclick: e => { e.stopPropagation(); rerun(ctx, st.id, j.name); }},
           'Rerun from here')))))));
 }
@@ -120,10 +121,14 @@ function dagSVG(ctx, dag, keyOf, compOf) {
     svgEl('text', {x: 10, y: 15}, label.length > 18 ? label.slice(0, 17) + '…' : label),
     svgEl('text', {x: 10, y: 28, 'font-size': 10, opacity: 0.85}, n.node_status + (comp ? ' · ' + (comp === 'completed' ? 'undone' : 'undo ' + comp) : ' · ' + n.script_type)));
   });
-  return svgEl('svg', {class: 'dag', id: 'dag', width: w, height: h, viewBox: `0 0 ${w} ${h}`},
+  // Scaled to the card's width (never above its own size, never below
+  // half of it); a DAG wider than that scrolls inside its box.
+  const svg = svgEl('svg', {class: 'dag', id: 'dag', viewBox: `0 0 ${w} ${h}`, preserveAspectRatio: 'xMinYMin meet',
+    style: {width: '100%', maxWidth: w + 'px', minWidth: Math.round(w / 2) + 'px', height: 'auto'}},
     svgEl('defs', {}, svgEl('marker', {id: 'arrow', viewBox: '0 0 10 10', refX: 8, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto'},
       svgEl('path', {d: 'M0,0 L10,5 L0,10 z', fill: '#90a4ae'}))),
     edges, nodes);
+  return el('div', {class: 'dag-box', id: 'dag-box'}, svg);
 }
 
 function flowEnded(status) { return status === 'finished' || status === 'error'; }

@@ -29,5 +29,6 @@ function scheduleRow(s, v) {
     el('td', {}, String(s.runs)), el('td', {}, String(s.skipped)),
     el('td', {}, s.paused ? el('button', {class: 'resume', onclick: then('flow.schedule.resume')}, 'Resume')
       : el('button', {class: 'pause', onclick: then('flow.schedule.pause')}, 'Pause'),
-    ' ', el('button', {class: 'remove danger', onclick: then('flow.schedule.remove')}, 'Remove')));
+    ' ', confirmable('remove schedule ' + s.context + ' ' + s.name, 'Really remove schedule ' + s.name + '?',
+      {class: 'remove danger'}, 'Remove', then('flow.schedule.remove'))));
 }

@@ -73,10 +73,15 @@ function rateChart(rates) {
       svgEl('title', {}, new Date(r.at * 1000).toLocaleTimeString() + ': ' + r.created + ' created, ' + r.finished + ' finished, ' + r.failed + ' failed')),
     svgEl('rect', {x: i * bw + 1, y: y(r.finished + r.failed), width: bw / 2 - 1, height: y(r.finished) - y(r.finished + r.failed), fill: '#c62828'}),
     svgEl('rect', {x: i * bw + bw / 2, y: y(r.created), width: bw / 2 - 1, height: h - 14 - y(r.created), fill: '#90a4ae'})]);
-  return svgEl('svg', {viewBox: '0 0 ' + w + ' ' + h, width: '100%', class: 'chart', id: 'rate-chart'}, bars,
-    svgEl('text', {x: 0, y: h - 2, 'font-size': 10, fill: '#6b7280'}, '-60 min'),
-    svgEl('text', {x: w - 24, y: h - 2, 'font-size': 10, fill: '#6b7280'}, 'now'),
-    svgEl('text', {x: w - 160, y: 10, 'font-size': 10, fill: '#6b7280'}, 'max ' + top + '/min · grey created, green finished, red failed'));
+  // The legend is HTML under the chart, where it wraps to the card's
+  // width; inside the SVG it would be cut off by a narrow card.
+  const key = (color, what) => el('span', {class: 'key'}, el('span', {class: 'swatch', style: {background: color}}), what);
+  return el('div', {},
+    svgEl('svg', {viewBox: '0 0 ' + w + ' ' + h, width: '100%', class: 'chart', id: 'rate-chart'}, bars,
+      svgEl('text', {x: 0, y: h - 2, 'font-size': 10, fill: '#6b7280'}, '-60 min'),
+      svgEl('text', {x: w, y: h - 2, 'font-size': 10, fill: '#6b7280', 'text-anchor': 'end'}, 'now')),
+    el('div', {class: 'legend', id: 'rate-legend'}, key('#90a4ae', 'created'), key('#2e7d32', 'finished'),
+      key('#c62828', 'failed'), el('span', {class: 'muted'}, 'max ' + top + '/min')));
 }
 
 function failuresCard(stats) {
@@ -127,9 +132,12 @@ Views.jobs = (r) => {
         el('td', {}, j.flow_id ? el('a', {href: '#/flow/' + H.ctx + '/' + j.flow_id, onclick: e => e.stopPropagation()}, String(j.flow_id)) : ''),
         el('td', {}, j.attempt + (j.retries ? '/' + (j.retries + 1) : '')), el('td', {title: j.runner || ''}, short(j.runner)),
         el('td', {title: when(j.created_at)}, ago(j.created_at)),
-        el('td', {}, ended(j.status) ? dur(j.updated_at - j.created_at) : '—'), el('td', {class: 'muted'}, j.error || '')));
+        el('td', {title: 'created → ended: the wait in the queue and the run (the job page shows each)'},
+          ended(j.status) ? dur(j.updated_at - j.created_at) : '—'), el('td', {class: 'muted text'}, j.error || '')));
       const last = Math.min(page.total, f.offset + page.jobs.length);
-      fill(list, tabs, table(['KEY', 'NAME', 'TYPE', 'STATE', 'FLOW', 'ATTEMPT', 'RUNNER', 'CREATED', 'TOOK', 'ERROR'], rows),
+      fill(list, tabs, table(['KEY', 'NAME', 'TYPE', 'STATE', 'FLOW', 'ATTEMPT', 'RUNNER', 'CREATED',
+        ['WAIT+RUN', 'from creation to end: the time the job waited in the queue and the time it ran; ' +
+          'the job page shows them apart (job.page carries no start time)'], 'ERROR'], rows),
         el('div', {class: 'pager'}, el('span', {id: 'jobs-range'}, page.total ? (f.offset + 1) + '–' + last + ' of ' + page.total : 'no jobs'),
           f.offset > 0 ? el('a', {href: href({offset: Math.max(0, f.offset - f.limit)})}, '← newer') : null,
           last < page.total ? el('a', {href: href({offset: f.offset + f.limit})}, 'older →') : null));
@@ -186,7 +194,7 @@ Views.job = (r) => {
       const [j, tl] = await Promise.all([rpc('job.load', {context: ctx, key: key}),
         rpc('job.timeline', {context: ctx, key: key}).catch(() => null)]);
       fill(timeline, tl ? timelineCard(tl) : null);
-      fill(box, jobDetail(ctx, j, logs, timeline));
+      fill(box, jobDetail(ctx, j, logs, timeline, tl));
       // A job sent to another agent is read there (job.logs) at each
       // refresh; one of this agent's is followed line by line.
       const away = j.runner && H.info && j.runner !== H.info.peer_id;
@@ -230,25 +238,46 @@ function logLine(e) {
 function timelineCard(tl) {
   if (!tl.timeline.length) return card('Timeline', el('p', {class: 'muted'}, 'no moves recorded (a job written straight into Redis)'));
   const ms = (x) => x ? new Date(x).toLocaleTimeString(undefined, {hour12: false}) + '.' + String(x % 1000).padStart(3, '0') : '—';
-  const took = (a) => a.ended_ms && a.started_ms ? ((a.duration_ms || 0) / 1000).toFixed(3) + 's' : '—';
+  const took = (a) => a.ended_ms && a.started_ms ? durMS(a.duration_ms || 0) : '—';
+  const waited = (a) => a.started_ms && a.queued_ms ? durMS(a.started_ms - a.queued_ms) : '—';
   return el('div', {},
-    card('Attempts', table(['#', 'STATUS', 'QUEUED', 'STARTED', 'ENDED', 'TOOK', 'WHERE', 'ERROR'], tl.attempts.map(a =>
+    card('Attempts', table(['#', 'STATUS', 'QUEUED', 'STARTED', 'ENDED', ['WAITED', 'queued → started'], ['RAN', 'started → ended'],
+      'WHERE', 'ERROR'], tl.attempts.map(a =>
       el('tr', {'data-attempt': a.attempt}, el('td', {}, String(a.attempt)), el('td', {}, badge(a.status)), el('td', {}, ms(a.queued_ms)),
-        el('td', {}, ms(a.started_ms)), el('td', {}, ms(a.ended_ms)), el('td', {}, took(a)),
+        el('td', {}, ms(a.started_ms)), el('td', {}, ms(a.ended_ms)), el('td', {'data-waited': ''}, waited(a)),
+        el('td', {'data-ran': ''}, took(a)),
         el('td', {title: a.runner || a.sent_to || ''}, a.runner ? short(a.runner) : a.sent_to ? 'sent to ' + short(a.sent_to) : '—'),
-        el('td', {class: 'muted'}, a.error || ''))))),
+        el('td', {class: 'muted text'}, a.error || ''))))),
     card('Timeline', el('ol', {class: 'timeline'}, tl.timeline.map(e => el('li', {'data-event': e.event},
       el('span', {class: 'ts', title: e.at}, ms(e.at_ms)), ' ', badge(e.event), ' attempt ' + Math.max(e.attempt || 0, 1),
       e.detail ? el('span', {class: 'muted'}, ' · ' + e.detail) : null)))));
 }
 
-function jobDetail(ctx, j, logs, timeline) {
+// jobTimes are the job page's durations: how long its last attempt
+// waited (queued → started) and ran (started → ended), from job.timeline
+// (tl, null when it could not be read), and the total from creation.
+function jobTimes(j, tl) {
+  const now = Date.now();
+  const total = ['total', (ended(j.status) ? dur(j.updated_at - j.created_at) : dur(Math.round(now / 1000) - j.created_at) + ' so far') +
+    ' (created → ' + (ended(j.status) ? 'ended' : 'now') + ', the wait included)'];
+  const a = tl && tl.attempts && tl.attempts.length ? tl.attempts[tl.attempts.length - 1] : null;
+  if (!a) return [total];
+  const of = tl.attempts.length > 1 ? ' (attempt ' + a.attempt + ')' : '';
+  const queued = a.queued_ms || j.created_at * 1000;
+  const waited = a.started_ms ? durMS(a.started_ms - queued) : 'waiting for ' + durMS(now - queued);
+  const ran = a.ended_ms && a.started_ms ? durMS(a.ended_ms - a.started_ms)
+    : a.started_ms && !ended(j.status) ? 'running for ' + durMS(now - a.started_ms) : '—';
+  return [['waited' + of, el('span', {id: 'job-waited', title: 'queued → started'}, waited)],
+    ['ran' + of, el('span', {id: 'job-ran', title: 'started → ended'}, ran)], total];
+}
+
+function jobDetail(ctx, j, logs, timeline, tl) {
   const env = Object.entries(j.env_vars || {});
   const result = Object.entries(j.result || {});
   return el('div', {},
     el('h2', {}, 'Job ', el('code', {}, j.key), ' ', badge(j.state), ' ',
-      ended(j.status) ? null : el('button', {class: 'danger', id: 'job-stop',
-        onclick: () => act('stop ' + j.key, 'job.stop', {context: ctx, key: j.key}).then(() => H.view.refresh())}, 'Stop'),
+      ended(j.status) ? null : confirmable('stop ' + ctx + ' ' + j.key, 'Really stop ' + j.key + '?', {class: 'danger', id: 'job-stop'}, 'Stop',
+        () => act('stop ' + j.key, 'job.stop', {context: ctx, key: j.key}).then(() => H.view.refresh())),
       j.status === 'error' && !j.flow_id ? el('button', {id: 'job-retry',
         onclick: () => act('retry ' + j.key, 'job.retry', {context: ctx, key: j.key}).then(() => route())}, 'Retry') : null),
     el('div', {class: 'grid'},
@@ -256,11 +285,11 @@ function jobDetail(ctx, j, logs, timeline) {
         ['attempt', j.attempt + ' of ' + (j.retries + 1)], ['runner', el('code', {}, j.runner || '—')],
         ['flow', j.flow_id ? el('a', {href: '#/flow/' + ctx + '/' + j.flow_id}, String(j.flow_id)) : '—'],
         ['created', when(j.created_at)], ['updated', when(j.updated_at)],
-        ['took', ended(j.status) ? dur(j.updated_at - j.created_at) : 'running for ' + dur(Math.round(Date.now() / 1000) - j.created_at)],
-        ['timeout', j.timeout ? j.timeout + 's' : 'none'], j.error ? ['error', el('span', {class: 'muted'}, j.error)] : null,
+        ...jobTimes(j, tl),
+        ['timeout', j.timeout ? j.timeout + 's' : 'none'], j.error ? ['error', el('span', {class: 'muted text'}, j.error)] : null,
         j.unreachable_since ? ['unreachable since', when(j.unreachable_since)] : null,
         j.trace_id ? ['trace id', el('code', {id: 'trace-id'}, j.trace_id)] : null])),
-      card('Result', result.length ? kv(result) : el('p', {class: 'muted'}, 'none')),
+      card('Result', result.length ? kv(result, 'text') : el('p', {class: 'muted'}, 'none')),
       card('Env', env.length ? kv(env.map(([k, val]) => [k, envValue(k, val)]))
         : el('p', {class: 'muted'}, 'none'))),
     timeline,
@@ -308,7 +337,8 @@ function deadRow(d, refusal, retry, del) {
     el('td', {class: 'reason'}, d.reason, refusal ? el('div', {class: 'retry-error'}, 'retry refused: ' + refusal) : null),
     el('td', {}, short(d.runner)),
     el('td', {class: 'actions'}, retriable ? el('button', {class: 'retry', onclick: () => retry(d.key)}, 'Retry') : '',
-      ' ', el('button', {class: 'delete danger', onclick: () => del(d.key)}, 'Delete')));
+      ' ', confirmable('delete ' + H.ctx + ' ' + d.key, 'Really delete the dead letters of ' + d.key + '?', {class: 'delete danger'}, 'Delete',
+        () => del(d.key))));
 }
 
 Views.contexts = () => {
@@ -329,8 +359,9 @@ function contextCard(c, peerOf) {
     const a = peerOf[id] || {};
     return el('li', {'data-actor': id, 'data-role': role}, 'actor ' + id + ' ', el('code', {title: a.pubkey || ''}, short(a.pubkey)),
       a.self ? ' (this agent)' : '', ' ',
-      el('button', {class: 'link', title: 'revoke', onclick: () => act('revoke ' + role, 'context.revoke',
-        {id: c.id, actor: String(id), role: role}).then(() => H.view.refresh())}, '✕'));
+      confirmable('revoke ' + c.id + ' ' + role + ' ' + id, 'Really revoke ' + role + ' from actor ' + id + '?',
+        {class: 'link', title: 'revoke'}, '✕', () => act('revoke ' + role, 'context.revoke',
+          {id: c.id, actor: String(id), role: role}).then(() => H.view.refresh())));
   };
   const actor = el('input', {name: 'actor', placeholder: 'peer ID or actor id', size: 40});
   const role = el('select', {name: 'role'}, ['reader', 'executor', 'admin'].map(x => el('option', {value: x}, x)));
