@@ -193,7 +193,10 @@ func (n *Node) startAPI(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n.handlers = control.New(n.controlDeps())
+	d := n.controlDeps()
+	d.Metrics.Collect(metrics.Sources{Store: metricsStore(n.store), Bridge: d.Bridge, Overlay: d.Overlay, Runner: d.Runner,
+		ScriptTypes: d.ScriptTypes, ContextIDs: d.ContextIDs, Draining: d.Draining})
+	n.handlers = control.New(d)
 	table := api.NewTable()
 	n.handlers.Register(table)
 	n.api = api.NewServer(table, token, control.Classify, n.log)

@@ -34,8 +34,9 @@ import (
 type Deps struct {
 	Cfg     *config.Config
 	ID      *identity.Identity
-	Self    *model.Actor // this agent's own actor record
-	Store   *store.Store
+	Self    *model.Actor      // this agent's own actor record
+	Store   Store             // the store's parts the handlers use (store.go)
+	Briefs  *store.BriefCache // the job briefs job.page and ui.stats page through
 	Overlay *overlay.Overlay
 	Bridge  *bridge.Bridge
 	Runner  *executor.Runner     // nil without the runner role
@@ -74,10 +75,7 @@ type Handlers struct {
 
 // New returns the handlers of an agent whose parts have started.
 func New(d Deps) *Handlers {
-	h := &Handlers{Deps: d}
-	d.Metrics.Collect(metrics.Sources{Store: d.Store, Bridge: d.Bridge, Overlay: d.Overlay, Runner: d.Runner,
-		ScriptTypes: d.ScriptTypes, ContextIDs: d.ContextIDs, Draining: d.Draining})
-	return h
+	return &Handlers{Deps: d}
 }
 
 // log is the agent's logger.

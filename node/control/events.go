@@ -50,7 +50,7 @@ func (h *Handlers) serveJobEvents(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want ?context=N&key=job:<caller>:<id>", http.StatusBadRequest)
 		return
 	}
-	if _, err := h.Store.LoadJobKey(r.Context(), ctxID, key); err != nil {
+	if _, err := h.Store.Jobs.LoadJobKey(r.Context(), ctxID, key); err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
@@ -59,7 +59,7 @@ func (h *Handlers) serveJobEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var at int64 // the index of the batch's first line
-	_, err = h.Store.FollowLogs(r.Context(), ctxID, key, 0, func(lines []string) error {
+	_, err = h.Store.Logs.FollowLogs(r.Context(), ctxID, key, 0, func(lines []string) error {
 		ev := map[string]any{"lines": lines, "entries": h.entriesAt(r.Context(), ctxID, key, at, lines)}
 		at += int64(len(lines))
 		return send("log", ev)
@@ -67,7 +67,7 @@ func (h *Handlers) serveJobEvents(w http.ResponseWriter, r *http.Request) {
 	if err != nil || r.Context().Err() != nil {
 		return
 	}
-	if j, err := h.Store.LoadJobKey(r.Context(), ctxID, key); err == nil {
+	if j, err := h.Store.Jobs.LoadJobKey(r.Context(), ctxID, key); err == nil {
 		_ = send("end", jobView(j))
 	}
 }

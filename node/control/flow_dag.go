@@ -15,7 +15,7 @@ func (h *Handlers) flowDAG(ctx context.Context, p wire.SeedRef) (*wire.FlowDAG, 
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}
-	g, err := h.Store.LoadFlowGraph(ctx, p.ContextID, p.ID)
+	g, err := h.Store.Flows.LoadFlowGraph(ctx, p.ContextID, p.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func (h *Handlers) loadSeedGraph(ctx context.Context, f *model.Flow, at string) 
 		}
 		keys[i] = store.JobKey(f.CallerID, id)
 	}
-	jobs, err := h.Store.LoadJobKeys(ctx, f.ContextID, keys)
+	jobs, err := h.Store.Flows.LoadJobKeys(ctx, f.ContextID, keys)
 	var fe *model.FieldError
 	if errors.As(err, &fe) {
 		return nil, api.InvalidParams(at, "%v", err)
@@ -98,11 +98,11 @@ func (h *Handlers) startFlow(ctx context.Context, ctxID, id uint64) error {
 // adoptSeedFlow gives a seed flow the scheduler's records (see the top
 // of this file); a flow that has them already is left as it is.
 func (h *Handlers) adoptSeedFlow(ctx context.Context, ctxID, id uint64) error {
-	nodes, err := h.Store.FlowNodes(ctx, ctxID, id)
+	nodes, err := h.Store.Flows.FlowNodes(ctx, ctxID, id)
 	if err != nil || len(nodes) > 0 {
 		return err
 	}
-	f, err := h.Store.LoadFlow(ctx, ctxID, id)
+	f, err := h.Store.Flows.LoadFlow(ctx, ctxID, id)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func (h *Handlers) adoptSeedFlow(ctx context.Context, ctxID, id uint64) error {
 		return err
 	}
 	fields, states := adoption(f, g)
-	if _, err := h.Store.AdoptFlow(ctx, ctxID, id, fields, states); err != nil {
+	if _, err := h.Store.Flows.AdoptFlow(ctx, ctxID, id, fields, states); err != nil {
 		return fmt.Errorf("adopt flow %d: %w", id, err)
 	}
 	return nil

@@ -27,7 +27,7 @@ func (h *Handlers) serveHealth(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	checks := map[string]string{"store": "ok"}
 	code := http.StatusOK
-	if err := cmp.Or(h.storeUnavailable(), h.Store.Ping(ctx)); err != nil {
+	if err := cmp.Or(h.storeUnavailable(), h.Store.Server.Ping(ctx)); err != nil {
 		checks["store"] = err.Error()
 		code = http.StatusServiceUnavailable
 	}

@@ -117,7 +117,7 @@ func (h *Handlers) claimJobKey(ctx context.Context, p *JobRunParams) (*store.Sub
 		if err := h.checkFlowContext(ctx, p.Context); err != nil {
 			return nil, nil, err
 		}
-		ids, err := h.Store.NextIDs(ctx, p.Context, "job")
+		ids, err := h.Store.Jobs.NextIDs(ctx, p.Context, "job")
 		if err != nil {
 			return nil, nil, err
 		}

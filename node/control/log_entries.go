@@ -37,6 +37,6 @@ func logEntries(lines, metas []string) []wire.LogEntry {
 // time and stream (the meta is written with its line, in one step, so it
 // is there); without them when the store does not answer.
 func (h *Handlers) entriesAt(ctx context.Context, ctxID uint64, key string, at int64, lines []string) []wire.LogEntry {
-	metas, _ := h.Store.ReadLogMeta(ctx, ctxID, key, at, at+int64(len(lines))-1)
+	metas, _ := h.Store.Logs.ReadLogMeta(ctx, ctxID, key, at, at+int64(len(lines))-1)
 	return logEntries(lines, metas)
 }

@@ -21,7 +21,7 @@ func (h *Handlers) registerActorMethods() {
 			if err != nil {
 				return nil, api.InvalidParams("pubkey", "%v", err)
 			}
-			a, err := h.Store.EnsureActor(ctx, pub)
+			a, err := h.Store.Registry.EnsureActor(ctx, pub)
 			if err != nil {
 				return nil, err
 			}
@@ -43,7 +43,7 @@ func (h *Handlers) registerActorMethods() {
 		api.Alt(func(ctx context.Context, p struct {
 			ID uint64 `json:"id"`
 		}) (*wire.SeedActor, error) {
-			a, err := h.Store.LoadActor(ctx, p.ID)
+			a, err := h.Store.Registry.LoadActor(ctx, p.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -51,7 +51,7 @@ func (h *Handlers) registerActorMethods() {
 		}))
 	api.Register(h.table, "actor.list", "List the actors this agent knows.",
 		func(ctx context.Context, _ struct{}) ([]*wire.ActorView, error) {
-			as, err := h.Store.ListActors(ctx)
+			as, err := h.Store.Registry.ListActors(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -82,13 +82,13 @@ func (h *Handlers) resolveActor(ctx context.Context, ref string, create bool) (*
 		return h.Self, nil
 	}
 	if id, err := strconv.ParseUint(ref, 10, 64); err == nil {
-		return h.Store.LoadActor(ctx, id)
+		return h.Store.Registry.LoadActor(ctx, id)
 	}
 	if _, err := peer.Decode(ref); err != nil {
 		return nil, api.InvalidParams("actor", "%q is neither a peer ID nor an actor id", ref)
 	}
 	if create {
-		return h.Store.EnsureActor(ctx, ref)
+		return h.Store.Registry.EnsureActor(ctx, ref)
 	}
-	return h.Store.ActorByPubkey(ctx, ref)
+	return h.Store.Registry.ActorByPubkey(ctx, ref)
 }

@@ -22,14 +22,14 @@ func (h *Handlers) seedActorCreate(ctx context.Context, in wire.SeedActorIn) (*w
 	if err != nil {
 		return nil, api.InvalidParams("actor.pubkey", "%v", err)
 	}
-	a, err := h.Store.ActorByPubkey(ctx, pub)
+	a, err := h.Store.Registry.ActorByPubkey(ctx, pub)
 	switch {
 	case err == nil && in.ID != 0 && in.ID != a.ID:
 		return nil, api.Errorf(api.CodeConflict, "pubkey %s belongs to actor %d, not %d", pub, a.ID, in.ID)
 	case err == nil:
 		if in.Address != nil {
 			a.Address = in.Address
-			if err := h.Store.SaveActor(ctx, a); err != nil {
+			if err := h.Store.Registry.SaveActor(ctx, a); err != nil {
 				return nil, err
 			}
 		}
@@ -38,10 +38,10 @@ func (h *Handlers) seedActorCreate(ctx context.Context, in wire.SeedActorIn) (*w
 		return nil, err
 	}
 	if in.ID != 0 {
-		if other, err := h.Store.LoadActor(ctx, in.ID); err == nil {
+		if other, err := h.Store.Registry.LoadActor(ctx, in.ID); err == nil {
 			return nil, api.Errorf(api.CodeConflict, "actor %d exists with pubkey %s", in.ID, other.Pubkey)
 		}
-		if err := h.Store.ClaimActorID(ctx, in.ID); err != nil {
+		if err := h.Store.Registry.ClaimActorID(ctx, in.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -49,7 +49,7 @@ func (h *Handlers) seedActorCreate(ctx context.Context, in wire.SeedActorIn) (*w
 	if a.Address == nil {
 		a.Address = h.peerAddrs(pub) // where the peer is reachable, when this agent knows
 	}
-	if err := h.Store.SaveActor(ctx, a); err != nil {
+	if err := h.Store.Registry.SaveActor(ctx, a); err != nil {
 		return nil, err
 	}
 	return h.seedActorOf(a), nil

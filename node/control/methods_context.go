@@ -41,7 +41,7 @@ func (h *Handlers) registerContextMethods() {
 		func(ctx context.Context, p struct {
 			ID uint64 `json:"id"`
 		}) (*wire.ContextView, error) {
-			c, err := h.Store.LoadContext(ctx, p.ID)
+			c, err := h.Store.Registry.LoadContext(ctx, p.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -49,7 +49,7 @@ func (h *Handlers) registerContextMethods() {
 		})
 	api.Register(h.table, "context.list", "List this agent's contexts.",
 		func(ctx context.Context, _ struct{}) ([]*wire.ContextView, error) {
-			cs, err := h.Store.ListContexts(ctx)
+			cs, err := h.Store.Registry.ListContexts(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -77,9 +77,9 @@ func (h *Handlers) registerContextMethods() {
 // itself to record jobs sent away (originContext), it adopts that one:
 // the user asked for context N and gets it, with those jobs in it.
 func (h *Handlers) createContext(ctx context.Context, c *model.Context) (*wire.ContextView, error) {
-	err := h.Store.CreateContext(ctx, c)
+	err := h.Store.Registry.CreateContext(ctx, c)
 	if errors.Is(err, store.ErrExists) {
-		err = h.Store.AdoptContext(ctx, c)
+		err = h.Store.Registry.AdoptContext(ctx, c)
 	}
 	if err != nil {
 		return nil, err
@@ -99,9 +99,9 @@ func (h *Handlers) grant(ctx context.Context, p wire.GrantParams, give bool) (*w
 	}
 	var c *model.Context
 	if give {
-		c, err = h.Store.Grant(ctx, p.ID, a.ID, role)
+		c, err = h.Store.Registry.Grant(ctx, p.ID, a.ID, role)
 	} else {
-		c, err = h.Store.Revoke(ctx, p.ID, a.ID, role)
+		c, err = h.Store.Registry.Revoke(ctx, p.ID, a.ID, role)
 	}
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ func (h *Handlers) setContext(ctx context.Context, p wire.ContextSetParams) (*wi
 		return nil, api.InvalidParams("network", "%q: want none (every job of the context gets only loopback), "+
 			"host or \"\" (each job's own setting)", *p.Network)
 	}
-	c, err := h.Store.SetContextIsolation(ctx, p.ID, p.Isolation, p.Network)
+	c, err := h.Store.Registry.SetContextIsolation(ctx, p.ID, p.Isolation, p.Network)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, api.Errorf(api.CodeNotFound, "context %d does not exist on this agent (hyphae context create --id %d)", p.ID, p.ID)
 	}

@@ -22,7 +22,7 @@ func (h *Handlers) deleteDeadLetter(ctx context.Context, p wire.DeadLetterRef) (
 	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
-	n, err := h.Store.DeleteDeadLetter(ctx, p.Context, p.Key)
+	n, err := h.Store.Queues.DeleteDeadLetter(ctx, p.Context, p.Key)
 	if err != nil {
 		return nil, err
 	}

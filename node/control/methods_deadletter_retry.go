@@ -30,7 +30,7 @@ func (h *Handlers) retryDeadLetter(ctx context.Context, p wire.DeadLetterRef) (*
 	out := &wire.DeadLetterRetried{Key: p.Key}
 	switch {
 	case strings.HasPrefix(p.Key, "message:"):
-		list, err := h.Store.RetryMessage(ctx, p.Context, p.Key)
+		list, err := h.Store.Bus.RetryMessage(ctx, p.Context, p.Key)
 		if errors.Is(err, store.ErrStillBad) || errors.Is(err, store.ErrNotFound) {
 			return nil, api.Errorf(api.CodeConflict, "%v: fix the message hash, then retry", err)
 		}
@@ -48,7 +48,7 @@ func (h *Handlers) retryDeadLetter(ctx context.Context, p wire.DeadLetterRef) (*
 	default:
 		return nil, api.InvalidParams("key", "%q: want job:<caller>:<id> or message:<caller>:<id>", p.Key)
 	}
-	n, err := h.Store.DeleteDeadLetter(ctx, p.Context, p.Key)
+	n, err := h.Store.Queues.DeleteDeadLetter(ctx, p.Context, p.Key)
 	if err != nil {
 		return nil, err
 	}

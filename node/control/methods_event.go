@@ -29,7 +29,7 @@ func (h *Handlers) registerEventMethods() {
 			if p.Limit <= 0 {
 				p.Limit = 100
 			}
-			es, err := h.Store.ListEvents(ctx, p.Context, p.Limit)
+			es, err := h.Store.Events.ListEvents(ctx, p.Context, p.Limit)
 			if err != nil {
 				return nil, err
 			}
@@ -53,7 +53,7 @@ func (h *Handlers) eventPublish(ctx context.Context, p wire.EventPublishParams) 
 		if err := h.requireContext(ctx, p.Context); err != nil {
 			return nil, err
 		}
-		if err := h.Store.PublishEvent(ctx, p.Context, m); err != nil {
+		if err := h.Store.Events.PublishEvent(ctx, p.Context, m); err != nil {
 			return nil, err
 		}
 		return h.eventLoad(ctx, p.Context, m)
@@ -63,7 +63,7 @@ func (h *Handlers) eventPublish(ctx context.Context, p wire.EventPublishParams) 
 		return nil, err
 	}
 	m.CallerID, m.Dst, m.Timeout = h.Self.ID, p.To, int64(h.Cfg.Bus.Timeout.Seconds())
-	if err := h.Store.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
+	if err := h.Store.Bus.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
 		return nil, err
 	}
 	return h.eventLoad(ctx, origin, m)
@@ -120,7 +120,7 @@ func newEventID() string {
 
 func (h *Handlers) eventLoad(ctx context.Context, ctxID uint64, m *model.Message) (*wire.EventView, error) {
 	key := store.MessageKey(m.CallerID, m.ID)
-	stored, err := h.Store.LoadMessageKey(ctx, ctxID, key)
+	stored, err := h.Store.Bus.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
 		return nil, err
 	}

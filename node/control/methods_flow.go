@@ -136,10 +136,10 @@ func (h *Handlers) checkFlowContext(ctx context.Context, id uint64) error {
 	if id == 0 {
 		return api.InvalidParams("context", "required: the context id (in the file as `context: N`, or given)")
 	}
-	if err := h.Store.CheckContextID(id); err != nil {
+	if err := h.Store.Registry.CheckContextID(id); err != nil {
 		return api.InvalidParams("context", "%v", err)
 	}
-	if _, err := h.Store.LoadContext(ctx, id); err != nil {
+	if _, err := h.Store.Registry.LoadContext(ctx, id); err != nil {
 		return h.contextErr(err, id)
 	}
 	return nil
@@ -150,7 +150,7 @@ func (h *Handlers) checkFlowContext(ctx context.Context, id uint64) error {
 // warning), known adds the built-in types and those of every peer this
 // agent knows, up or not (a type outside them is an error).
 func (h *Handlers) flowTypes(ctx context.Context) (served, known []string, err error) {
-	peers, err := h.Store.ListPeers(ctx)
+	peers, err := h.Store.Registry.ListPeers(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

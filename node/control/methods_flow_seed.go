@@ -36,7 +36,7 @@ func (h *Handlers) seedFlowCreate(ctx context.Context, p wire.SeedFlowParams) (*
 	if _, err := h.loadSeedGraph(ctx, f, "flow.jobs"); err != nil {
 		return nil, err
 	}
-	if err := h.Store.CreateFlow(ctx, f); err != nil {
+	if err := h.Store.Flows.CreateFlow(ctx, f); err != nil {
 		return nil, err
 	}
 	return seedFlow(f), nil
@@ -48,7 +48,7 @@ func (h *Handlers) seedFlowStart(ctx context.Context, p wire.SeedRef) (bool, err
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return false, err
 	}
-	f, err := h.Store.LoadFlow(ctx, p.ContextID, p.ID)
+	f, err := h.Store.Flows.LoadFlow(ctx, p.ContextID, p.ID)
 	if err != nil {
 		return false, err
 	}
@@ -67,7 +67,7 @@ func (h *Handlers) seedFlowLoad(ctx context.Context, p wire.SeedRef) (*wire.Seed
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}
-	f, err := h.Store.LoadFlow(ctx, p.ContextID, p.ID)
+	f, err := h.Store.Flows.LoadFlow(ctx, p.ContextID, p.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,7 @@ func (h *Handlers) claimKey(ctx context.Context, ctxID uint64, key, ref, digest 
 	if err := store.CheckIdempotencyKey(key); err != nil {
 		return nil, nil, api.InvalidParams("idempotency_key", "%v", err)
 	}
-	c, dup, err := h.Store.ClaimSubmission(ctx, ctxID, key, ref, digest)
+	c, dup, err := h.Store.Jobs.ClaimSubmission(ctx, ctxID, key, ref, digest)
 	if pending := (*store.PendingSubmissionError)(nil); errors.As(err, &pending) {
 		return nil, nil, api.Errorf(api.CodeConflict, "%s", pending.Error())
 	}
@@ -52,7 +52,7 @@ func (h *Handlers) duplicateJob(ctx context.Context, d *store.EarlierSubmission)
 	if !strings.HasPrefix(d.Ref, "job:") {
 		return nil, api.Errorf(api.CodeConflict, "this idempotency key was used within the retention window by %s, not by a job", d.Ref)
 	}
-	j, err := h.Store.LoadJobKey(ctx, d.Context, d.Ref)
+	j, err := h.Store.Jobs.LoadJobKey(ctx, d.Context, d.Ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, api.Errorf(api.CodeConflict, "this idempotency key was used by %s, which no longer exists (pruned); use a new key", d.Ref)
 	}

@@ -22,9 +22,9 @@ func (h *Handlers) RunJob(ctx context.Context, p wire.JobRunParams) (*wire.JobVi
 	if err != nil || p.Wait == 0 {
 		return j, err
 	}
-	var wait waitFunc = h.Store.WaitNewJob
+	var wait waitFunc = h.Store.Jobs.WaitNewJob
 	if j.Deduplicated { // the first submission's job: it may have ended already
-		wait = h.Store.WaitJob
+		wait = h.Store.Jobs.WaitJob
 	}
 	if w != nil { // a job sent away: its end comes through this agent's bridge
 		defer w.Close()
@@ -69,7 +69,7 @@ func (h *Handlers) registerJobMethods() {
 			wire.JobRef
 			Timeout int64 `json:"timeout,omitempty"`
 		}) (*wire.JobView, error) {
-			return h.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, h.Store.WaitJob)
+			return h.jobWait(ctx, p.JobRef, time.Duration(p.Timeout)*time.Second, h.Store.Jobs.WaitJob)
 		})
 	api.Register(h.table, "job.list", "List a context's jobs, newest first: all of them, "+
 		"or those with `status` (dispatched, waiting_for_prerequisites, started, error, finished), at most `limit` (0: all).",
@@ -86,7 +86,7 @@ func (h *Handlers) jobList(ctx context.Context, p wire.JobListParams) ([]*wire.J
 	if p.Limit < 0 {
 		return nil, api.InvalidParams("limit", "must not be negative")
 	}
-	js, err := h.Store.ListJobs(ctx, p.Context)
+	js, err := h.Store.Jobs.ListJobs(ctx, p.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +107,10 @@ func (h *Handlers) jobList(ctx context.Context, p wire.JobListParams) ([]*wire.J
 
 // jobRunHere stores job p for this agent's runner (run: and queues it).
 func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*wire.JobView, error) {
-	if err := h.Store.CheckContextID(p.Context); err != nil {
+	if err := h.Store.Registry.CheckContextID(p.Context); err != nil {
 		return nil, api.InvalidParams("context", "%v", err)
 	}
-	if _, err := h.Store.LoadContext(ctx, p.Context); err != nil {
+	if _, err := h.Store.Registry.LoadContext(ctx, p.Context); err != nil {
 		return nil, h.contextErr(err, p.Context)
 	}
 	if h.Draining() && run {
@@ -127,9 +127,9 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*w
 	if at, ok := runAt(p.JobRunParams, time.Now()); ok {
 		err = h.enqueueAt(ctx, j, at, run)
 	} else if run {
-		err = h.Store.EnqueueJob(ctx, j)
+		err = h.Store.Jobs.EnqueueJob(ctx, j)
 	} else {
-		err = h.Store.SaveJob(ctx, j)
+		err = h.Store.Jobs.SaveJob(ctx, j)
 	}
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (h *Handlers) jobLoad(ctx context.Context, p wire.JobRef) (*wire.JobView, e
 	if _, _, err := store.ParseJobKey(p.Key); err != nil {
 		return nil, api.InvalidParams("key", "%v", err)
 	}
-	j, err := h.Store.LoadJobKey(ctx, p.Context, p.Key)
+	j, err := h.Store.Jobs.LoadJobKey(ctx, p.Context, p.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func (h *Handlers) jobWait(ctx context.Context, p wire.JobRef, d time.Duration, 
 		return nil, err
 	}
 	if j == nil { // the wait ran out: answer with the job as it is now
-		if j, err = h.Store.LoadJobKey(ctx, p.Context, p.Key); err != nil {
+		if j, err = h.Store.Jobs.LoadJobKey(ctx, p.Context, p.Key); err != nil {
 			return nil, err
 		}
 	}

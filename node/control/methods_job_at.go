@@ -47,9 +47,9 @@ func runAt(p wire.JobRunParams, now time.Time) (time.Time, bool) {
 func (h *Handlers) enqueueAt(ctx context.Context, j *model.RunnerJob, at time.Time, run bool) error {
 	if !run {
 		j.Extra = model.Hash{store.RunAtField: store.FormatRunAt(at)}
-		return h.Store.SaveJob(ctx, j)
+		return h.Store.Jobs.SaveJob(ctx, j)
 	}
-	_, err := h.Store.EnqueueJobAt(ctx, j, at, time.Now())
+	_, err := h.Store.Timing.EnqueueJobAt(ctx, j, at, time.Now())
 	return err
 }
 
@@ -74,7 +74,7 @@ func (h *Handlers) submitRemoteAt(ctx context.Context, p JobRunParams, at time.T
 	if err != nil {
 		return nil, err
 	}
-	ids, err := h.Store.NextIDs(ctx, origin, "job", "message")
+	ids, err := h.Store.Jobs.NextIDs(ctx, origin, "job", "message")
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (h *Handlers) submitRemoteAt(ctx context.Context, p JobRunParams, at time.T
 	j.SetConcurrency(p.Concurrency())
 	m.SetTraceID(p.trace)
 	m.Job = []*model.RunnerJob{j}
-	if err := h.Store.SendAt(ctx, origin, j, m, at, time.Now()); err != nil {
+	if err := h.Store.Timing.SendAt(ctx, origin, j, m, at, time.Now()); err != nil {
 		return nil, err
 	}
 	return jobView(j), nil

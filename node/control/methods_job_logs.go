@@ -49,7 +49,7 @@ func (h *Handlers) jobLogs(ctx context.Context, p wire.JobRef, from int64) (*log
 	if from < 0 {
 		return nil, api.InvalidParams("from", "must not be negative")
 	}
-	j, err := h.Store.LoadJobKey(ctx, p.Context, p.Key)
+	j, err := h.Store.Jobs.LoadJobKey(ctx, p.Context, p.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (h *Handlers) jobLogs(ctx context.Context, p wire.JobRef, from int64) (*log
 
 // localLogs reads job j's lines from this agent's store.
 func (h *Handlers) localLogs(ctx context.Context, p wire.JobRef, j *model.RunnerJob, from int64) (*logsRead, error) {
-	ll, err := h.Store.ReadLogLines(ctx, p.Context, p.Key, from)
+	ll, err := h.Store.Logs.ReadLogLines(ctx, p.Context, p.Key, from)
 	if err != nil {
 		return nil, err
 	}

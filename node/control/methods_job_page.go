@@ -46,7 +46,7 @@ func (h *Handlers) jobPage(ctx context.Context, p wire.JobPageParams, cache *sto
 	if len(keys) == 0 {
 		return page, nil
 	}
-	js, err := h.Store.LoadJobKeys(ctx, p.Context, keys)
+	js, err := h.Store.Flows.LoadJobKeys(ctx, p.Context, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -71,10 +71,10 @@ func (h *Handlers) checkJobPage(ctx context.Context, p *wire.JobPageParams) erro
 	if p.Limit == 0 {
 		p.Limit = wire.DefaultJobPage
 	}
-	if err := h.Store.CheckContextID(p.Context); err != nil {
+	if err := h.Store.Registry.CheckContextID(p.Context); err != nil {
 		return api.InvalidParams("context", "%v", err)
 	}
-	if _, err := h.Store.LoadContext(ctx, p.Context); err != nil {
+	if _, err := h.Store.Registry.LoadContext(ctx, p.Context); err != nil {
 		return h.contextErr(err, p.Context)
 	}
 	return nil

@@ -33,7 +33,7 @@ func (h *Handlers) retryJob(ctx context.Context, p wire.JobRef) (*wire.JobView, 
 	case h.Draining():
 		return nil, api.Errorf(api.CodeUnavailable, "agent is draining: not taking new jobs")
 	}
-	if _, err := h.Store.RetryJob(ctx, p.Context, p.Key, j.Type, j.Attempt); err != nil {
+	if _, err := h.Store.Jobs.RetryJob(ctx, p.Context, p.Key, j.Type, j.Attempt); err != nil {
 		return nil, err
 	}
 	return h.jobLoad(ctx, p)

@@ -21,7 +21,7 @@ func (h *Handlers) seedJobCreate(ctx context.Context, p wire.SeedJobParams) (*wi
 		return nil, err
 	}
 	j.SetTraceID(tracing.New())
-	if err := h.Store.CreateJob(ctx, j); err != nil {
+	if err := h.Store.Jobs.CreateJob(ctx, j); err != nil {
 		return nil, err
 	}
 	return seedJob(j), nil
@@ -45,7 +45,7 @@ func (h *Handlers) seedJobRun(ctx context.Context, p wire.SeedJobRunParams) (*wi
 		return nil, err
 	}
 	j.SetTraceID(tracing.New())
-	if err := h.Store.CreateQueuedJob(ctx, j); err != nil {
+	if err := h.Store.Jobs.CreateQueuedJob(ctx, j); err != nil {
 		return nil, err
 	}
 	return seedJob(j), nil
@@ -56,7 +56,7 @@ func (h *Handlers) seedJobLoad(ctx context.Context, p wire.SeedCallerRef) (*wire
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}
-	j, err := h.Store.LoadJob(ctx, p.ContextID, p.CallerID, p.ID)
+	j, err := h.Store.Jobs.LoadJob(ctx, p.ContextID, p.CallerID, p.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -18,10 +18,10 @@ func (h *Handlers) registerJobTimelineMethods() {
 			if _, _, err := store.ParseJobKey(p.Key); err != nil {
 				return nil, api.InvalidParams("key", "%v", err)
 			}
-			if _, err := h.Store.LoadJobKey(ctx, p.Context, p.Key); err != nil {
+			if _, err := h.Store.Jobs.LoadJobKey(ctx, p.Context, p.Key); err != nil {
 				return nil, err
 			}
-			es, err := h.Store.Timeline(ctx, p.Context, p.Key)
+			es, err := h.Store.Jobs.Timeline(ctx, p.Context, p.Key)
 			if err != nil {
 				return nil, err
 			}

@@ -43,7 +43,7 @@ func (h *Handlers) registerMessageMethods() {
 			m := &model.Message{CallerID: h.Self.ID, ContextID: p.Context, MessageType: model.MessageType(p.Type),
 				Message: p.Message, MessageFormatType: p.Format, Dst: p.Dst, Timeout: int64(h.Cfg.Bus.Timeout.Seconds())}
 			m.SetTraceID(tp)
-			if err := h.Store.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
+			if err := h.Store.Bus.PushMessage(ctx, origin, m, store.MsgOutKey); err != nil {
 				return nil, err
 			}
 			return h.messageLoad(ctx, origin, store.MessageKey(m.CallerID, m.ID))
@@ -64,7 +64,7 @@ func (h *Handlers) registerMessageMethods() {
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 		}) ([]*wire.MessageView, error) {
-			ms, err := h.Store.ListMessages(ctx, p.Context)
+			ms, err := h.Store.Bus.ListMessages(ctx, p.Context)
 			if err != nil {
 				return nil, err
 			}
@@ -77,7 +77,7 @@ func (h *Handlers) registerMessageMethods() {
 }
 
 func (h *Handlers) messageLoad(ctx context.Context, ctxID uint64, key string) (*wire.MessageView, error) {
-	m, err := h.Store.LoadMessageKey(ctx, ctxID, key)
+	m, err := h.Store.Bus.LoadMessageKey(ctx, ctxID, key)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func (h *Handlers) seedMessageCreate(ctx context.Context, p wire.SeedMessagePara
 		}
 		m.Dst = dst
 	}
-	if err := h.Store.CreateMessage(ctx, p.ContextID, m, store.MsgOutKey); err != nil {
+	if err := h.Store.Bus.CreateMessage(ctx, p.ContextID, m, store.MsgOutKey); err != nil {
 		return nil, err
 	}
 	return seedMessage(m), nil
@@ -81,7 +81,7 @@ func (h *Handlers) seedMessageLoad(ctx context.Context, p wire.SeedCallerRef) (*
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
 	}
-	m, err := h.Store.LoadMessage(ctx, p.ContextID, p.CallerID, p.ID)
+	m, err := h.Store.Bus.LoadMessage(ctx, p.ContextID, p.CallerID, p.ID)
 	if err != nil {
 		return nil, err
 	}

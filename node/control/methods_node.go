@@ -32,7 +32,7 @@ func (h *Handlers) info(ctx context.Context) (*wire.InfoView, error) {
 		v.Isolation = h.Runner.Isolation().String()
 		v.Containment = h.Runner.Containment()
 	}
-	cs, err := h.Store.ListContexts(ctx)
+	cs, err := h.Store.Registry.ListContexts(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 func (h *Handlers) registerPeerMethods() {
 	api.Register(h.table, "peer.list", "The peer table: every agent this one knows, with state, roles, types, load.",
 		func(ctx context.Context, _ struct{}) ([]wire.PeerView, error) {
-			ps, err := h.Store.ListPeers(ctx)
+			ps, err := h.Store.Registry.ListPeers(ctx)
 			if err != nil {
 				return nil, err
 			}

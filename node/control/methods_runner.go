@@ -22,7 +22,7 @@ func (h *Handlers) registerRunnerMethods() {
 				return nil, api.InvalidParams("pubkey", "%v", err)
 			}
 			r := &model.Runner{Pubkey: pub, Address: p.Address, Topic: p.Topic, Local: p.Local, ScriptTypes: p.ScriptTypes}
-			if err := h.Store.SaveRunner(ctx, p.Context, r); err != nil {
+			if err := h.Store.Registry.SaveRunner(ctx, p.Context, r); err != nil {
 				return nil, err
 			}
 			return runnerView(r), nil
@@ -33,7 +33,7 @@ func (h *Handlers) registerRunnerMethods() {
 			Context uint64 `json:"context"`
 			ID      uint64 `json:"id"`
 		}) (*wire.RunnerView, error) {
-			r, err := h.Store.LoadRunner(ctx, p.Context, p.ID)
+			r, err := h.Store.Registry.LoadRunner(ctx, p.Context, p.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -43,7 +43,7 @@ func (h *Handlers) registerRunnerMethods() {
 			if err := h.seedContext(ctx, p.ContextID); err != nil {
 				return nil, err
 			}
-			r, err := h.Store.LoadRunner(ctx, p.ContextID, p.ID)
+			r, err := h.Store.Registry.LoadRunner(ctx, p.ContextID, p.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -53,7 +53,7 @@ func (h *Handlers) registerRunnerMethods() {
 		func(ctx context.Context, p struct {
 			Context uint64 `json:"context"`
 		}) ([]*wire.RunnerView, error) {
-			rs, err := h.Store.ListRunners(ctx, p.Context)
+			rs, err := h.Store.Registry.ListRunners(ctx, p.Context)
 			if err != nil {
 				return nil, err
 			}

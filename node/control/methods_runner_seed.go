@@ -43,7 +43,7 @@ func (h *Handlers) seedRunnerCreate(ctx context.Context, p wire.SeedRunnerParams
 	if in.Secret != "" {
 		r.Extra = model.Hash{"secret": in.Secret}
 	}
-	if err := h.Store.CreateRunner(ctx, p.ContextID, r); err != nil {
+	if err := h.Store.Registry.CreateRunner(ctx, p.ContextID, r); err != nil {
 		return nil, err
 	}
 	return seedRunner(r), nil
@@ -55,7 +55,7 @@ func (h *Handlers) runnerID(ctx context.Context, ctxID uint64, r *model.Runner) 
 	if r.ID != 0 {
 		return nil
 	}
-	ids, err := h.Store.NextIDs(ctx, ctxID, "runner")
+	ids, err := h.Store.Jobs.NextIDs(ctx, ctxID, "runner")
 	if err != nil {
 		return err
 	}
@@ -67,6 +67,6 @@ func (h *Handlers) runnerID(ctx context.Context, ctxID uint64, r *model.Runner) 
 // local: true declares an external worker for script type typ (seed 001;
 // store.DeclaresExternal): jobs of that type wait on its queue for it.
 func (h *Handlers) externalWorker(ctx context.Context, ctxID uint64, typ string) bool {
-	ok, err := h.Store.ExternalWorker(ctx, ctxID, typ)
+	ok, err := h.Store.Jobs.ExternalWorker(ctx, ctxID, typ)
 	return err == nil && ok
 }

@@ -67,7 +67,7 @@ func (h *Handlers) scheduleList(ctx context.Context, p wire.ScheduleListParams) 
 	ids := []uint64{p.Context}
 	if p.Context == 0 {
 		var err error
-		if ids, err = h.Store.ContextIDs(ctx); err != nil {
+		if ids, err = h.Store.Registry.ContextIDs(ctx); err != nil {
 			return nil, err
 		}
 	}

@@ -26,7 +26,7 @@ type LoginTokens interface {
 // RegisterUI adds the dashboard's methods to the table Register filled;
 // tokens mints its login tokens.
 func (h *Handlers) RegisterUI(tokens LoginTokens) {
-	briefs := store.NewBriefCache(h.Store)
+	briefs := h.Briefs
 	h.registerJobPageMethods(briefs)
 	api.Register(h.table, "ui.login_token", "A one-time login token for the web dashboard (valid a few minutes) and the URL that uses it.",
 		func(context.Context, struct{}) (*wire.LoginView, error) {
@@ -69,7 +69,7 @@ func (h *Handlers) uiStats(ctx context.Context, p wire.StatsParams, cache *store
 	if err != nil {
 		return nil, err
 	}
-	queues, err := h.Store.QueueDepths(ctx, p.Context)
+	queues, err := h.Store.Queues.QueueDepths(ctx, p.Context)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +131,6 @@ func (h *Handlers) deadLetters(ctx context.Context, p struct {
 	if err := h.checkFlowContext(ctx, p.Context); err != nil {
 		return nil, err
 	}
-	ds, err := h.Store.DeadLetters(ctx, p.Context, p.Limit)
+	ds, err := h.Store.Queues.DeadLetters(ctx, p.Context, p.Limit)
 	return deadLetterViews(ds), err
 }

@@ -64,7 +64,7 @@ func (h *Handlers) originContext(ctx context.Context, want uint64) (uint64, erro
 	}
 	c := &model.Context{Name: "outbox", Admins: []uint64{h.Self.ID},
 		Extra: model.Hash{model.ExtraMadeFor: model.MadeForOutbox}}
-	if err := h.Store.CreateContext(ctx, c); err != nil && !errors.Is(err, store.ErrExists) {
+	if err := h.Store.Registry.CreateContext(ctx, c); err != nil && !errors.Is(err, store.ErrExists) {
 		return 0, err
 	}
 	h.ContextsChanged()
@@ -125,10 +125,10 @@ func toErr(err error) error {
 type routeRecords struct{ h *Handlers }
 
 func (v routeRecords) Runner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
-	if _, err := v.h.Store.LoadContext(ctx, ctxID); err != nil {
+	if _, err := v.h.Store.Registry.LoadContext(ctx, ctxID); err != nil {
 		return nil, fmt.Errorf("%w: %w", route.ErrNoContext, err)
 	}
-	r, err := v.h.Store.LoadRunner(ctx, ctxID, id)
+	r, err := v.h.Store.Registry.LoadRunner(ctx, ctxID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %w", route.ErrNoRecord, err)
 	}
@@ -136,5 +136,5 @@ func (v routeRecords) Runner(ctx context.Context, ctxID, id uint64) (*model.Runn
 }
 
 func (v routeRecords) Runners(ctx context.Context, ctxID uint64, _ bool) ([]*model.Runner, error) {
-	return v.h.Store.ListRunners(ctx, ctxID)
+	return v.h.Store.Registry.ListRunners(ctx, ctxID)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
@@ -18,7 +17,7 @@ import (
 // Sources are the parts the collectors read at scrape time; nil parts
 // (no bridge, overlay or runner) have no series.
 type Sources struct {
-	Store       *store.Store
+	Store       Store
 	Bridge      *bridge.Bridge
 	Overlay     *overlay.Overlay
 	Runner      *executor.Runner
@@ -114,10 +113,10 @@ func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.
 		for typ, depth := range c.queueDepths(ctx, id) {
 			gauge(descQueue, float64(depth), cs, typ)
 		}
-		if sz, err := c.h.Store.OutboxSize(ctx, id); err == nil {
+		if sz, err := c.h.Store.Bus.OutboxSize(ctx, id); err == nil {
 			gauge(descOutbox, float64(sz), cs)
 		}
-		if counts, err := c.h.Store.FlowStatusCounts(ctx, id); err == nil {
+		if counts, err := c.h.Store.Flows.FlowStatusCounts(ctx, id); err == nil {
 			for st, v := range counts {
 				flows[st] += float64(v)
 			}
@@ -140,7 +139,7 @@ func (c *collector) queueDepths(ctx context.Context, id uint64) map[string]int64
 	for _, t := range served {
 		out[t] = 0
 	}
-	depths, _ := c.h.Store.QueueDepths(ctx, id)
+	depths, _ := c.h.Store.Queues.QueueDepths(ctx, id)
 	for typ, d := range depths {
 		if !slices.Contains(served, typ) {
 			typ = otherType
@@ -151,7 +150,7 @@ func (c *collector) queueDepths(ctx context.Context, id uint64) map[string]int64
 }
 
 func (c *collector) collectPeers(ctx context.Context, gauge func(*prometheus.Desc, float64, ...string)) {
-	peers, err := c.h.Store.ListPeers(ctx)
+	peers, err := c.h.Store.Registry.ListPeers(ctx)
 	if err != nil {
 		return
 	}

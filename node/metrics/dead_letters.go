@@ -26,7 +26,7 @@ func (c *collector) collectDeadLetters(ctx context.Context, counter func(*promet
 		return
 	}
 	for _, id := range ids {
-		counts, err := c.h.Store.DeadLetterCounts(ctx, id)
+		counts, err := c.h.Store.Bus.DeadLetterCounts(ctx, id)
 		if err != nil {
 			continue
 		}

@@ -24,7 +24,7 @@ func (d *Dashboard) serveChanges(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want ?context=N", http.StatusBadRequest)
 		return
 	}
-	if err := d.h.Store.CheckContextID(ctxID); err != nil {
+	if err := d.h.Store.Registry.CheckContextID(ctxID); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -41,7 +41,7 @@ func (d *Dashboard) serveChanges(w http.ResponseWriter, r *http.Request) {
 	for n := 0; !d.h.Draining(); n++ {
 		// Every tenth tick says "change" anyway: a job's status may move
 		// without its context's key count (store.ChangeStamp).
-		if stamp := d.h.Store.ChangeStamp(r.Context(), ctxID); stamp != last || n%10 == 0 {
+		if stamp := d.h.Store.Jobs.ChangeStamp(r.Context(), ctxID); stamp != last || n%10 == 0 {
 			last = stamp
 			if _, err := fmt.Fprintf(w, "retry: 1000\nevent: change\ndata: {\"n\":%d}\n\n", n); err != nil {
 				return
