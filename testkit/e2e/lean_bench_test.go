@@ -251,34 +251,75 @@ func BenchmarkAgentStartup(b *testing.B) {
 // private unix socket, AOF only), exec → first PONG. Reports p50-ms and
 // max-ms.
 func BenchmarkRedisServerStartup(b *testing.B) {
-	redisBin, err := exec.LookPath("redis-server")
-	if err != nil {
-		b.Skip("redis-server is not on PATH")
-	}
 	var d []float64
 	for range b.N {
-		dir, err := os.MkdirTemp("", "rs")
-		if err != nil {
-			b.Fatal(err)
-		}
-		sock := filepath.Join(dir, "redis.sock")
-		cmd := exec.Command(redisBin, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
-			"--dir", dir, "--appendonly", "yes", "--databases", "64", "--save", "", "--daemonize", "no", "--logfile", "")
-		c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, MaxRetries: -1})
 		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		for c.Ping(context.Background()).Err() != nil && time.Since(start) < 10*time.Second {
-			time.Sleep(200 * time.Microsecond)
-		}
+		cmd, c := startEmbeddedLike(b)
 		d = append(d, float64(time.Since(start).Microseconds())/1000)
 		c.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		os.RemoveAll(dir)
 	}
 	reportMs(b, d)
+}
+
+// BenchmarkIdleRedisServer is the idle store's floor: redis-server alone
+// with the embedded store's arguments and no client but the meter, over
+// HYPHAE_BENCH_IDLE_SECONDS after a second to settle; it reports
+// redis-cpu-% (from /proc) and redis-info-cpu-% (INFO), as
+// BenchmarkIdleAgent does for the agent's.
+func BenchmarkIdleRedisServer(b *testing.B) {
+	win := leanEnvSeconds(b, "HYPHAE_BENCH_IDLE_SECONDS", 10*time.Second)
+	cmd, c := startEmbeddedLike(b)
+	defer func() { c.Close(); _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	ctx := context.Background()
+	time.Sleep(time.Second)
+	b.ResetTimer()
+	u0, err := leanSample(ctx, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r0, t0 := procCPU(cmd.Process.Pid), time.Now()
+	time.Sleep(win)
+	r1, el := procCPU(cmd.Process.Pid), time.Since(t0)
+	u1, err := leanSample(ctx, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	pct := func(d time.Duration) float64 { return 100 * d.Seconds() / el.Seconds() }
+	b.ReportMetric(pct(r1-r0), "redis-cpu-%")
+	b.ReportMetric(pct(u1.sub(u0).cpu), "redis-info-cpu-%")
+	b.ReportMetric(0, "ns/op")
+}
+
+// startEmbeddedLike starts redis-server as node/embedredis does (its
+// childArgs: no TCP, a private unix socket, AOF only) and waits for PONG.
+func startEmbeddedLike(b *testing.B) (*exec.Cmd, *redis.Client) {
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		b.Skip("redis-server is not on PATH")
+	}
+	dir, err := os.MkdirTemp("", "rs")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "redis.sock")
+	cmd := exec.Command(redisBin, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
+		"--dir", dir, "--appendonly", "yes", "--databases", "64", "--save", "", "--daemonize", "no", "--logfile", "")
+	c := redis.NewClient(&redis.Options{Network: "unix", Addr: sock, MaxRetries: -1})
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	for c.Ping(context.Background()).Err() != nil {
+		if time.Since(start) > 10*time.Second {
+			b.Fatal("redis-server did not answer PING within 10 s")
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return cmd, c
 }
 
 func reportMs(b *testing.B, d []float64) {

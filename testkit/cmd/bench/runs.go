@@ -63,7 +63,7 @@ var runs = []run{
 	{pkg: "./testkit/e2e", bench: "^BenchmarkLeanNoopJobs$", full: 3000, quick: 600},
 	{pkg: "./testkit/cmd/bench/asynqbase", bench: "^BenchmarkAsynqNoop$", full: 3000, quick: 600, module: true},
 	{pkg: "./testkit/e2e", bench: "^Benchmark(AgentStartup|RedisServerStartup)$", full: 10, quick: 5},
-	{pkg: "./testkit/e2e", bench: "^BenchmarkIdleAgent$", full: 1, quick: 1, once: true, verbose: true,
+	{pkg: "./testkit/e2e", bench: "^Benchmark(IdleAgent|IdleRedisServer)$", full: 1, quick: 1, once: true, verbose: true,
 		fullEnv: []string{"HYPHAE_BENCH_IDLE_SECONDS=20"}, quickEnv: []string{"HYPHAE_BENCH_IDLE_SECONDS=10"}},
 	{pkg: "./testkit/cmd/bench/asynqbase", bench: "^BenchmarkAsynqIdle$", full: 1, quick: 1, once: true, verbose: true, module: true,
 		fullEnv: []string{"HYPHAE_BENCH_IDLE_SECONDS=20"}, quickEnv: []string{"HYPHAE_BENCH_IDLE_SECONDS=10"}},

@@ -31,6 +31,8 @@ func (t *table) lean() {
 		t.cmpOurs("… agent RSS (vs the asynq worker's)",
 			t.fig(idle, "rss-MiB"), t.fig("BenchmarkAsynqIdle", "rss-MiB"), mib, "≤ 32 MiB", atMost(32))
 	}
+	t.abs("idle redis-server alone, the embedded store's arguments, no client but the meter: CPU (the floor under the store rows; IdleRedisServer)",
+		t.fig("BenchmarkIdleRedisServer", "redis-cpu-%"), pct, "", nil)
 	t.cmpOurs("start-up to the API answering (node.info on the socket), embedded store, fresh data dir, p50 (vs redis-server alone with the embedded store's arguments to PONG, p50)",
 		t.fig("BenchmarkAgentStartup", "p50-ms"), t.fig("BenchmarkRedisServerStartup", "p50-ms"), ms, "≤ 50 ms", atMost(50))
 }
