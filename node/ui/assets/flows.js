@@ -76,7 +76,7 @@ function flowDetail(ctx, st, dag) {
       ['WAIT+RUN', 'from dispatch to end: the wait in the queue and the run (the job page shows them apart)'], 'NEEDS', 'COMPENSATION', 'ERROR', ''], st.jobs.map(j =>
       el('tr', {class: 'click', 'data-name': j.name, onclick: () => j.key && go(jobHref(ctx, j.key))},
         el('td', {}, j.name), el('td', {}, el('code', {}, j.key || '—')),
-        el('td', {}, badge(j.state)), el('td', {}, j.script_type), el('td', {}, String(j.attempt)), el('td', {}, dur(j.duration_seconds)),
+        el('td', {}, badge(j.state)), el('td', {}, j.script_type), el('td', {}, String(j.attempt)), el('td', {}, ['pending', 'ready'].includes(j.state) ? '—' : dur(j.duration_seconds)),
         el('td', {}, (j.needs || []).join(', ')),
         el('td', {'data-compensation': j.compensation ? j.compensation.state : ''}, j.compensation ? compensationLink(ctx, j.compensation) : ''),
         el('td', {class: 'muted text'}, j.error || ''),

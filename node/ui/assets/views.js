@@ -130,7 +130,7 @@ Views.jobs = (r) => {
       const rows = page.jobs.map(j => el('tr', {class: 'click', 'data-key': j.key, onclick: () => go(jobHref(H.ctx, j.key))},
         el('td', {}, el('code', {}, j.key)), el('td', {}, j.name || ''), el('td', {}, j.script_type), el('td', {}, badge(j.state)),
         el('td', {}, j.flow_id ? el('a', {href: '#/flow/' + H.ctx + '/' + j.flow_id, onclick: e => e.stopPropagation()}, String(j.flow_id)) : ''),
-        el('td', {}, j.attempt + (j.retries ? '/' + (j.retries + 1) : '')), el('td', {title: j.runner || ''}, short(j.runner)),
+        el('td', {}, j.attempt + (j.retries ? '/' + (j.retries + 1) : '')), el('td', {class: 'nowrap', title: j.runner || ''}, short(j.runner)),
         el('td', {title: when(j.created_at)}, ago(j.created_at)),
         el('td', {title: 'created → ended: the wait in the queue and the run (the job page shows each)'},
           ended(j.status) ? dur(j.updated_at - j.created_at) : '—'), el('td', {class: 'muted text'}, j.error || '')));
@@ -246,7 +246,7 @@ function timelineCard(tl) {
       el('tr', {'data-attempt': a.attempt}, el('td', {}, String(a.attempt)), el('td', {}, badge(a.status)), el('td', {}, ms(a.queued_ms)),
         el('td', {}, ms(a.started_ms)), el('td', {}, ms(a.ended_ms)), el('td', {'data-waited': ''}, waited(a)),
         el('td', {'data-ran': ''}, took(a)),
-        el('td', {title: a.runner || a.sent_to || ''}, a.runner ? short(a.runner) : a.sent_to ? 'sent to ' + short(a.sent_to) : '—'),
+        el('td', {class: 'nowrap', title: a.runner || a.sent_to || ''}, a.runner ? short(a.runner) : a.sent_to ? 'sent to ' + short(a.sent_to) : '—'),
         el('td', {class: 'muted text'}, a.error || ''))))),
     card('Timeline', el('ol', {class: 'timeline'}, tl.timeline.map(e => el('li', {'data-event': e.event},
       el('span', {class: 'ts', title: e.at}, ms(e.at_ms)), ' ', badge(e.event), ' attempt ' + Math.max(e.attempt || 0, 1),
