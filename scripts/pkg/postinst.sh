@@ -24,9 +24,12 @@ hyphae_account
 # The packaged config is /etc/hyphae/hyphae.yaml (dpkg and rpm keep it,
 # changed, on upgrade); the agent reads <data dir>/hyphae.yaml, so that is
 # a link to it. A hyphae.yaml already there (scripts/install.sh made it)
-# is kept and stays the one read.
-chgrp hyphae "$CONFIG"
-chmod 0640 "$CONFIG"
+# is kept and stays the one read. (An admin may have deleted the config:
+# dpkg leaves it deleted.)
+if [ -e "$CONFIG" ]; then
+  chgrp hyphae "$CONFIG"
+  chmod 0640 "$CONFIG"
+fi
 if [ ! -e "$STATE/hyphae.yaml" ] && [ ! -L "$STATE/hyphae.yaml" ]; then
   ln -s "$CONFIG" "$STATE/hyphae.yaml"
 elif [ "$(readlink "$STATE/hyphae.yaml" || true)" != "$CONFIG" ]; then
