@@ -26,6 +26,10 @@ two runs. See docs/time.md.`,
 		newScheduleAct(g, "pause", "Stop a schedule from firing until resume"),
 		newScheduleAct(g, "resume", "Fire a paused schedule again from its next tick"),
 		newScheduleAct(g, "remove", "Delete a schedule (the runs it started stay)"))
+	cmd.Example = `  hyphae flow schedule add configs/flows/nightly-backup.yaml
+  hyphae flow schedule list -c 1
+  hyphae flow schedule pause nightly-backup -c 1
+  HYPHAE_CONTEXT=1 hyphae flow schedule resume nightly-backup`
 	return cmd
 }
 
@@ -50,7 +54,7 @@ func newScheduleAdd(g *globals) *cobra.Command {
 			return showSchedules(cmd.OutOrStdout(), []*wire.ScheduleView{&v}, asJSON)
 		},
 	}
-	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (default: the file's context:)")
+	addContextFlag(cmd, &ctxID, "context id (default: the file's `context:`)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the schedule as JSON")
 	return cmd
 }
@@ -59,9 +63,10 @@ func newScheduleList(g *globals) *cobra.Command {
 	var ctxID uint64
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List schedules: next and last tick, runs, skipped",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List schedules: next and last tick, runs, skipped",
+		Example: "  hyphae flow schedule list\n  hyphae flow schedule list -c 1 --json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var vs []*wire.ScheduleView
 			if err := g.call(cmd.Context(), "flow.schedule.list", wire.ScheduleListParams{Context: ctxID}, &vs); err != nil {
@@ -70,20 +75,28 @@ func newScheduleList(g *globals) *cobra.Command {
 			return showSchedules(cmd.OutOrStdout(), vs, asJSON)
 		},
 	}
-	cmd.Flags().Uint64Var(&ctxID, "context", 0, "only this context (default: all)")
+	addContextFlag(cmd, &ctxID, "only this context (default: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
 
-// newScheduleAct is pause, resume or remove NAME --context N.
+// newScheduleAct is pause, resume or remove NAME --context N (-c N,
+// default $HYPHAE_CONTEXT).
 func newScheduleAct(g *globals, verb, short string) *cobra.Command {
-	var ctxID uint64
+	var ctxFlag uint64
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   verb + " NAME --context N",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Long: short + `. NAME is the schedule's, its flow's name (hyphae flow schedule list
+shows them); the context is --context N (-c N), default $` + envContext + `.`,
+		Example: fmt.Sprintf("  hyphae flow schedule %s nightly-backup -c 1\n  HYPHAE_CONTEXT=1 hyphae flow schedule %s nightly-backup", verb, verb),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctxID, err := contextOrEnv(cmd, ctxFlag)
+			if err != nil {
+				return err
+			}
 			p := wire.ScheduleRef{Context: ctxID, Name: args[0]}
 			if verb == "remove" {
 				if err := g.call(cmd.Context(), "flow.schedule.remove", p, nil); err != nil {
@@ -99,9 +112,8 @@ func newScheduleAct(g *globals, verb, short string) *cobra.Command {
 			return showSchedules(cmd.OutOrStdout(), []*wire.ScheduleView{&v}, asJSON)
 		},
 	}
-	cmd.Flags().Uint64Var(&ctxID, "context", 0, "context id (required)")
+	addContextFlag(cmd, &ctxFlag, "context id (required; default $"+envContext+")")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the schedule as JSON")
-	_ = cmd.MarkFlagRequired("context")
 	return cmd
 }
 
