@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -26,10 +27,12 @@ func newActor(g *globals) *cobra.Command {
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), as)
 			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tPEER")
 			for _, a := range as {
-				fmt.Fprintf(cmd.OutOrStdout(), "%4d  %s\n", a.ID, actorLabel(&a))
+				fmt.Fprintf(tw, "%d\t%s\n", a.ID, actorLabel(&a))
 			}
-			return nil
+			return tw.Flush()
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -373,15 +374,24 @@ func newFlowList(g *globals) *cobra.Command {
 			}
 			if len(fs) == 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "no flows in context %d (hyphae flow run FILE)\n", ctxID)
+				return nil
 			}
-			for _, f := range fs {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-5d %-20s %-10s %4d/%-4d %s  %s\n", f.ID, f.Name, f.Status,
-					f.Progress.Done, f.Progress.Total, time.Unix(f.CreatedAt, 0).Format("2006-01-02 15:04"), f.Error)
-			}
+			printFlowTable(cmd.OutOrStdout(), fs)
 			return nil
 		},
 	}
 	addContextFlag(cmd, &ctxID, contextUse)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// printFlowTable prints flows a line each, under a header.
+func printFlowTable(w io.Writer, fs []wire.FlowSummary) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tDONE\tCREATED\tERROR")
+	for _, f := range fs {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%s\t%s\n", f.ID, f.Name, f.Status, f.Progress.Done, f.Progress.Total,
+			time.Unix(f.CreatedAt, 0).Format("2006-01-02 15:04"), oneLine(f.Error, 80))
+	}
+	tw.Flush()
 }

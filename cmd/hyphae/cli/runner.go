@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -121,10 +122,9 @@ func callRunners[T wire.RunnerView | []wire.RunnerView](cmd *cobra.Command, g *g
 	case []wire.RunnerView:
 		if len(v) == 0 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "no runner records in context %v (hyphae runner create)\n", params["context"])
+			return nil
 		}
-		for i := range v {
-			printRunner(cmd.OutOrStdout(), &v[i])
-		}
+		printRunnerTable(cmd.OutOrStdout(), v)
 	}
 	return nil
 }
@@ -132,9 +132,23 @@ func callRunners[T wire.RunnerView | []wire.RunnerView](cmd *cobra.Command, g *g
 // printRunner prints one runner record on a line: its ref, the agent and
 // the script types noted for it.
 func printRunner(w io.Writer, r *wire.RunnerView) {
-	types := "-"
-	if len(r.ScriptTypes) > 0 {
-		types = strings.Join(r.ScriptTypes, ",")
+	fmt.Fprintf(w, "%-10s %s  types=%s\n", r.Ref, r.Pubkey, runnerTypes(r))
+}
+
+// printRunnerTable prints runner records a line each, under a header.
+func printRunnerTable(w io.Writer, rs []wire.RunnerView) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUNNER\tPEER\tTYPES")
+	for i := range rs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", rs[i].Ref, rs[i].Pubkey, runnerTypes(&rs[i]))
 	}
-	fmt.Fprintf(w, "%-10s %s  types=%s\n", r.Ref, r.Pubkey, types)
+	tw.Flush()
+}
+
+// runnerTypes is the script types noted for r, "-" for any.
+func runnerTypes(r *wire.RunnerView) string {
+	if len(r.ScriptTypes) == 0 {
+		return "-"
+	}
+	return strings.Join(r.ScriptTypes, ",")
 }
