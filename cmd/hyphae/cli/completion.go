@@ -24,7 +24,7 @@ func fixed(values ...string) completeFunc {
 
 // registerCompletions gives shell completion (hyphae completion bash|zsh|
 // fish) values for the flags every command shares by name, --type,
-// --role, --status and --context, and for job keys and flow ids as
+// --role, --status, --context and --flow, and for job keys and flow ids as
 // arguments. Values the agent knows are asked of it; with no agent
 // there are none.
 func registerCompletions(root *cobra.Command, g *globals) {
@@ -33,6 +33,7 @@ func registerCompletions(root *cobra.Command, g *globals) {
 		"role":    fixed("admin", "executor", "reader"),
 		"status":  fixed("dispatched", "waiting_for_prerequisites", "started", "error", "finished"),
 		"context": completeContexts(g),
+		"flow":    completeFlowIDs(g), // job list --flow
 	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

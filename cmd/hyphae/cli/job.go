@@ -134,7 +134,7 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	} else {
 		printJob(cmd.OutOrStdout(), &j, f.ctx)
 		if !f.wait {
-			fmt.Fprintf(cmd.OutOrStdout(), "  follow: hyphae job logs -f %d %s\n", j.ContextID, j.Key)
+			fmt.Fprintf(cmd.OutOrStdout(), "  follow: %s\n", followHint(g, j.ContextID, j.Key))
 		}
 	}
 	if f.wait && j.Status != "finished" {

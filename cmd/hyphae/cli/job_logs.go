@@ -16,7 +16,7 @@ func newJobLogs(g *globals) *cobra.Command {
 	var tail int
 	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:   "logs [CONTEXT] JOB_KEY",
+		Use:   "logs [CONTEXT] JOB",
 		Short: "Print a job's output lines; -f follows until the job ends",
 		Long: `Print a job's output lines; -f follows until the job ends.
 
@@ -30,18 +30,23 @@ Lines the job wrote on stderr start with "E| "; --timestamps puts the time
 each line was written (UTC) before it. --json prints one JSON object per
 line, {"ts", "stream", "line"}: stream is stdout, stderr or agent (the
 agent's own "[hyphae]" notes); ts and stream are left out where they are
-not known (lines a result brought home, or written by an older agent).`,
-		Example: "  hyphae job logs -c 1 job:1:7 -f\n  hyphae job logs 1 job:1:7 --tail 20 --timestamps\n  hyphae job logs 1 job:1:7 --json",
-		Args:    ctxArgs(1),
+not known (lines a result brought home, or written by an older agent).
+
+` + jobArgHelp,
+		Example: `  hyphae job logs -f -c 1 job:1:7
+  hyphae job logs -c 1 7 --tail 20 --timestamps
+  hyphae job logs -c 1 job:1:7 --json
+  hyphae job logs 1 job:1:7          # the older form, context first`,
+		Args: ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
+			id, key, err := jobArgs(cmd, g, ctxFlag, args) // job_ref.go
 			if err != nil {
 				return err
 			}
 			if tail < 0 {
 				return usage("--tail must be 0 (all) or more")
 			}
-			f := &logFollower{g: g, ctxID: id, key: args[0], out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), tail: tail,
+			f := &logFollower{g: g, ctxID: id, key: key, out: cmd.OutOrStdout(), errw: cmd.ErrOrStderr(), tail: tail,
 				show: logShow{stamps: stamps, json: asJSON}}
 			return f.run(cmd.Context(), follow)
 		},

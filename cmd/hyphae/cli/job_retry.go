@@ -12,23 +12,25 @@ func newJobRetry(g *globals) *cobra.Command {
 	var wait, asJSON bool
 	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:   "retry [CONTEXT] JOB_KEY",
+		Use:   "retry [CONTEXT] JOB",
 		Short: "Queue a job that ended error again, as a new attempt",
 		Long: `Queue a job that ended error (it failed, was stopped, timed out or was
 dead-lettered as invalid) again on this agent's runner, as its next attempt:
 same script, env and limits, its error cleared. A finished job, one still
 queued or running, a flow's job or one sent to another agent is refused.
 With --wait it follows the new attempt to its end; the exit code is then 0
-when it finished, 1 when it failed again.`,
-		Example: "  hyphae job retry 1 job:1:42 --wait",
+when it finished, 1 when it failed again.
+
+` + jobArgHelp,
+		Example: "  hyphae job retry -c 1 job:1:42 --wait\n  hyphae job retry -c 1 42",
 		Args:    ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
+			id, key, err := jobArgs(cmd, g, ctxFlag, args) // job_ref.go
 			if err != nil {
 				return err
 			}
 			var j wire.JobView
-			if err := g.call(cmd.Context(), "job.retry", wire.JobRef{Context: id, Key: args[0]}, &j); err != nil {
+			if err := g.call(cmd.Context(), "job.retry", wire.JobRef{Context: id, Key: key}, &j); err != nil {
 				return err
 			}
 			if wait {
@@ -49,7 +51,7 @@ when it finished, 1 when it failed again.`,
 				return failed("job %s %s: %s", j.Key, j.Status, j.Error)
 			}
 			if !wait && !asJSON {
-				fmt.Fprintf(cmd.OutOrStdout(), "  follow: hyphae job logs -f %d %s\n", id, j.Key)
+				fmt.Fprintf(cmd.OutOrStdout(), "  follow: %s\n", followHint(g, id, j.Key))
 			}
 			return nil
 		},

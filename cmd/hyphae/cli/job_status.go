@@ -19,20 +19,24 @@ func newJobStatus(g *globals) *cobra.Command {
 	var asJSON bool
 	var ctxFlag uint64
 	cmd := &cobra.Command{
-		Use:     "status [CONTEXT] JOB_KEY",
-		Short:   "Show a job: status, attempt, result, error",
-		Example: "  hyphae job status -c 1 job:1:42\n  hyphae job status 1 job:1:42",
-		Args:    ctxArgs(1),
+		Use:   "status [CONTEXT] JOB",
+		Short: "Show a job: status, attempt, result, error",
+		Long:  "Show a job: status, attempt, times, runner, result, error, its attempts and timeline.\n\n" + jobArgHelp,
+		Example: `  hyphae job status -c 1 job:1:42
+  hyphae job status -c 1 42          # job 42 of context 1
+  HYPHAE_CONTEXT=1 hyphae job status 42
+  hyphae job status 1 job:1:42       # the older form, context first`,
+		Args: ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
+			id, key, err := jobArgs(cmd, g, ctxFlag, args) // job_ref.go
 			if err != nil {
 				return err
 			}
 			var j wire.JobView
-			if err := g.call(cmd.Context(), "job.load", map[string]any{"context": id, "key": args[0]}, &j); err != nil {
+			if err := g.call(cmd.Context(), "job.load", map[string]any{"context": id, "key": key}, &j); err != nil {
 				return err
 			}
-			tl := jobTimeline(cmd.Context(), g, id, args[0]) // job_timeline.go
+			tl := jobTimeline(cmd.Context(), g, id, key) // job_timeline.go
 			if asJSON {
 				return printJSON(cmd.OutOrStdout(), jobWithTimeline{JobView: j, Timeline: tl.Timeline, Attempts: tl.Attempts})
 			}
@@ -55,68 +59,6 @@ func printJobTrace(w io.Writer, j *wire.JobView) {
 	if j.TraceID != "" {
 		fmt.Fprintf(w, "  trace id: %s\n", j.TraceID)
 	}
-}
-
-func newJobList(g *globals) *cobra.Command {
-	var asJSON bool
-	var status string
-	var limit int
-	var ctxFlag uint64
-	cmd := &cobra.Command{
-		Use:   "list [CONTEXT]",
-		Short: "List a context's jobs, newest first",
-		Long: `List a context's jobs, newest first: the newest 50 unless --limit says
-otherwise (0: all), only those in one status with --status. RUNNER is the
-agent a job went to (shortened; --json has it whole), "-" for one run here.
-ATTEMPT is the attempt and how many the job may have; DURATION runs from
-the job's creation to its end (to now while it has not ended).`,
-		Example: "  hyphae job list -c 1\n  hyphae job list 1 --status error --limit 0",
-		Args:    ctxArgs(0),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, _, err := contextArgs(cmd, ctxFlag, args, 0)
-			if err != nil {
-				return err
-			}
-			if limit < 0 {
-				return usage("--limit must be 0 (all) or more")
-			}
-			if status != "" && !model.JobStatus(status).Valid() {
-				return usage("--status %q is not a job status: dispatched, waiting_for_prerequisites, started, error or finished", status)
-			}
-			var js []wire.JobView
-			p := map[string]any{"context": id, "status": status, "limit": limit + min(limit, 1)} // one more: are there more?
-			if err := g.call(cmd.Context(), "job.list", p, &js); err != nil {
-				return err
-			}
-			if len(js) == 0 {
-				if err := g.requireContext(cmd.Context(), id); err != nil {
-					return err
-				}
-			}
-			if limit > 0 && len(js) > limit {
-				js = js[:limit]
-				defer fmt.Fprintf(cmd.ErrOrStderr(), "showing the newest %d; --limit 0 shows all\n", limit)
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), js)
-			}
-			if len(js) == 0 {
-				with := ""
-				if status != "" {
-					with = " with status " + status
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "no jobs in context %d%s\n", id, with)
-				return nil
-			}
-			printJobTable(cmd.OutOrStdout(), js)
-			return nil
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&status, "status", "", "only jobs in this status: dispatched, waiting_for_prerequisites, started, error, finished")
-	cmd.Flags().IntVar(&limit, "limit", 50, "at most this many jobs, newest first (0: all)")
-	addContextFlag(cmd, &ctxFlag, contextUse)
-	return cmd
 }
 
 // printJobTable prints jobs a line each, under a header.
@@ -183,21 +125,23 @@ func newJobStop(g *globals) *cobra.Command {
 	var ctxFlag uint64
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "stop [CONTEXT] JOB_KEY",
+		Use:   "stop [CONTEXT] JOB",
 		Short: "Stop a running or queued job (it ends error: stopped)",
 		Long: `Stop a running or queued job; it ends with status error, "stopped".
 
 A job sent to another agent is stopped there: the stop travels as the job
 did. If that agent has not acknowledged the job yet (it may be away), the
 job also ends here at once, and its message is withdrawn instead of being
-sent again.`,
-		Args: ctxArgs(1),
+sent again.
+
+` + jobArgHelp,
+		Example: "  hyphae job stop -c 1 job:1:42\n  hyphae job stop -c 1 42",
+		Args:    ctxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, args, err := contextArgs(cmd, ctxFlag, args, 1)
+			id, key, err := jobArgs(cmd, g, ctxFlag, args)
 			if err != nil {
 				return err
 			}
-			key := args[0]
 			var out map[string]string
 			if err := g.call(cmd.Context(), "job.stop", map[string]any{"context": id, "key": key}, &out); err != nil {
 				return err
