@@ -194,7 +194,10 @@ func spread(n, workers int, job func(worker, i int)) {
 // /proc; redis-info-cpu-% from INFO), Redis commands/s (redis-cmds/s,
 // the meter's INFO taken out), the agent's and redis-server's RSS
 // (rss-MiB, redis-rss-MiB) and its start-up, exec → API answering
-// (startup-ms). It logs which commands those are.
+// (startup-ms). A bare redis-server with the embedded store's arguments
+// idles beside it in the same window (bare-redis-cpu-%): the floor under
+// the store's figure, under the same load. It logs which commands the
+// agent's store saw.
 func BenchmarkIdleAgent(b *testing.B) {
 	settle := leanEnvSeconds(b, "HYPHAE_BENCH_IDLE_SETTLE", 5*time.Second)
 	win := leanEnvSeconds(b, "HYPHAE_BENCH_IDLE_SECONDS", 10*time.Second)
@@ -204,15 +207,17 @@ func BenchmarkIdleAgent(b *testing.B) {
 			a := startLean(b, contexts)
 			meter := a.redis(b, 0)
 			pid := a.proc.cmd.Process.Pid
+			bare, bc := startEmbeddedLike(b) // the floor, in the same window
+			defer func() { bc.Close(); _ = bare.Process.Kill(); _ = bare.Wait() }()
 			time.Sleep(settle)
 			b.ResetTimer()
 			u0, err := leanSample(ctx, meter)
 			if err != nil {
 				b.Fatal(err)
 			}
-			c0, r0, t0 := procCPU(pid), procCPU(a.redisPID), time.Now()
+			c0, r0, f0, t0 := procCPU(pid), procCPU(a.redisPID), procCPU(bare.Process.Pid), time.Now()
 			time.Sleep(win)
-			c1, r1, el := procCPU(pid), procCPU(a.redisPID), time.Since(t0)
+			c1, r1, f1, el := procCPU(pid), procCPU(a.redisPID), procCPU(bare.Process.Pid), time.Since(t0)
 			u1, err := leanSample(ctx, meter)
 			if err != nil {
 				b.Fatal(err)
@@ -223,6 +228,7 @@ func BenchmarkIdleAgent(b *testing.B) {
 			b.ReportMetric(pct(c1-c0), "agent-cpu-%")
 			b.ReportMetric(pct(r1-r0), "redis-cpu-%")
 			b.ReportMetric(pct(d.cpu), "redis-info-cpu-%")
+			b.ReportMetric(pct(f1-f0), "bare-redis-cpu-%")
 			b.ReportMetric(float64(d.commands)/el.Seconds(), "redis-cmds/s")
 			b.ReportMetric(rssMiB(pid), "rss-MiB")
 			b.ReportMetric(rssMiB(a.redisPID), "redis-rss-MiB")

@@ -26,6 +26,8 @@ func (t *table) lean() {
 			t.fig(idle, "agent-cpu-%"), t.fig("BenchmarkAsynqIdle", "proc-cpu-%"), pct, "≤ 0.2 %", atMost(0.2))
 		t.cmpOurs("… its redis-server's CPU (vs the asynq worker's redis-server)",
 			t.fig(idle, "redis-cpu-%"), t.fig("BenchmarkAsynqIdle", "redis-cpu-%"), pct, "≤ 0.2 %", atMost(0.2))
+		t.cmp("… the same (vs a bare redis-server, the embedded store's arguments, no client, idling in the same window)",
+			t.fig(idle, "redis-cpu-%"), t.fig(idle, "bare-redis-cpu-%"), pct, "", nil)
 		t.cmp("… Redis commands/s (vs the asynq worker's)",
 			t.fig(idle, "redis-cmds/s"), t.fig("BenchmarkAsynqIdle", "redis-cmds/s"), perSec, "", nil)
 		t.cmpOurs("… agent RSS (vs the asynq worker's)",
