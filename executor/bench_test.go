@@ -113,13 +113,13 @@ func roundTrip(b *testing.B, h *harness, caller, id uint64, typ, script string, 
 	ctx := context.Background()
 	t0 := time.Now()
 	j := &model.RunnerJob{ID: id, CallerID: caller, ContextID: 1, ScriptType: typ, Script: script}
-	if err := h.st.EnqueueJob(ctx, j); err != nil {
+	if err := h.st.Jobs.EnqueueJob(ctx, j); err != nil {
 		b.Error(err)
 		return t0
 	}
 	queued := time.Now()
 	defer func() { lat.add(time.Since(t0)) }()
-	got, err := h.st.WaitJob(ctx, 1, fmt.Sprintf("job:%d:%d", caller, j.ID))
+	got, err := h.st.Jobs.WaitJob(ctx, 1, fmt.Sprintf("job:%d:%d", caller, j.ID))
 	if err != nil || got.Status != model.JobFinished {
 		b.Errorf("job %d: %+v %v", j.ID, got, err)
 	}

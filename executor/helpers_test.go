@@ -168,7 +168,7 @@ func startRunner(t *testing.T, r *executor.Runner) {
 
 // parts hands the runner the store's concern types.
 func parts(st *store.Store) executor.Store {
-	return executor.Store{Jobs: st, Queues: st, Flows: st, Registry: st, Logs: st}
+	return executor.Store{Jobs: st.Jobs, Queues: st.Queues, Flows: st.Flows, Registry: st.Registry, Logs: st.Logs}
 }
 
 func openStore(tb testing.TB, url string) (*store.Store, error) {

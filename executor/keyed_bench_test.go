@@ -54,11 +54,11 @@ func BenchmarkKeyedJobOverhead(b *testing.B) {
 			j.SetConcurrency(model.Concurrency{Key: "bench"})
 		}
 		t0 := time.Now()
-		if err := h.st.EnqueueJob(ctx, j); err != nil {
+		if err := h.st.Jobs.EnqueueJob(ctx, j); err != nil {
 			b.Fatal(err)
 		}
 		queued := time.Now()
-		got, err := h.st.WaitJob(ctx, 1, fmt.Sprintf("job:1:%d", j.ID))
+		got, err := h.st.Jobs.WaitJob(ctx, 1, fmt.Sprintf("job:1:%d", j.ID))
 		if err != nil || got.Status != model.JobFinished {
 			b.Fatalf("job %d: %+v %v", j.ID, got, err)
 		}
@@ -120,7 +120,7 @@ func backlogRate(b *testing.B, slots int, c model.Concurrency) float64 {
 	b.ResetTimer()
 	t0 := time.Now()
 	for _, j := range jobs {
-		if err := h.st.EnqueueJob(ctx, j); err != nil {
+		if err := h.st.Jobs.EnqueueJob(ctx, j); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -172,7 +172,7 @@ func TestKeyedReleasedAfterFailureAndTimeout(t *testing.T) {
 		t.Fatalf("slow job: %v", got)
 	}
 	mustFinish(t, c, last)
-	if st, err := h.st.KeyedStateOf(t.Context(), 1, "k"); err != nil || len(st.Running)+len(st.Parked) != 0 {
+	if st, err := h.st.Queues.KeyedStateOf(t.Context(), 1, "k"); err != nil || len(st.Running)+len(st.Parked) != 0 {
 		t.Fatalf("key k still holds %+v %v", st, err)
 	}
 }
@@ -190,7 +190,7 @@ func TestKeyedNotStuckAfterRunnerKill(t *testing.T) {
 	killOnCleanup(t, pid)
 	second := submit(t, c, 1, 2, "sh", "true", keyed("k", 0)...)
 	waitFor(t, "the second job to be parked", func() bool {
-		st, err := h.st.KeyedStateOf(t.Context(), 1, "k")
+		st, err := h.st.Queues.KeyedStateOf(t.Context(), 1, "k")
 		return err == nil && len(st.Parked) == 1
 	})
 	if err := child.Process.Signal(syscall.SIGKILL); err != nil {

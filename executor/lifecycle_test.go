@@ -26,7 +26,7 @@ func TestLateReportOfSupersededAttemptIgnored(t *testing.T) {
 echo "who=$HYPHAE_ATTEMPT" >> "$HYPHAE_RESULT"`
 	key := submit(t, c, 1, 1, "sh", script)
 	waitFile(t, filepath.Join(marks, "started1"))
-	if _, err := h.st.RequeueJob(context.Background(), 1, key, "sh", 1, nil); err != nil {
+	if _, err := h.st.Jobs.RequeueJob(context.Background(), 1, key, "sh", 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := waitEnd(t, c, key)
@@ -127,7 +127,7 @@ func TestOnJobDoneAndNoop(t *testing.T) {
 		{CallerID: 4, ContextID: 1, Name: "noop", ScriptType: "noop", Script: "ignored"},
 		{CallerID: 4, ContextID: 1, Name: "fail", ScriptType: "sh", Script: "exit 1"},
 	} {
-		if err := h.st.EnqueueJob(ctx, j); err != nil {
+		if err := h.st.Jobs.EnqueueJob(ctx, j); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,7 +158,7 @@ i=3; while [ $i -le 10 ]; do echo "line $i"; i=$((i+1)); done`
 	var got []string
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.st.FollowLogs(context.Background(), 1, key, 0, func(l []string) error {
+		_, err := h.st.Logs.FollowLogs(context.Background(), 1, key, 0, func(l []string) error {
 			mu.Lock()
 			defer mu.Unlock()
 			got = append(got, l...)

@@ -33,7 +33,7 @@ func TestOfferedClaimRunsTheJob(t *testing.T) {
 		t.Fatal("a second offer with the only slot taken")
 	}
 	key := submit(t, c, 1, 1, "sh", "echo offered")
-	cl, err := h.st.ClaimJob(ctx, 1, spec.RunnerID, spec.Types, spec.Lease, false)
+	cl, err := h.st.Queues.ClaimJob(ctx, 1, spec.RunnerID, spec.Types, spec.Lease, false)
 	if err != nil || cl == nil || cl.JobKey != key {
 		t.Fatalf("claim %+v %v: want %s (the loop must not have taken it)", cl, err, key)
 	}

@@ -31,23 +31,23 @@ func TestRemoteJobAfterSendersActorMadeAnew(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	old, err := st.ActorByPubkey(ctx, alice.peerID())
+	old, err := st.Registry.ActorByPubkey(ctx, alice.peerID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	bob.call(t, "context.revoke", map[string]any{"id": 2, "actor": alice.peerID(), "role": "executor"}, nil)
-	if err := st.DeleteActor(ctx, old.ID); err != nil {
+	if err := st.Registry.DeleteActor(ctx, old.ID); err != nil {
 		t.Fatal(err)
 	}
 	bob.call(t, "context.grant", map[string]any{"id": 2, "actor": alice.peerID(), "role": "executor"}, nil)
-	now, err := st.ActorByPubkey(ctx, alice.peerID())
+	now, err := st.Registry.ActorByPubkey(ctx, alice.peerID())
 	if err != nil || now.ID == old.ID {
 		t.Fatalf("actor made anew: %+v %v, old id %d", now, err, old.ID)
 	}
 	if got := run(); got.Status != "finished" {
 		t.Fatalf("job after the actor was made anew: %+v", got)
 	}
-	jobs, err := st.ListJobs(ctx, 2)
+	jobs, err := st.Jobs.ListJobs(ctx, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func BenchmarkUIJobsView(b *testing.B) {
 	b.Logf("first job.page at 100k (full read, index backfilled): %v", time.Since(first).Round(time.Millisecond))
 	b.Run("100k/full_read_JobBriefs", func(b *testing.B) { // the read every cold call made before the index
 		for b.Loop() {
-			if _, err := a.Store().JobBriefs(context.Background(), 1); err != nil {
+			if _, err := a.Store().Jobs.JobBriefs(context.Background(), 1); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -121,7 +121,7 @@ func (n *Node) startOverlay(ctx context.Context) error {
 		}
 		oc.SwarmKey = psk
 	}
-	o, err := overlay.New(ctx, oc, n.id.PrivKey(), n.store, n.presenceInfo, n.log.With("part", "overlay"))
+	o, err := overlay.New(ctx, oc, n.id.PrivKey(), n.store.Registry, n.presenceInfo, n.log.With("part", "overlay"))
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func (n *Node) contextIDs(ctx context.Context) ([]uint64, error) {
 	if !c.at.IsZero() && time.Since(c.at) < contextCacheFor {
 		return append([]uint64(nil), c.ids...), nil
 	}
-	ids, err := n.store.ContextIDs(ctx)
+	ids, err := n.store.Registry.ContextIDs(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ func TestDeadLetterDeleteMethod(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	for _, k := range []string{"job:1:7", "job:1:8"} {
-		if err := a.Store().PushDeadLetter(context.Background(), 1, store.DeadLetter{Key: k, Reason: "invalid job"}); err != nil {
+		if err := a.Store().Queues.PushDeadLetter(context.Background(), 1, store.DeadLetter{Key: k, Reason: "invalid job"}); err != nil {
 			t.Fatal(err)
 		}
 	}

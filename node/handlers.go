@@ -13,7 +13,7 @@ import (
 // the state that changes while the agent runs.
 func (n *Node) controlDeps() control.Deps {
 	d := control.Deps{
-		Cfg: n.cfg, ID: n.id, Self: n.self, Store: controlStore(n.store), Briefs: store.NewBriefCache(n.store),
+		Cfg: n.cfg, ID: n.id, Self: n.self, Store: controlStore(n.store), Briefs: store.NewBriefCache(n.store.Jobs),
 		Overlay: n.overlay, Bridge: n.bridge, Runner: n.runner, Sched: n.sched,
 		Stopper: n.stopper, Metrics: n.metrics, Janitor: n.janitor, Tracer: n.tracer, Log: n.log,
 		Version: Version, Socket: n.paths.Socket, Started: n.started,

@@ -17,13 +17,13 @@ func (n *Node) logHostIsolation(ctx context.Context) {
 	if n.runner == nil {
 		return // no runner: no job runs here
 	}
-	ids, err := n.store.ContextIDs(ctx)
+	ids, err := n.store.Registry.ContextIDs(ctx)
 	if err != nil {
 		n.log.Warn("contexts: cannot list them to check their isolation", "err", err)
 		return
 	}
 	for _, id := range ids {
-		c, err := n.store.LoadContext(ctx, id)
+		c, err := n.store.Registry.LoadContext(ctx, id)
 		if err != nil {
 			continue // not served (refused or unreadable): it runs no job
 		}

@@ -19,7 +19,7 @@ func TestJobRunLimits(t *testing.T) {
 	if v.Status != "finished" {
 		t.Fatalf("job with limits: %+v", v)
 	}
-	j, err := a.Store().LoadJobKey(context.Background(), 1, v.Key)
+	j, err := a.Store().Jobs.LoadJobKey(context.Background(), 1, v.Key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func TestJobPageIndexBackfillsAndFollowsChanges(t *testing.T) {
 	if p.Total != 4 || p.Jobs[0].Key != j.Key {
 		t.Fatalf("after job.create: total %d, first %s; want 4, %s", p.Total, p.Jobs[0].Key, j.Key)
 	}
-	if err := a.Store().SetJobStatus(ctx, 1, j.Key, 0, model.JobError, model.Hash{"error": "boom"}); err != nil {
+	if err := a.Store().Jobs.SetJobStatus(ctx, 1, j.Key, 0, model.JobError, model.Hash{"error": "boom"}); err != nil {
 		t.Fatal(err)
 	}
 	a.call(t, "job.page", map[string]any{"context": 1, "status": "error"}, &p)

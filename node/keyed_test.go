@@ -69,7 +69,7 @@ func TestKeyedJobFromAnotherAgentHonoursRunnersKey(t *testing.T) {
 	a.call(t, "job.run", map[string]any{"to": b.peerID(), "context": 2, "type": "sh",
 		"concurrency_key": "device-7", "script": l.script("sent", "true")}, &sent)
 	eventually(t, 30*time.Second, "the sent job to be parked on B", func() bool {
-		st, err := b.Store().KeyedStateOf(context.Background(), 2, "device-7")
+		st, err := b.Store().Queues.KeyedStateOf(context.Background(), 2, "device-7")
 		return err == nil && len(st.Parked) == 1
 	})
 	if hasLine(l, "start sent") {
@@ -137,7 +137,7 @@ jobs:
 	if !oneFirst && !twoFirst {
 		t.Fatalf("jobs one and two of key dev-d1 overlapped: %v", l.lines(t))
 	}
-	j, err := a.Store().LoadJobKey(context.Background(), 1, jobOf(t, v, "two").Key)
+	j, err := a.Store().Jobs.LoadJobKey(context.Background(), 1, jobOf(t, v, "two").Key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func (n *Node) startStore(ctx context.Context) error {
 
 // ensureSelf makes sure this agent's own actor record exists.
 func (n *Node) ensureSelf(ctx context.Context) error {
-	a, err := n.store.EnsureActor(ctx, n.id.PeerID().String())
+	a, err := n.store.Registry.EnsureActor(ctx, n.id.PeerID().String())
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func TestPeerListShowsPlainStrings(t *testing.T) {
 	a := startAgent(t, agentOpts{})
 	raw := &model.Peer{PeerID: "12D3KooWRawRowRawRowRawRowRawRowRawRowRaw", State: model.PeerDown, Version: "0.1\x1b]0;pwned\x07",
 		Roles: []string{"runner\u202e"}, ScriptTypes: []string{"sh\x1b[31m"}, Extra: model.Hash{model.ExtraHost: "evil\x1b[2Jname"}}
-	if err := a.Store().SavePeer(context.Background(), raw); err != nil {
+	if err := a.Store().Registry.SavePeer(context.Background(), raw); err != nil {
 		t.Fatal(err)
 	}
 	var ps []wire.PeerView

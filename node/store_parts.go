@@ -14,25 +14,25 @@ import (
 // (its Store), so no component names the concrete store.
 
 func runnerStore(st *store.Store) executor.Store {
-	return executor.Store{Jobs: st, Queues: st, Flows: st, Registry: st, Logs: st}
+	return executor.Store{Jobs: st.Jobs, Queues: st.Queues, Flows: st.Flows, Registry: st.Registry, Logs: st.Logs}
 }
 
 func janitorStore(st *store.Store) retention.Store {
-	return retention.Store{Jobs: st, Bus: st, Flows: st}
+	return retention.Store{Jobs: st.Jobs, Bus: st.Bus, Flows: st.Flows}
 }
 
 func bridgeStore(st *store.Store) bridge.Store {
-	return bridge.Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Registry: st, Logs: st}
+	return bridge.Store{Jobs: st.Jobs, Queues: st.Queues, Bus: st.Bus, Flows: st.Flows, Events: st.Events, Registry: st.Registry, Logs: st.Logs}
 }
 
 func schedulerStore(st *store.Store) scheduler.Store {
-	return scheduler.Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Timing: st, Registry: st}
+	return scheduler.Store{Jobs: st.Jobs, Queues: st.Queues, Bus: st.Bus, Flows: st.Flows, Events: st.Events, Timing: st.Timing, Registry: st.Registry}
 }
 
 func controlStore(st *store.Store) control.Store {
-	return control.Store{Jobs: st, Queues: st, Bus: st, Flows: st, Timing: st, Events: st, Registry: st, Logs: st, Server: st}
+	return control.Store{Jobs: st.Jobs, Queues: st.Queues, Bus: st.Bus, Flows: st.Flows, Timing: st.Timing, Events: st.Events, Registry: st.Registry, Logs: st.Logs, Server: st}
 }
 
 func metricsStore(st *store.Store) metrics.Store {
-	return metrics.Store{Queues: st, Bus: st, Flows: st, Registry: st}
+	return metrics.Store{Queues: st.Queues, Bus: st.Bus, Flows: st.Flows, Registry: st.Registry}
 }

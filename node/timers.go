@@ -14,7 +14,7 @@ func (n *Node) startTimers(ctx context.Context) error {
 	if n.sched != nil {
 		firers = append(firers, timers.FirerFunc(n.sched.FireSchedules))
 	}
-	t, err := timers.New(timers.Config{Contexts: n.contextIDs, Firers: firers}, n.store, n.log.With("part", "timers"))
+	t, err := timers.New(timers.Config{Contexts: n.contextIDs, Firers: firers}, n.store.Timing, n.log.With("part", "timers"))
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func benchAgent(b *testing.B, st *store.Store, cfg overlay.Config) *overlay.Over
 	priv, _, _ := crypto.GenerateEd25519Key(rand.Reader)
 	info := func() overlay.Info { return overlay.Info{Roles: []string{"runner"}, ScriptTypes: []string{"sh"}} }
 	guardConfig(b, cfg)
-	o, err := overlay.New(context.Background(), cfg, priv, st, info, slog.New(slog.DiscardHandler))
+	o, err := overlay.New(context.Background(), cfg, priv, st.Registry, info, slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func firstPeer(b *testing.B, st *store.Store, cfg overlay.Config, target peer.ID
 		priv, _, _ := crypto.GenerateEd25519Key(rand.Reader)
 		info := func() overlay.Info { return overlay.Info{} }
 		guardConfig(b, cfg)
-		o, err := overlay.New(context.Background(), cfg, priv, st, info, slog.New(slog.DiscardHandler))
+		o, err := overlay.New(context.Background(), cfg, priv, st.Registry, info, slog.New(slog.DiscardHandler))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,8 +11,8 @@ import (
 // forgets it (Config.ForgetAfter).
 const DefaultForgetAfter = 24 * time.Hour
 
-// peerForgetter is a PeerTable that can also delete a row; *store.Store
-// is one. A table without it keeps forgotten peers' rows.
+// peerForgetter is a PeerTable that can also delete a row; the store's
+// Registry is one. A table without it keeps forgotten peers' rows.
 type peerForgetter interface {
 	DeletePeer(ctx context.Context, peerID string) error
 }

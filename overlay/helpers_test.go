@@ -59,7 +59,7 @@ func newAgentKey(t testing.TB, cfg Config, priv crypto.PrivKey) *agent {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	return &agent{o: mustNewKey(t, cfg, st, priv), st: st}
+	return &agent{o: mustNewKey(t, cfg, st.Registry, priv), st: st}
 }
 
 // mustNew builds an overlay with a fresh key on st, shut down at test end.

@@ -28,7 +28,7 @@ func TestSecondAgentOnATakenPortFails(t *testing.T) {
 	first := startAgent(t, cfg)
 	srv := newAgent(t, testConfig()) // its store, for the second overlay
 	info := func() Info { return Info{} }
-	o, err := New(context.Background(), cfg, newKey(t), srv.st, info, testLog())
+	o, err := New(context.Background(), cfg, newKey(t), srv.st.Registry, info, testLog())
 	if err == nil {
 		_ = o.Shutdown(context.Background())
 		t.Fatalf("a second agent listens on %s beside %s", cfg.Listen[0], first.o.ID())

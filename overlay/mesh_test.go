@@ -106,12 +106,12 @@ func newAgentOnStore(t *testing.T, prev *agent) *agent {
 	if err := prev.o.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := prev.st.ListPeers(context.Background())
+	rows, err := prev.st.Registry.ListPeers(context.Background())
 	if err != nil || len(rows) == 0 {
 		t.Fatalf("stored rows %v, %v", rows, err)
 	}
 	a := &agent{st: prev.st}
-	a.o = mustNew(t, testConfig(), prev.st)
+	a.o = mustNew(t, testConfig(), prev.st.Registry)
 	if err := a.o.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // PeerTable is where the overlay keeps the live peer table (Redis DB 0 in
-// the agent; *store.Store satisfies it).
+// the agent; the store's Registry satisfies it).
 type PeerTable interface {
 	SavePeer(ctx context.Context, p *model.Peer) error
 	LoadPeer(ctx context.Context, peerID string) (*model.Peer, error)

@@ -37,10 +37,10 @@ func fanOutFlow(n int) string {
 func roundTrip(b *testing.B, e *env) time.Duration {
 	j := &model.RunnerJob{CallerID: 1, ContextID: ctxID, ScriptType: "noop", Script: "x"}
 	start := time.Now()
-	if err := e.st.EnqueueJob(e.ctx, j); err != nil {
+	if err := e.st.Jobs.EnqueueJob(e.ctx, j); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := e.st.WaitJob(e.ctx, ctxID, store.JobKey(1, j.ID)); err != nil {
+	if _, err := e.st.Jobs.WaitJob(e.ctx, ctxID, store.JobKey(1, j.ID)); err != nil {
 		b.Fatal(err)
 	}
 	return time.Since(start)

@@ -26,13 +26,13 @@ func TestFlowJobDelayWaitsInTheTimers(t *testing.T) {
 	if !ok || at.Before(before.Add(time.Hour).Truncate(time.Second)) || at.After(after.Add(time.Hour)) {
 		t.Fatalf("run_at %v, want dispatch time + 1h (%v .. %v)", at, before.Add(time.Hour), after.Add(time.Hour))
 	}
-	if cl, err := e.st.ClaimJob(e.ctx, ctxID, "r", []string{"sh"}, time.Minute, false); err != nil || cl != nil {
+	if cl, err := e.st.Queues.ClaimJob(e.ctx, ctxID, "r", []string{"sh"}, time.Minute, false); err != nil || cl != nil {
 		t.Fatalf("claim before its time: %+v, %v", cl, err)
 	}
-	if n, _, err := e.st.FireDueTimers(e.ctx, ctxID, at); err != nil || n != 1 {
+	if n, _, err := e.st.Timing.FireDueTimers(e.ctx, ctxID, at); err != nil || n != 1 {
 		t.Fatalf("fire at run_at: %d, %v", n, err)
 	}
-	cl, err := e.st.ClaimJob(e.ctx, ctxID, "r", []string{"sh"}, time.Minute, false)
+	cl, err := e.st.Queues.ClaimJob(e.ctx, ctxID, "r", []string{"sh"}, time.Minute, false)
 	if err != nil || cl == nil || cl.JobKey != key {
 		t.Fatalf("claim when due: %+v, %v; want %s", cl, err, key)
 	}
@@ -49,18 +49,18 @@ func TestFlowSleepStep(t *testing.T) {
 	eventually(t, "the sleep step on its queue", func() bool {
 		return db.LLen(e.ctx, store.QueueKey("noop")).Val() == 1
 	})
-	if cl, err := e.st.ClaimJob(e.ctx, ctxID, "r", []string{"noop"}, time.Minute, false); err != nil || cl != nil {
+	if cl, err := e.st.Queues.ClaimJob(e.ctx, ctxID, "r", []string{"noop"}, time.Minute, false); err != nil || cl != nil {
 		t.Fatalf("claim of the sleep step before its hour: %+v, %v", cl, err)
 	}
 	at, _ := store.ParseRunAt(db.HGet(e.ctx, nap, store.RunAtField).Val())
-	if n, _, err := e.st.FireDueTimers(e.ctx, ctxID, at); err != nil || n != 1 {
+	if n, _, err := e.st.Timing.FireDueTimers(e.ctx, ctxID, at); err != nil || n != 1 {
 		t.Fatalf("fire: %d, %v", n, err)
 	}
-	cl, err := e.st.ClaimJob(e.ctx, ctxID, "r", []string{"noop"}, time.Minute, false)
+	cl, err := e.st.Queues.ClaimJob(e.ctx, ctxID, "r", []string{"noop"}, time.Minute, false)
 	if err != nil || cl == nil || cl.JobKey != nap {
 		t.Fatalf("claim after its hour: %+v, %v", cl, err)
 	}
-	if err := e.st.CompleteLeased(e.ctx, ctxID, cl.Lease, "r", model.JobFinished, nil); err != nil {
+	if err := e.st.Queues.CompleteLeased(e.ctx, ctxID, cl.Lease, "r", model.JobFinished, nil); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the next step dispatched", func() bool {

@@ -72,7 +72,7 @@ jobs:
 	wantStates(t, st, map[string]model.NodeState{"quick": model.NodeCompleted,
 		"slow": model.NodeCancelled, "after": model.NodeCancelled})
 	eventually(t, "the slow job to be killed", func() bool {
-		j, err := e.st.LoadJobKey(e.ctx, ctxID, job(t, st, "slow").Key)
+		j, err := e.st.Jobs.LoadJobKey(e.ctx, ctxID, job(t, st, "slow").Key)
 		return err == nil && j.Status == model.JobError
 	})
 	if time.Since(start) > 30*time.Second {

@@ -20,7 +20,7 @@ jobs:
 `)
 	want := map[uint64][2]string{0: {"dev-paris-7", "1"}, 1: {"pool", "3"}, 2: {"", ""}}
 	for i, id := range fl.Jobs {
-		j, err := e.st.LoadJobKey(e.ctx, ctxID, store.JobKey(1, id))
+		j, err := e.st.Jobs.LoadJobKey(e.ctx, ctxID, store.JobKey(1, id))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,5 +7,5 @@ import (
 
 // parts hands the scheduler the store's concern types.
 func parts(st *store.Store) scheduler.Store {
-	return scheduler.Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Timing: st, Registry: st}
+	return scheduler.Store{Jobs: st.Jobs, Queues: st.Queues, Bus: st.Bus, Flows: st.Flows, Events: st.Events, Timing: st.Timing, Registry: st.Registry}
 }

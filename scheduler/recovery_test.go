@@ -89,7 +89,7 @@ func startChild(t *testing.T, e *env, flowID uint64) *exec.Cmd {
 
 // done counts the flow's ended nodes.
 func done(t *testing.T, e *env, flowID uint64) int {
-	nodes, err := e.st.FlowNodes(e.ctx, ctxID, flowID)
+	nodes, err := e.st.Flows.FlowNodes(e.ctx, ctxID, flowID)
 	if err != nil {
 		t.Fatalf("FlowNodes: %v", err)
 	}
@@ -168,7 +168,7 @@ func runRootByHand(t *testing.T, e *env, runs string) {
 	if err := os.WriteFile(filepath.Join(runs, "a"), []byte("x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err = e.st.CompleteJob(e.ctx, ctxID, key, 1, model.JobFinished, model.Hash{"result": `{"n":"1"}`})
+	err = e.st.Jobs.CompleteJob(e.ctx, ctxID, key, 1, model.JobFinished, model.Hash{"result": `{"n":"1"}`})
 	if err != nil {
 		t.Fatalf("CompleteJob: %v", err)
 	}

@@ -29,7 +29,7 @@ func outbox(t *testing.T, e *env) *model.Message {
 		key = k
 		return err == nil
 	})
-	m, err := e.st.LoadMessageKey(e.ctx, ctxID, key)
+	m, err := e.st.Bus.LoadMessageKey(e.ctx, ctxID, key)
 	if err != nil {
 		t.Fatalf("load %s: %v", key, err)
 	}
@@ -59,12 +59,12 @@ jobs:
 		t.Fatalf("message timeout %d, want the job's 30", m.Timeout)
 	}
 	key := store.JobKey(j.CallerID, j.ID)
-	stored, err := e.st.LoadJobKey(e.ctx, ctxID, key)
+	stored, err := e.st.Jobs.LoadJobKey(e.ctx, ctxID, key)
 	if err != nil || stored.Status != model.JobDispatched || stored.Runner != peerA {
 		t.Fatalf("job hash %s: %+v, %v", key, stored, err)
 	}
 	// The bridge writes the result back onto the same job hash.
-	err = e.st.CompleteJob(e.ctx, ctxID, key, 1, model.JobFinished, model.Hash{"result": `{"answer":"42"}`})
+	err = e.st.Jobs.CompleteJob(e.ctx, ctxID, key, 1, model.JobFinished, model.Hash{"result": `{"answer":"42"}`})
 	if err != nil {
 		t.Fatalf("CompleteJob: %v", err)
 	}
@@ -83,7 +83,7 @@ jobs:
 func register(t *testing.T, e *env, peers ...string) {
 	t.Helper()
 	for _, p := range peers {
-		if err := e.st.SaveRunner(e.ctx, ctxID, &model.Runner{Pubkey: p}); err != nil {
+		if err := e.st.Registry.SaveRunner(e.ctx, ctxID, &model.Runner{Pubkey: p}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +145,7 @@ func TestRemoteRunnerLost(t *testing.T) {
 	key := store.JobKey(j.CallerID, j.ID)
 	// The new attempt says that the lost one may still have run on peerA,
 	// and keeps where it was given up on (its late result is kept).
-	stored, err := e.st.LoadJobKey(e.ctx, ctxID, key)
+	stored, err := e.st.Jobs.LoadJobKey(e.ctx, ctxID, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,11 +155,11 @@ func TestRemoteRunnerLost(t *testing.T) {
 		t.Fatalf("attempt 2: error %q, lost %q/%q; want %q… and peerA/1", stored.Error,
 			stored.Extra[model.ExtraLostRunner], stored.Extra[model.ExtraLostAttempt], warn)
 	}
-	late := e.st.CompleteJob(e.ctx, ctxID, key, 1, model.JobFinished, model.Hash{"result": `{"who":"A"}`})
+	late := e.st.Jobs.CompleteJob(e.ctx, ctxID, key, 1, model.JobFinished, model.Hash{"result": `{"who":"A"}`})
 	if !errors.Is(late, store.ErrFenced) {
 		t.Fatalf("late result of attempt 1: %v, want ErrFenced", late)
 	}
-	if err := e.st.CompleteJob(e.ctx, ctxID, key, 2, model.JobFinished, model.Hash{"result": `{"who":"B"}`}); err != nil {
+	if err := e.st.Jobs.CompleteJob(e.ctx, ctxID, key, 2, model.JobFinished, model.Hash{"result": `{"who":"B"}`}); err != nil {
 		t.Fatal(err)
 	}
 	st := e.wait(t, s, fl.ID)
@@ -198,7 +198,7 @@ func TestUnreachableRunnerJobShowsUnknown(t *testing.T) {
 	fl := e.run(t, s, "jobs:\n  far: {type: sh, runner: "+peerA+", script: 'true'}\n")
 	m := outbox(t, e)
 	key := store.JobKey(m.Job[0].CallerID, m.Job[0].ID)
-	if _, ok, err := e.st.MarkUnreachable(e.ctx, ctxID, key, 1, time.Now()); err != nil || !ok {
+	if _, ok, err := e.st.Jobs.MarkUnreachable(e.ctx, ctxID, key, 1, time.Now()); err != nil || !ok {
 		t.Fatalf("mark: %v %v", ok, err)
 	}
 	st, err := s.Status(e.ctx, ctxID, fl.ID)
@@ -209,7 +209,7 @@ func TestUnreachableRunnerJobShowsUnknown(t *testing.T) {
 		st.Progress.Unknown != 1 || st.Progress.Dispatched != 0 {
 		t.Fatalf("far = %s (status %s), progress %+v; want unknown, counted as such", far.State, far.Status, st.Progress)
 	}
-	if err := e.st.ClearUnreachable(e.ctx, ctxID, key, 1); err != nil {
+	if err := e.st.Jobs.ClearUnreachable(e.ctx, ctxID, key, 1); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ = s.Status(e.ctx, ctxID, fl.ID); job(t, st, "far").State != model.NodeDispatched {
@@ -263,7 +263,7 @@ func TestRunnerIDRouting(t *testing.T) {
 	e := newEnv(t, 1)
 	s := e.sched(t, e.config())
 	for _, rn := range []*model.Runner{{ID: 5, Pubkey: peerA}, {ID: 6, Local: true}} {
-		if err := e.st.SaveRunner(e.ctx, ctxID, rn); err != nil {
+		if err := e.st.Registry.SaveRunner(e.ctx, ctxID, rn); err != nil {
 			t.Fatal(err)
 		}
 	}

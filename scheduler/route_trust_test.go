@@ -12,7 +12,7 @@ import (
 // dst, for the bridge to route among registered runners.
 func TestRemoteDispatchPicksOnlyRegisteredRunners(t *testing.T) {
 	e := newEnv(t, 0)
-	if err := e.st.SaveRunner(e.ctx, ctxID, &model.Runner{Pubkey: peerA, ScriptTypes: []string{"gpu"}}); err != nil {
+	if err := e.st.Registry.SaveRunner(e.ctx, ctxID, &model.Runner{Pubkey: peerA, ScriptTypes: []string{"gpu"}}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := e.config()

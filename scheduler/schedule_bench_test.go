@@ -28,7 +28,7 @@ func BenchmarkScheduleTickDelay(b *testing.B) {
 			b.Fatal(err)
 		}
 		tm, err := timers.New(timers.Config{Contexts: e.config().Contexts,
-			Firers: []timers.Firer{timers.FirerFunc(s.FireSchedules)}}, e.st, nil)
+			Firers: []timers.Firer{timers.FirerFunc(s.FireSchedules)}}, e.st.Timing, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func tickDelays(b *testing.B, e *env, n int) []time.Duration {
 			b.Fatal(err)
 		}
 		now := time.Now()
-		j, err := e.st.LoadJobKey(e.ctx, ctxID, res[1])
+		j, err := e.st.Jobs.LoadJobKey(e.ctx, ctxID, res[1])
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -86,15 +86,15 @@ func (w *worker) loop(ctx context.Context) {
 
 // run takes one job through started → finished | error (or a retry).
 func (w *worker) run(ctx context.Context, key string) {
-	j, err := w.st.LoadJobKey(ctx, w.ctxID, key)
+	j, err := w.st.Jobs.LoadJobKey(ctx, w.ctxID, key)
 	if err != nil {
 		return
 	}
 	if w.isStopped(key) {
-		_ = w.st.CompleteJob(ctx, w.ctxID, key, j.Attempt, model.JobError, model.Hash{"error": "stopped"})
+		_ = w.st.Jobs.CompleteJob(ctx, w.ctxID, key, j.Attempt, model.JobError, model.Hash{"error": "stopped"})
 		return
 	}
-	if err := w.st.SetJobStatus(ctx, w.ctxID, key, j.Attempt, model.JobStarted, nil); err != nil {
+	if err := w.st.Jobs.SetJobStatus(ctx, w.ctxID, key, j.Attempt, model.JobStarted, nil); err != nil {
 		return
 	}
 	start := time.Now()
@@ -108,14 +108,14 @@ func (w *worker) run(ctx context.Context, key string) {
 		return
 	}
 	if runErr != nil && j.Attempt <= j.Retries && !w.isStopped(key) {
-		_, _ = w.st.RequeueJob(ctx, w.ctxID, key, j.ScriptType, j.Attempt, nil)
+		_, _ = w.st.Jobs.RequeueJob(ctx, w.ctxID, key, j.ScriptType, j.Attempt, nil)
 		return
 	}
 	status, fields := model.JobFinished, model.Hash{"result": mustJSON(result)}
 	if runErr != nil {
 		status, fields["error"] = model.JobError, runErr.Error()
 	}
-	_ = w.st.CompleteJob(ctx, w.ctxID, key, j.Attempt, status, fields)
+	_ = w.st.Jobs.CompleteJob(ctx, w.ctxID, key, j.Attempt, status, fields)
 }
 
 // exec runs the script in its own process group, killed on stop.

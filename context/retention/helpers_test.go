@@ -61,7 +61,7 @@ func contextOne(context.Context) ([]uint64, error) { return []uint64{1}, nil }
 func (h *harness) startRunner(t testing.TB, hook func(uint64, *model.RunnerJob)) {
 	t.Helper()
 	r, err := executor.New(executor.Config{DataDir: h.dir, Concurrency: 2, RunnerID: "runner-a",
-		ContextRefresh: 200 * time.Millisecond, Contexts: contextOne, NoCgroups: true}, executor.Store{Jobs: h.st, Queues: h.st, Flows: h.st, Registry: h.st, Logs: h.st}, h.log)
+		ContextRefresh: 200 * time.Millisecond, Contexts: contextOne, NoCgroups: true}, executor.Store{Jobs: h.st.Jobs, Queues: h.st.Queues, Flows: h.st.Flows, Registry: h.st.Registry, Logs: h.st.Logs}, h.log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func (h *harness) startRunner(t testing.TB, hook func(uint64, *model.RunnerJob))
 func (h *harness) janitor(t testing.TB, cfg retention.Config) *retention.Janitor {
 	t.Helper()
 	cfg.DataDir, cfg.Contexts = h.dir, contextOne
-	j, err := retention.New(cfg, retention.Store{Jobs: h.st, Bus: h.st, Flows: h.st}, h.log)
+	j, err := retention.New(cfg, retention.Store{Jobs: h.st.Jobs, Bus: h.st.Bus, Flows: h.st.Flows}, h.log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func scriptErr(op string, err error) error {
 }
 
 // SaveActor writes a (allocating its id when 0) and its pubkey index.
-func (s *Store) SaveActor(ctx context.Context, a *model.Actor) error {
+func (s *Registry) SaveActor(ctx context.Context, a *model.Actor) error {
 	if a.ID == 0 {
 		id, err := NextID(ctx, s.global, "actor")
 		if err != nil {
@@ -78,7 +78,7 @@ return 1
 `)
 
 // LoadActor reads actor:<id>.
-func (s *Store) LoadActor(ctx context.Context, id uint64) (*model.Actor, error) {
+func (s *Registry) LoadActor(ctx context.Context, id uint64) (*model.Actor, error) {
 	h, err := load(ctx, s.global, ActorKey(id))
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadActor: %w", err)
@@ -87,7 +87,7 @@ func (s *Store) LoadActor(ctx context.Context, id uint64) (*model.Actor, error) 
 }
 
 // ActorByPubkey finds the local actor with that pubkey (peer ID).
-func (s *Store) ActorByPubkey(ctx context.Context, pubkey string) (*model.Actor, error) {
+func (s *Registry) ActorByPubkey(ctx context.Context, pubkey string) (*model.Actor, error) {
 	v, err := s.global.Get(ctx, ActorByPubkeyKey(pubkey)).Uint64()
 	if errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("store.ActorByPubkey: no actor with pubkey %s: %w", pubkey, ErrNotFound)
@@ -99,7 +99,7 @@ func (s *Store) ActorByPubkey(ctx context.Context, pubkey string) (*model.Actor,
 }
 
 // EnsureActor returns the actor with pubkey, creating it when unknown.
-func (s *Store) EnsureActor(ctx context.Context, pubkey string) (*model.Actor, error) {
+func (s *Registry) EnsureActor(ctx context.Context, pubkey string) (*model.Actor, error) {
 	a, err := s.ActorByPubkey(ctx, pubkey)
 	if err == nil || !errors.Is(err, ErrNotFound) {
 		return a, err
@@ -116,7 +116,7 @@ func (s *Store) EnsureActor(ctx context.Context, pubkey string) (*model.Actor, e
 
 // ListActors returns every actor in DB 0, skipping none: a hash that fails
 // to decode is returned as an error naming it.
-func (s *Store) ListActors(ctx context.Context) ([]*model.Actor, error) {
+func (s *Registry) ListActors(ctx context.Context) ([]*model.Actor, error) {
 	keys, err := scan(ctx, s.global, "actor:*")
 	if err != nil {
 		return nil, fmt.Errorf("store.ListActors: %w", err)
@@ -125,7 +125,7 @@ func (s *Store) ListActors(ctx context.Context) ([]*model.Actor, error) {
 }
 
 // DeleteActor removes actor:<id> and its index.
-func (s *Store) DeleteActor(ctx context.Context, id uint64) error {
+func (s *Registry) DeleteActor(ctx context.Context, id uint64) error {
 	a, err := s.LoadActor(ctx, id)
 	if err != nil {
 		return fmt.Errorf("store.DeleteActor: %w", err)

@@ -58,16 +58,16 @@ func BenchmarkStoreSaveLoadJob(b *testing.B) {
 	s, _ := ctOpen(b)
 	ctx := context.Background()
 	j := ctBenchJob(1)
-	if err := s.SaveJob(ctx, j); err != nil { // warm the DB client
+	if err := s.Jobs.SaveJob(ctx, j); err != nil { // warm the DB client
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if err := s.SaveJob(ctx, j); err != nil {
+		if err := s.Jobs.SaveJob(ctx, j); err != nil {
 			b.Fatal(err)
 		}
-		got, err := s.LoadJob(ctx, ctBenchCtx, 7, 1)
+		got, err := s.Jobs.LoadJob(ctx, ctBenchCtx, 7, 1)
 		if err != nil || got.ID != 1 {
 			b.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func BenchmarkStoreEnqueueDequeue(b *testing.B) {
 	s, srv := ctOpen(b)
 	c := ctBenchRaw(b, srv.URL)
 	ctx := context.Background()
-	if err := s.EnqueueJob(ctx, ctBenchJob(1<<40)); err != nil { // load the script
+	if err := s.Jobs.EnqueueJob(ctx, ctBenchJob(1<<40)); err != nil { // load the script
 		b.Fatal(err)
 	}
 	c.Del(ctx, store.QueueKey("sh"))
@@ -110,7 +110,7 @@ func BenchmarkStoreEnqueueDequeue(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		id++
-		if err := s.EnqueueJob(ctx, ctBenchJob(id)); err != nil {
+		if err := s.Jobs.EnqueueJob(ctx, ctBenchJob(id)); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := c.BRPop(ctx, time.Second, store.QueueKey("sh")).Result(); err != nil {
@@ -203,16 +203,16 @@ func BenchmarkSaveLoadJobInterleaved(b *testing.B) {
 	c := ctBenchRaw(b, srv.URL)
 	ctx := context.Background()
 	j := ctBenchJob(1)
-	if err := s.SaveJob(ctx, j); err != nil {
+	if err := s.Jobs.SaveJob(ctx, j); err != nil {
 		b.Fatal(err)
 	}
 	rawKey := store.JobKey(8, 1)
 	args := ctPairs(ctBenchJob(1).ToHash())
 	ctInterleave(b, func(uint64) {
-		if err := s.SaveJob(ctx, j); err != nil {
+		if err := s.Jobs.SaveJob(ctx, j); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.LoadJob(ctx, ctBenchCtx, 7, 1); err != nil {
+		if _, err := s.Jobs.LoadJob(ctx, ctBenchCtx, 7, 1); err != nil {
 			b.Fatal(err)
 		}
 	}, func(uint64) {
@@ -231,13 +231,13 @@ func BenchmarkEnqueueDequeueInterleaved(b *testing.B) {
 	s, srv := ctOpen(b)
 	c := ctBenchRaw(b, srv.URL)
 	ctx := context.Background()
-	if err := s.EnqueueJob(ctx, ctBenchJob(1<<40)); err != nil {
+	if err := s.Jobs.EnqueueJob(ctx, ctBenchJob(1<<40)); err != nil {
 		b.Fatal(err)
 	}
 	c.Del(ctx, store.QueueKey("sh"))
 	args := ctPairs(ctBenchJob(1).ToHash())
 	ctInterleave(b, func(i uint64) {
-		if err := s.EnqueueJob(ctx, ctBenchJob(i)); err != nil {
+		if err := s.Jobs.EnqueueJob(ctx, ctBenchJob(i)); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := c.BRPop(ctx, time.Second, store.QueueKey("sh")).Result(); err != nil {

@@ -39,7 +39,7 @@ func TestClaimRunsOnlyTheGatesAJobNeeds(t *testing.T) {
 		t.Helper()
 		db.HSet(ctx, key, append([]any{"status", "dispatched", "script_type", "noop"}, fields...)...)
 		db.LPush(ctx, QueueKey("noop"), key)
-		c, err := s.ClaimJob(ctx, 1, "r1", []string{"noop"}, time.Minute, false)
+		c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"noop"}, time.Minute, false)
 		if err != nil || c == nil || c.JobKey != key || c.Verdict != VerdictRun {
 			t.Fatalf("ClaimJob = %+v, %v; want %s to run", c, err, key)
 		}

@@ -30,7 +30,7 @@ func TestCompleteJobWithLogs(t *testing.T) {
 
 	key := dispatched(1)
 	lines := []string{"first", "second: ünïcode", ""}
-	if err := s.CompleteJobWithLogs(ctx, ctxID, key, 2, model.JobFinished, model.Hash{"error": ""}, lines, 50); err != nil {
+	if err := s.Jobs.CompleteJobWithLogs(ctx, ctxID, key, 2, model.JobFinished, model.Hash{"error": ""}, lines, 50); err != nil {
 		t.Fatal(err)
 	}
 	if got := logs(key); !slices.Equal(got, lines) {
@@ -39,7 +39,7 @@ func TestCompleteJobWithLogs(t *testing.T) {
 	if v, err := db.BLPop(ctx, time.Second, store.ReplyKey(key)).Result(); err != nil || v[1] != "finished" {
 		t.Errorf("reply = %v, %v; want the end announced", v, err)
 	}
-	err := s.CompleteJobWithLogs(ctx, ctxID, key, 2, model.JobFinished, nil, []string{"again"}, 50)
+	err := s.Jobs.CompleteJobWithLogs(ctx, ctxID, key, 2, model.JobFinished, nil, []string{"again"}, 50)
 	if !errors.Is(err, model.ErrBadTransition) {
 		t.Errorf("a second end: %v, want a refused transition", err)
 	}
@@ -48,7 +48,7 @@ func TestCompleteJobWithLogs(t *testing.T) {
 	}
 
 	old := dispatched(2)
-	if err := s.CompleteJobWithLogs(ctx, ctxID, old, 1, model.JobError, nil, []string{"late"}, 50); !errors.Is(err, store.ErrFenced) {
+	if err := s.Jobs.CompleteJobWithLogs(ctx, ctxID, old, 1, model.JobError, nil, []string{"late"}, 50); !errors.Is(err, store.ErrFenced) {
 		t.Errorf("an end for attempt 1 of a job at attempt 2: %v, want fenced", err)
 	}
 	if got := logs(old); len(got) != 0 {
@@ -56,7 +56,7 @@ func TestCompleteJobWithLogs(t *testing.T) {
 	}
 
 	capped := dispatched(3)
-	if err := s.CompleteJobWithLogs(ctx, ctxID, capped, 0, model.JobError, nil, []string{"a", "b", "c"}, 2); err != nil {
+	if err := s.Jobs.CompleteJobWithLogs(ctx, ctxID, capped, 0, model.JobError, nil, []string{"a", "b", "c"}, 2); err != nil {
 		t.Fatal(err)
 	}
 	if got := logs(capped); !slices.Equal(got, []string{"a", "b", store.LogCapMarker}) {

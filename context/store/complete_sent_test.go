@@ -52,9 +52,9 @@ func TestCompleteSentJobSettlesItsMessage(t *testing.T) {
 
 	// A result for a watched job: ended, settled, handed to the watch.
 	job, msg := sent(1, model.MsgAcknowledged)
-	w := s.WatchEnd(ctxID, job)
+	w := s.Jobs.WatchEnd(ctxID, job)
 	defer w.Close()
-	err := s.CompleteSentJob(ctx, ctxID, job, 1, model.JobFinished, model.Hash{"ran_on": "peer"},
+	err := s.Jobs.CompleteSentJob(ctx, ctxID, job, 1, model.JobFinished, model.Hash{"ran_on": "peer"},
 		[]string{"done"}, 50, msg)
 	if err != nil {
 		t.Fatal(err)
@@ -70,12 +70,12 @@ func TestCompleteSentJobSettlesItsMessage(t *testing.T) {
 	if err := db.HSet(ctx, job2, "attempt", "2").Err(); err != nil {
 		t.Fatal(err)
 	}
-	err = s.CompleteSentJob(ctx, ctxID, job2, 1, model.JobFinished, nil, nil, 0, msg2)
+	err = s.Jobs.CompleteSentJob(ctx, ctxID, job2, 1, model.JobFinished, nil, nil, 0, msg2)
 	if !errors.Is(err, store.ErrFenced) {
 		t.Fatalf("an end for attempt 1 of a job at attempt 2: %v, want fenced", err)
 	}
 	check(msg2, model.MsgDispatched, true)
-	if err := s.CompleteSentJob(ctx, ctxID, job, 1, model.JobError, nil, nil, 0, msg2); !errors.Is(err, model.ErrBadTransition) {
+	if err := s.Jobs.CompleteSentJob(ctx, ctxID, job, 1, model.JobError, nil, nil, 0, msg2); !errors.Is(err, model.ErrBadTransition) {
 		t.Fatalf("a second end: %v, want a refused transition", err)
 	}
 	check(msg2, model.MsgDispatched, true)
@@ -83,7 +83,7 @@ func TestCompleteSentJobSettlesItsMessage(t *testing.T) {
 	// A message that already failed keeps its status (a late result still
 	// ends the job) but is no longer resent or awaited.
 	job3, msg3 := sent(3, model.MsgError)
-	if err := s.CompleteSentJob(ctx, ctxID, job3, 1, model.JobFinished, nil, []string{"late"}, 50, msg3); err != nil {
+	if err := s.Jobs.CompleteSentJob(ctx, ctxID, job3, 1, model.JobFinished, nil, []string{"late"}, 50, msg3); err != nil {
 		t.Fatal(err)
 	}
 	check(msg3, model.MsgError, false)
@@ -93,7 +93,7 @@ func TestCompleteSentJobSettlesItsMessage(t *testing.T) {
 
 	// A message processed already stays processed.
 	job4, msg4 := sent(4, model.MsgProcessed)
-	if err := s.CompleteSentJob(ctx, ctxID, job4, 1, model.JobError, nil, nil, 0, msg4); err != nil {
+	if err := s.Jobs.CompleteSentJob(ctx, ctxID, job4, 1, model.JobError, nil, nil, 0, msg4); err != nil {
 		t.Fatal(err)
 	}
 	check(msg4, model.MsgProcessed, false)

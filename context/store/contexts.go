@@ -15,7 +15,7 @@ import (
 
 // CreateContext writes a new context into its own DB and the DB 0 registry.
 // With c.ID == 0 the lowest free id is taken. It refuses an existing id.
-func (s *Store) CreateContext(ctx context.Context, c *model.Context) error {
+func (s *Registry) CreateContext(ctx context.Context, c *model.Context) error {
 	if c.ID == 0 {
 		id, err := s.freeContextID(ctx)
 		if err != nil {
@@ -23,7 +23,7 @@ func (s *Store) CreateContext(ctx context.Context, c *model.Context) error {
 		}
 		c.ID = id
 	}
-	db, err := s.DB(c.ID)
+	db, err := s.db(c.ID)
 	if err != nil {
 		return fmt.Errorf("store.CreateContext: %w", err)
 	}
@@ -39,8 +39,8 @@ func (s *Store) CreateContext(ctx context.Context, c *model.Context) error {
 }
 
 // saveContext overwrites an existing context (both copies).
-func (s *Store) saveContext(ctx context.Context, c *model.Context) error {
-	db, err := s.DB(c.ID)
+func (s *core) saveContext(ctx context.Context, c *model.Context) error {
+	db, err := s.db(c.ID)
 	if err != nil {
 		return fmt.Errorf("store.SaveContext: %w", err)
 	}
@@ -48,7 +48,7 @@ func (s *Store) saveContext(ctx context.Context, c *model.Context) error {
 	return s.writeContext(ctx, db, c)
 }
 
-func (s *Store) writeContext(ctx context.Context, db *redis.Client, c *model.Context) error {
+func (s *core) writeContext(ctx context.Context, db *redis.Client, c *model.Context) error {
 	h := c.ToHash()
 	if err := hset(ctx, db, ContextKey(c.ID), h); err != nil {
 		return fmt.Errorf("store.SaveContext: %w", err)
@@ -59,7 +59,7 @@ func (s *Store) writeContext(ctx context.Context, db *redis.Client, c *model.Con
 	return nil
 }
 
-func (s *Store) freeContextID(ctx context.Context) (uint64, error) {
+func (s *core) freeContextID(ctx context.Context) (uint64, error) {
 	for id := uint64(1); id < s.maxDB; id++ {
 		n, err := s.global.Exists(ctx, ContextKey(id)).Result()
 		if err != nil {
@@ -73,8 +73,8 @@ func (s *Store) freeContextID(ctx context.Context) (uint64, error) {
 }
 
 // LoadContext reads context:<id> from its own DB.
-func (s *Store) LoadContext(ctx context.Context, id uint64) (*model.Context, error) {
-	db, err := s.DB(id)
+func (s *Registry) LoadContext(ctx context.Context, id uint64) (*model.Context, error) {
+	db, err := s.db(id)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadContext: %w", err)
 	}
@@ -86,7 +86,7 @@ func (s *Store) LoadContext(ctx context.Context, id uint64) (*model.Context, err
 }
 
 // ListContexts returns the registry copies in DB 0.
-func (s *Store) ListContexts(ctx context.Context) ([]*model.Context, error) {
+func (s *Registry) ListContexts(ctx context.Context) ([]*model.Context, error) {
 	keys, err := scan(ctx, s.global, "context:*")
 	if err != nil {
 		return nil, fmt.Errorf("store.ListContexts: %w", err)
@@ -96,8 +96,8 @@ func (s *Store) ListContexts(ctx context.Context) ([]*model.Context, error) {
 
 // deleteContext removes the context record (both copies); the DB's other
 // keys are left for the operator to flush.
-func (s *Store) deleteContext(ctx context.Context, id uint64) error {
-	db, err := s.DB(id)
+func (s *core) deleteContext(ctx context.Context, id uint64) error {
+	db, err := s.db(id)
 	if err != nil {
 		return fmt.Errorf("store.DeleteContext: %w", err)
 	}
@@ -114,8 +114,8 @@ func (s *Store) deleteContext(ctx context.Context, id uint64) error {
 // the fields of clear are removed from both copies too whenever the
 // context after fn lacks them, whatever the copies held (a registry copy
 // that drifted from the context's own).
-func (s *Store) updateContext(ctx context.Context, id uint64, fn func(*model.Context) error, clear ...string) (*model.Context, error) {
-	db, err := s.DB(id)
+func (s *core) updateContext(ctx context.Context, id uint64, fn func(*model.Context) error, clear ...string) (*model.Context, error) {
+	db, err := s.db(id)
 	if err != nil {
 		return nil, fmt.Errorf("store.UpdateContext: %w", err)
 	}
@@ -190,7 +190,7 @@ func removedFields(before, after model.Hash, clear []string) []string {
 }
 
 // Grant gives actor role in context id.
-func (s *Store) Grant(ctx context.Context, id, actor uint64, role model.Role) (*model.Context, error) {
+func (s *Registry) Grant(ctx context.Context, id, actor uint64, role model.Role) (*model.Context, error) {
 	return s.updateContext(ctx, id, func(c *model.Context) error {
 		if !role.Valid() {
 			return fmt.Errorf("unknown role %q (want admin, executor or reader)", role)
@@ -201,7 +201,7 @@ func (s *Store) Grant(ctx context.Context, id, actor uint64, role model.Role) (*
 }
 
 // Revoke removes actor's role in context id.
-func (s *Store) Revoke(ctx context.Context, id, actor uint64, role model.Role) (*model.Context, error) {
+func (s *Registry) Revoke(ctx context.Context, id, actor uint64, role model.Role) (*model.Context, error) {
 	return s.updateContext(ctx, id, func(c *model.Context) error {
 		if !role.Valid() {
 			return fmt.Errorf("unknown role %q (want admin, executor or reader)", role)
@@ -215,8 +215,8 @@ func (s *Store) Revoke(ctx context.Context, id, actor uint64, role model.Role) (
 // the error says why not (unknown actor, no such context, missing role).
 // It costs one round trip: the actor (DB 0) and the context (its DB) are
 // read at once.
-func (s *Store) Authorize(ctx context.Context, id uint64, pubkey string, role model.Role) (*model.Actor, error) {
-	db, err := s.DB(id)
+func (s *Registry) Authorize(ctx context.Context, id uint64, pubkey string, role model.Role) (*model.Actor, error) {
+	db, err := s.db(id)
 	if err != nil {
 		return nil, fmt.Errorf("%w: context %d: %w", ErrDenied, id, err)
 	}
@@ -250,7 +250,7 @@ return {id, redis.call('HGETALL', ARGV[1] .. id)}
 // ActorOf returns the actor with pubkey for an authorisation (Authorize's
 // lookup, one call): an ErrDenied error when no actor has it, another
 // error when the store failed.
-func (s *Store) ActorOf(ctx context.Context, pubkey string) (*model.Actor, error) {
+func (s *Registry) ActorOf(ctx context.Context, pubkey string) (*model.Actor, error) {
 	res, err := actorByPubkey.Run(ctx, s.global, []string{ActorByPubkeyKey(pubkey)}, actorKeyPrefix).Slice()
 	if errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("%w: unknown actor %s: not registered on this agent", ErrDenied, pubkey)
@@ -302,7 +302,7 @@ func errOr(err error, msg string) error {
 
 // ContextIDs lists the ids of the DB 0 registry, sorted, without loading
 // the contexts themselves.
-func (s *Store) ContextIDs(ctx context.Context) ([]uint64, error) {
+func (s *Registry) ContextIDs(ctx context.Context) ([]uint64, error) {
 	keys, err := scan(ctx, s.global, "context:*")
 	if err != nil {
 		return nil, fmt.Errorf("store.ContextIDs: %w", err)

@@ -14,8 +14,8 @@ import (
 // (model.ExtraMadeFor set), the context c asks for: its name and roles
 // are c's, the mark goes, its creation time and what it holds stay. A
 // context a user created is not adopted: ErrExists, as CreateContext.
-func (s *Store) AdoptContext(ctx context.Context, c *model.Context) error {
-	db, err := s.DB(c.ID)
+func (s *Registry) AdoptContext(ctx context.Context, c *model.Context) error {
+	db, err := s.db(c.ID)
 	if err != nil {
 		return fmt.Errorf("store.AdoptContext: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 // network "none", "host" or "". nil keeps a setting as it is; "" removes
 // it (HDEL), so the runner's configuration applies again. A bad value is
 // refused (model.ErrBadField) and nothing is written.
-func (s *Store) SetContextIsolation(ctx context.Context, id uint64, isolation, network *string) (*model.Context, error) {
+func (s *Registry) SetContextIsolation(ctx context.Context, id uint64, isolation, network *string) (*model.Context, error) {
 	if isolation != nil {
 		if err := model.CheckIsolation(*isolation); err != nil {
 			return nil, fmt.Errorf("store.SetContextIsolation: %w: %w", model.ErrBadField, err)

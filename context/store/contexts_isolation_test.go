@@ -14,7 +14,7 @@ import (
 func TestSetContextIsolationWritesAndRemovesBothCopies(t *testing.T) {
 	ctx := ctCtx(t)
 	s, srv := ctOpen(t)
-	if err := s.CreateContext(ctx, &model.Context{ID: 2, Name: "lab", Admins: []uint64{1}}); err != nil {
+	if err := s.Registry.CreateContext(ctx, &model.Context{ID: 2, Name: "lab", Admins: []uint64{1}}); err != nil {
 		t.Fatal(err)
 	}
 	fields := func(db int) (string, string, bool) {
@@ -23,7 +23,7 @@ func TestSetContextIsolationWritesAndRemovesBothCopies(t *testing.T) {
 		net, okN := h[model.ExtraNetwork]
 		return iso, net, okI || okN
 	}
-	c, err := s.SetContextIsolation(ctx, 2, ptr(model.IsolationHost), ptr(model.NetworkNone))
+	c, err := s.Registry.SetContextIsolation(ctx, 2, ptr(model.IsolationHost), ptr(model.NetworkNone))
 	if err != nil || c.Isolation() != "host" || c.Network() != "none" || c.Name != "lab" {
 		t.Fatalf("SetContextIsolation = %+v, %v", c, err)
 	}
@@ -32,17 +32,17 @@ func TestSetContextIsolationWritesAndRemovesBothCopies(t *testing.T) {
 			t.Fatalf("DB %d: isolation %q network %q, want host none", db, iso, net)
 		}
 	}
-	if l, err := s.LoadContext(ctx, 2); err != nil || l.Isolation() != "host" || l.Network() != "none" {
+	if l, err := s.Registry.LoadContext(ctx, 2); err != nil || l.Isolation() != "host" || l.Network() != "none" {
 		t.Fatalf("LoadContext = %+v, %v", l, err)
 	}
 
 	// nil keeps a setting.
-	if c, err = s.SetContextIsolation(ctx, 2, nil, ptr(model.NetworkHost)); err != nil || c.Isolation() != "host" || c.Network() != "host" {
+	if c, err = s.Registry.SetContextIsolation(ctx, 2, nil, ptr(model.NetworkHost)); err != nil || c.Isolation() != "host" || c.Network() != "host" {
 		t.Fatalf("SetContextIsolation(nil, host) = %+v, %v; want isolation kept", c, err)
 	}
 	// The registry copy drifted: it keeps a field the context's own lost.
 	srv.Client(t, 2).HDel(ctx, store.ContextKey(2), model.ExtraNetwork)
-	c, err = s.SetContextIsolation(ctx, 2, ptr(""), ptr(""))
+	c, err = s.Registry.SetContextIsolation(ctx, 2, ptr(""), ptr(""))
 	if err != nil || c.Isolation() != "" || c.Network() != "" {
 		t.Fatalf("SetContextIsolation(\"\", \"\") = %+v, %v", c, err)
 	}
@@ -51,7 +51,7 @@ func TestSetContextIsolationWritesAndRemovesBothCopies(t *testing.T) {
 			t.Fatalf("DB %d: isolation %q network %q left behind, want the fields removed", db, iso, net)
 		}
 	}
-	if l, err := s.LoadContext(ctx, 2); err != nil || l.Name != "lab" || len(l.Admins) != 1 {
+	if l, err := s.Registry.LoadContext(ctx, 2); err != nil || l.Name != "lab" || len(l.Admins) != 1 {
 		t.Fatalf("the rest of the context changed: %+v, %v", l, err)
 	}
 }
@@ -59,18 +59,18 @@ func TestSetContextIsolationWritesAndRemovesBothCopies(t *testing.T) {
 func TestSetContextIsolationRefusesBadValues(t *testing.T) {
 	ctx := ctCtx(t)
 	s, srv := ctOpen(t)
-	if err := s.CreateContext(ctx, &model.Context{ID: 1}); err != nil {
+	if err := s.Registry.CreateContext(ctx, &model.Context{ID: 1}); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range [][2]string{{"sandbox", ""}, {"", "off"}, {"Host", ""}} {
-		if _, err := s.SetContextIsolation(ctx, 1, ptr(v[0]), ptr(v[1])); !errors.Is(err, model.ErrBadField) {
+		if _, err := s.Registry.SetContextIsolation(ctx, 1, ptr(v[0]), ptr(v[1])); !errors.Is(err, model.ErrBadField) {
 			t.Errorf("SetContextIsolation(%q, %q) = %v, want ErrBadField", v[0], v[1], err)
 		}
 	}
 	if h := srv.Client(t, 1).HGetAll(ctx, store.ContextKey(1)).Val(); h[model.ExtraIsolation] != "" || h[model.ExtraNetwork] != "" {
 		t.Fatalf("a refused setting was written: %v", h)
 	}
-	if _, err := s.SetContextIsolation(ctx, 5, ptr("host"), nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Registry.SetContextIsolation(ctx, 5, ptr("host"), nil); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown context: %v, want ErrNotFound", err)
 	}
 }
@@ -80,10 +80,10 @@ func TestSetContextIsolationRefusesBadValues(t *testing.T) {
 func TestUpdateContextRemovesWhatItsFuncDrops(t *testing.T) {
 	ctx := ctCtx(t)
 	s, srv := ctOpen(t)
-	if err := s.CreateContext(ctx, &model.Context{ID: 1, Name: "old", Extra: model.Hash{"note": "x"}}); err != nil {
+	if err := s.Registry.CreateContext(ctx, &model.Context{ID: 1, Name: "old", Extra: model.Hash{"note": "x"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateContext(ctx, 1, func(c *model.Context) error {
+	if _, err := s.Registry.UpdateContext(ctx, 1, func(c *model.Context) error {
 		c.Name = ""
 		delete(c.Extra, "note")
 		return nil

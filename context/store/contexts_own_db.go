@@ -22,7 +22,7 @@ const RefusedPrefix = "not served by this agent: "
 // UnregisteredContexts lists the ids N (1 .. databases-1), other than
 // those known (the DB 0 registry's, as ContextIDs lists them), whose DB N
 // holds context:<N>: contexts written only in their own DB.
-func (s *Store) UnregisteredContexts(ctx context.Context, known []uint64) ([]uint64, error) {
+func (s *Registry) UnregisteredContexts(ctx context.Context, known []uint64) ([]uint64, error) {
 	reg := make(map[uint64]bool, len(known))
 	for _, id := range known {
 		reg[id] = true
@@ -32,7 +32,7 @@ func (s *Store) UnregisteredContexts(ctx context.Context, known []uint64) ([]uin
 		if reg[id] {
 			continue
 		}
-		db, err := s.DB(id)
+		db, err := s.db(id)
 		if err != nil {
 			return nil, fmt.Errorf("store.UnregisteredContexts: %w", err)
 		}
@@ -56,8 +56,8 @@ var ErrContextRefused = errors.New("context refused")
 // lists of actor ids, timestamps), missing fields are filled in, and both
 // copies are written. A hash that cannot be read, or that names another
 // id, is refused (ErrContextRefused) and left as it is.
-func (s *Store) AdoptOwnDBContext(ctx context.Context, id uint64) (*model.Context, error) {
-	db, err := s.DB(id)
+func (s *Registry) AdoptOwnDBContext(ctx context.Context, id uint64) (*model.Context, error) {
+	db, err := s.db(id)
 	if err != nil {
 		return nil, fmt.Errorf("store.AdoptOwnDBContext: %w", err)
 	}
@@ -87,8 +87,8 @@ func (s *Store) AdoptOwnDBContext(ctx context.Context, id uint64) (*model.Contex
 
 // MarkContextRefused writes why context id is not served on its own hash
 // (field error, after RefusedPrefix), where its writer will look.
-func (s *Store) MarkContextRefused(ctx context.Context, id uint64, why string) error {
-	db, err := s.DB(id)
+func (s *Registry) MarkContextRefused(ctx context.Context, id uint64, why string) error {
+	db, err := s.db(id)
 	if err != nil {
 		return fmt.Errorf("store.MarkContextRefused: %w", err)
 	}

@@ -19,15 +19,15 @@ func TestDeadLettersNameTheirClass(t *testing.T) {
 	raw.HSet(ctx, "job:1:5", "id", 5, "script", "x", "script_type", "sh", "status", "nonsense")
 	raw.LPush(ctx, "queue:sh", "job:1:5")
 	for range 2 {
-		if _, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil {
+		if _, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	raw.ZAdd(ctx, store.TimersKey, redis.Z{Score: 1, Member: "garbage"})
-	if _, _, err := s.FireDueTimers(ctx, 1, time.Now()); err != nil {
+	if _, _, err := s.Timing.FireDueTimers(ctx, 1, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	dl, err := s.DeadLetters(ctx, 1, 10)
+	dl, err := s.Queues.DeadLetters(ctx, 1, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestDeadLettersNameTheirClass(t *testing.T) {
 			t.Errorf("dead letter %s: class %q, want %q (all: %+v)", k, got[k], c, dl)
 		}
 	}
-	counts, _ := s.DeadLetterCounts(ctx, 1)
+	counts, _ := s.Bus.DeadLetterCounts(ctx, 1)
 	if counts[store.DeadUnusable] != 1 || counts[store.DeadInvalid] != 2 {
 		t.Errorf("counts %v; want unusable 1, invalid 2", counts)
 	}

@@ -6,6 +6,14 @@
 // metadata). DB N belongs to context N. Key strings are built only by the
 // helpers in keys.go (and the *_keys.go files beside it).
 //
+// Types: one per concern, sharing one connection (core, store.go): Jobs
+// (job records), Queues (claims, leases, dead letters), Bus (messages,
+// outbox, inbound, awaits, replay), Flows, Timing (timers, schedules),
+// Events (events, triggers, waits), Registry (contexts, actors, runners,
+// peers) and Logs (concerns.go). Store holds them as fields and keeps what
+// the wiring does at start and stop; each component declares the
+// interfaces it uses of them, so none takes *Store.
+//
 // Scripts: one per atomic operation, each declared beside the Go method
 // that runs it, with its KEYS and ARGV documented, and made by newScript
 // (scripts.go), which records it so that a test loads every script into a

@@ -27,16 +27,16 @@ const EventTTL = InboundTTL
 
 // PublishEvent stores event m (status processed) in context ctxID and puts
 // it on EventsKey, atomically.
-func (s *Store) PublishEvent(ctx context.Context, ctxID uint64, m *model.Message) error {
+func (s *Events) PublishEvent(ctx context.Context, ctxID uint64, m *model.Message) error {
 	m.Status = model.MsgProcessed
-	return wrap("store.PublishEvent", s.PushMessage(ctx, ctxID, m, EventsKey))
+	return wrap("store.PublishEvent", s.bus.PushMessage(ctx, ctxID, m, EventsKey))
 }
 
 // QueueLocalEvent hands an event a client pushed on msg_out without a
 // recipient (now on processing, the bridge's msg_out processing list) to
 // this agent's own event loop: status processed, moved to EventsKey.
-func (s *Store) QueueLocalEvent(ctx context.Context, ctxID uint64, processing, key string) error {
-	db, err := s.DB(ctxID)
+func (s *Events) QueueLocalEvent(ctx context.Context, ctxID uint64, processing, key string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.QueueLocalEvent: %w", err)
 	}
@@ -58,13 +58,13 @@ return 1
 // the context has triggers (only a trigger can use those; without one
 // they would pile up unread). A resend of the same (sender, ref) stores
 // nothing and reports created false.
-func (s *Store) ReceiveEvent(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
-	db, err := s.DB(ctxID)
+func (s *Events) ReceiveEvent(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, fmt.Errorf("store.ReceiveEvent: %w", err)
 	}
 	if m.ID == 0 {
-		ids, err := s.NextIDs(ctx, ctxID, "message")
+		ids, err := s.nextIDs(ctx, ctxID, "message")
 		if err != nil {
 			return false, fmt.Errorf("store.ReceiveEvent: %w", err)
 		}
@@ -102,8 +102,8 @@ return 1
 
 // NextEntry moves the oldest entry of list to processing, waiting up to
 // block for one ("" when none came).
-func (s *Store) NextEntry(ctx context.Context, ctxID uint64, list, processing string, block time.Duration) (string, error) {
-	db, err := s.DB(ctxID)
+func (s *Events) NextEntry(ctx context.Context, ctxID uint64, list, processing string, block time.Duration) (string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.NextEntry: %w", err)
 	}
@@ -117,8 +117,8 @@ func (s *Store) NextEntry(ctx context.Context, ctxID uint64, list, processing st
 
 // ListEvents returns the newest events of a context (at most limit),
 // newest first, skipping messages that are no events.
-func (s *Store) ListEvents(ctx context.Context, ctxID uint64, limit int) ([]*model.Event, error) {
-	ms, err := s.ListMessages(ctx, ctxID)
+func (s *Events) ListEvents(ctx context.Context, ctxID uint64, limit int) ([]*model.Event, error) {
+	ms, err := s.bus.ListMessages(ctx, ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ListEvents: %w", err)
 	}

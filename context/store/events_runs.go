@@ -16,8 +16,8 @@ const EventRunStarting = "starting"
 // returns "" when this call claimed it (the caller creates the run and
 // records it with SetEventRun), else what an earlier call recorded (a flow
 // id, or EventRunStarting when that call did not get to record one).
-func (s *Store) ClaimEventRun(ctx context.Context, ctxID uint64, eventID, trigger string) (string, error) {
-	db, err := s.DB(ctxID)
+func (s *Events) ClaimEventRun(ctx context.Context, ctxID uint64, eventID, trigger string) (string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.ClaimEventRun: %w", err)
 	}
@@ -42,8 +42,8 @@ return ''
 
 // SetEventRun records the flow id of the run event eventID started for
 // trigger.
-func (s *Store) SetEventRun(ctx context.Context, ctxID uint64, eventID, trigger, flowID string) error {
-	db, err := s.DB(ctxID)
+func (s *Events) SetEventRun(ctx context.Context, ctxID uint64, eventID, trigger, flowID string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SetEventRun: %w", err)
 	}
@@ -51,8 +51,8 @@ func (s *Store) SetEventRun(ctx context.Context, ctxID uint64, eventID, trigger,
 }
 
 // eventRuns returns trigger → flow id of the runs event eventID started.
-func (s *Store) eventRuns(ctx context.Context, ctxID uint64, eventID string) (map[string]string, error) {
-	db, err := s.DB(ctxID)
+func (s *core) eventRuns(ctx context.Context, ctxID uint64, eventID string) (map[string]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.EventRuns: %w", err)
 	}
@@ -61,8 +61,8 @@ func (s *Store) eventRuns(ctx context.Context, ctxID uint64, eventID string) (ma
 }
 
 // SaveTrigger stores trigger t (JSON) under flow name.
-func (s *Store) SaveTrigger(ctx context.Context, ctxID uint64, name, t string) error {
-	db, err := s.DB(ctxID)
+func (s *Events) SaveTrigger(ctx context.Context, ctxID uint64, name, t string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SaveTrigger: %w", err)
 	}
@@ -70,8 +70,8 @@ func (s *Store) SaveTrigger(ctx context.Context, ctxID uint64, name, t string) e
 }
 
 // Triggers returns the context's triggers: flow name → JSON.
-func (s *Store) Triggers(ctx context.Context, ctxID uint64) (map[string]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Events) Triggers(ctx context.Context, ctxID uint64) (map[string]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.Triggers: %w", err)
 	}
@@ -80,8 +80,8 @@ func (s *Store) Triggers(ctx context.Context, ctxID uint64) (map[string]string, 
 }
 
 // DeleteTrigger removes the trigger of flow name (ErrNotFound: none).
-func (s *Store) DeleteTrigger(ctx context.Context, ctxID uint64, name string) error {
-	db, err := s.DB(ctxID)
+func (s *Events) DeleteTrigger(ctx context.Context, ctxID uint64, name string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteTrigger: %w", err)
 	}
@@ -96,8 +96,8 @@ func (s *Store) DeleteTrigger(ctx context.Context, ctxID uint64, name string) er
 // last one seen for corr and returns the wait_for attempts parked for it
 // (WaitMember), in one script: a wait parked at the same time either is
 // among them or finds the event (ParkWait).
-func (s *Store) SeeEvent(ctx context.Context, ctxID uint64, name, corr, key string) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Events) SeeEvent(ctx context.Context, ctxID uint64, name, corr, key string) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.SeeEvent: %w", err)
 	}
@@ -133,8 +133,8 @@ func WaitCorr(field, value string) string { return field + "=" + value }
 
 // WaitFields returns the payload fields the wait_for steps parked for
 // events named name correlate on ("" = correlation_id).
-func (s *Store) WaitFields(ctx context.Context, ctxID uint64, name string) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Events) WaitFields(ctx context.Context, ctxID uint64, name string) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.WaitFields: %w", err)
 	}
@@ -148,8 +148,8 @@ func (s *Store) WaitFields(ctx context.Context, ctxID uint64, name string) ([]st
 // for, and it leaves processing — one script. It returns the message key
 // of an event already seen for w's name and correlation id ("" if none):
 // the caller resumes the wait with it at once.
-func (s *Store) ParkWait(ctx context.Context, ctxID uint64, processing string, w Wait) (string, error) {
-	db, err := s.DB(ctxID)
+func (s *Events) ParkWait(ctx context.Context, ctxID uint64, processing string, w Wait) (string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.ParkWait: %w", err)
 	}
@@ -183,8 +183,8 @@ return redis.call('GET', KEYS[2])
 
 // Unpark drops a wait_for attempt's entries (after it ended either way):
 // its member of the wait set and its timeout.
-func (s *Store) Unpark(ctx context.Context, ctxID uint64, name, corr, member string) error {
-	db, err := s.DB(ctxID)
+func (s *Events) Unpark(ctx context.Context, ctxID uint64, name, corr, member string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.Unpark: %w", err)
 	}

@@ -10,17 +10,17 @@ import (
 // The tests outside the package reach these through the exported names.
 
 // ClaimIdempotency is claimIdempotency, for the external tests.
-func (s *Store) ClaimIdempotency(ctx context.Context, contextID uint64, key string, ref string, ttl time.Duration) (existing string, fresh bool, err error) {
+func (s *Jobs) ClaimIdempotency(ctx context.Context, contextID uint64, key string, ref string, ttl time.Duration) (existing string, fresh bool, err error) {
 	return s.claimIdempotency(ctx, contextID, key, ref, ttl)
 }
 
 // CompleteJobWithLogs is completeJobWithLogs, for the external tests.
-func (s *Store) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64, status model.JobStatus, fields model.Hash, lines []string, max int) error {
+func (s *Jobs) CompleteJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64, status model.JobStatus, fields model.Hash, lines []string, max int) error {
 	return s.completeJobWithLogs(ctx, ctxID, key, attempt, status, fields, lines, max)
 }
 
 // CompleteSentJob is completeSentJob, for the external tests.
-func (s *Store) CompleteSentJob(ctx context.Context, ctxID uint64, key string, attempt int64, status model.JobStatus, fields model.Hash, lines []string, max int, msgKey string) error {
+func (s *Jobs) CompleteSentJob(ctx context.Context, ctxID uint64, key string, attempt int64, status model.JobStatus, fields model.Hash, lines []string, max int, msgKey string) error {
 	return s.completeSentJob(ctx, ctxID, key, attempt, status, fields, lines, max, msgKey)
 }
 
@@ -28,70 +28,72 @@ func (s *Store) CompleteSentJob(ctx context.Context, ctxID uint64, key string, a
 func (s *Store) Databases() uint64 { return s.databaseCount() }
 
 // DeleteContext is deleteContext, for the external tests.
-func (s *Store) DeleteContext(ctx context.Context, id uint64) error { return s.deleteContext(ctx, id) }
+func (s *Registry) DeleteContext(ctx context.Context, id uint64) error {
+	return s.deleteContext(ctx, id)
+}
 
 // DeleteFlow is deleteFlow, for the external tests.
-func (s *Store) DeleteFlow(ctx context.Context, ctxID uint64, id uint64) error {
+func (s *Flows) DeleteFlow(ctx context.Context, ctxID uint64, id uint64) error {
 	return s.deleteFlow(ctx, ctxID, id)
 }
 
 // DeleteJob is deleteJob, for the external tests.
-func (s *Store) DeleteJob(ctx context.Context, ctxID uint64, caller uint64, id uint64) error {
+func (s *Jobs) DeleteJob(ctx context.Context, ctxID uint64, caller uint64, id uint64) error {
 	return s.deleteJob(ctx, ctxID, caller, id)
 }
 
 // DeleteMessage is deleteMessage, for the external tests.
-func (s *Store) DeleteMessage(ctx context.Context, ctxID uint64, caller uint64, id uint64) error {
+func (s *Bus) DeleteMessage(ctx context.Context, ctxID uint64, caller uint64, id uint64) error {
 	return s.deleteMessage(ctx, ctxID, caller, id)
 }
 
 // DeleteRunner is deleteRunner, for the external tests.
-func (s *Store) DeleteRunner(ctx context.Context, ctxID uint64, id uint64) error {
+func (s *Registry) DeleteRunner(ctx context.Context, ctxID uint64, id uint64) error {
 	return s.deleteRunner(ctx, ctxID, id)
 }
 
 // DispatchFlowJobs is dispatchFlowJobs, for the external tests.
-func (s *Store) DispatchFlowJobs(ctx context.Context, ctxID uint64, ds []FlowDispatch) ([]bool, error) {
+func (s *Flows) DispatchFlowJobs(ctx context.Context, ctxID uint64, ds []FlowDispatch) ([]bool, error) {
 	return s.dispatchFlowJobs(ctx, ctxID, ds)
 }
 
 // LoadIdempotency is loadIdempotency, for the external tests.
-func (s *Store) LoadIdempotency(ctx context.Context, contextID uint64, key string) (IdemRecord, error) {
+func (s *Jobs) LoadIdempotency(ctx context.Context, contextID uint64, key string) (IdemRecord, error) {
 	return s.loadIdempotency(ctx, contextID, key)
 }
 
 // Materialize is materialize, for the external tests.
-func (s *Store) Materialize(ctx context.Context, ctxID uint64, sender string, ref string, originCtx uint64, originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
+func (s *Bus) Materialize(ctx context.Context, ctxID uint64, sender string, ref string, originCtx uint64, originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
 	return s.materialize(ctx, ctxID, sender, ref, originCtx, originJob, m, j)
 }
 
 // Meta is meta, for the external tests.
-func (s *Store) Meta(ctx context.Context) (model.Hash, error) { return s.meta(ctx) }
+func (s *Registry) Meta(ctx context.Context) (model.Hash, error) { return s.meta(ctx) }
 
 // NextTimer is nextTimer, for the external tests.
-func (s *Store) NextTimer(ctx context.Context, ctxID uint64) (time.Time, error) {
+func (s *Timing) NextTimer(ctx context.Context, ctxID uint64) (time.Time, error) {
 	return s.nextTimer(ctx, ctxID)
 }
 
 // ReceiveMessage is receiveMessage, for the external tests.
-func (s *Store) ReceiveMessage(ctx context.Context, ctxID uint64, sender string, ref string, m *model.Message) (bool, error) {
+func (s *Bus) ReceiveMessage(ctx context.Context, ctxID uint64, sender string, ref string, m *model.Message) (bool, error) {
 	return s.receiveMessage(ctx, ctxID, sender, ref, m)
 }
 
 // SaveContext is saveContext, for the external tests.
-func (s *Store) SaveContext(ctx context.Context, c *model.Context) error {
+func (s *Registry) SaveContext(ctx context.Context, c *model.Context) error {
 	return s.saveContext(ctx, c)
 }
 
 // SaveFlow is saveFlow, for the external tests.
-func (s *Store) SaveFlow(ctx context.Context, f *model.Flow) error { return s.saveFlow(ctx, f) }
+func (s *Flows) SaveFlow(ctx context.Context, f *model.Flow) error { return s.saveFlow(ctx, f) }
 
 // SaveMessage is saveMessage, for the external tests.
-func (s *Store) SaveMessage(ctx context.Context, m *model.Message) error {
+func (s *Bus) SaveMessage(ctx context.Context, m *model.Message) error {
 	return s.saveMessage(ctx, m)
 }
 
 // UpdateContext is updateContext, for the external tests.
-func (s *Store) UpdateContext(ctx context.Context, id uint64, fn func(*model.Context) error) (*model.Context, error) {
+func (s *Registry) UpdateContext(ctx context.Context, id uint64, fn func(*model.Context) error) (*model.Context, error) {
 	return s.updateContext(ctx, id, fn)
 }

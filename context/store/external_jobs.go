@@ -32,8 +32,8 @@ const ExtraSentHome = "sent_home"
 
 // WatchExternal adds received job jobKey of context ctxID to the watched
 // jobs (idempotent: a resent job keeps its first entry).
-func (s *Store) WatchExternal(ctx context.Context, ctxID uint64, jobKey string) error {
-	db, err := s.DB(ctxID)
+func (s *Jobs) WatchExternal(ctx context.Context, ctxID uint64, jobKey string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.WatchExternal: %w", err)
 	}
@@ -43,8 +43,8 @@ func (s *Store) WatchExternal(ctx context.Context, ctxID uint64, jobKey string) 
 
 // ExternalEnded returns the watched jobs of context ctxID (at most max
 // looked at) that have ended, or that are gone, for EndExternal.
-func (s *Store) ExternalEnded(ctx context.Context, ctxID uint64, max int64) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) ExternalEnded(ctx context.Context, ctxID uint64, max int64) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ExternalEnded: %w", err)
 	}
@@ -90,12 +90,12 @@ var ErrNotRemote = errors.New("the job did not come from another agent")
 // stops watching it, once. With status set (a result message from the
 // worker), the job is ended first with status and fields when it has not
 // ended yet; without, only a job that has ended is handed over.
-func (s *Store) EndExternal(ctx context.Context, ctxID uint64, jobKey string, status model.JobStatus,
+func (s *Jobs) EndExternal(ctx context.Context, ctxID uint64, jobKey string, status model.JobStatus,
 	fields model.Hash) (ExternalOutcome, error) {
 	if status != "" && !status.Terminal() {
 		return 0, fmt.Errorf("store.EndExternal: %q is not a final status", status)
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.EndExternal: %w", err)
 	}
@@ -173,8 +173,8 @@ func DeclaresExternal(rs []*model.Runner, typ string) bool {
 
 // ExternalWorker reports whether context ctxID's runner records declare
 // an external worker for script type typ (DeclaresExternal).
-func (s *Store) ExternalWorker(ctx context.Context, ctxID uint64, typ string) (bool, error) {
-	rs, err := s.ListRunners(ctx, ctxID)
+func (s *Jobs) ExternalWorker(ctx context.Context, ctxID uint64, typ string) (bool, error) {
+	rs, err := s.registry.ListRunners(ctx, ctxID)
 	if err != nil {
 		return false, fmt.Errorf("store.ExternalWorker: %w", err)
 	}

@@ -22,8 +22,8 @@ import (
 // states already (it was made by the scheduler, or adopted before);
 // ErrNotFound when the flow or a job is missing; ErrBadTransition when
 // the flow's status is past dispatched.
-func (s *Store) AdoptFlow(ctx context.Context, ctxID, flowID uint64, jobs map[string]model.Hash, nodes map[string]string) (bool, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) AdoptFlow(ctx context.Context, ctxID, flowID uint64, jobs map[string]model.Hash, nodes map[string]string) (bool, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, fmt.Errorf("store.AdoptFlow: %w", err)
 	}

@@ -27,8 +27,8 @@ type FlowDispatch struct {
 
 // dispatchFlowJobs runs the dispatches (one round trip when the script is
 // loaded) and reports which ones happened.
-func (s *Store) dispatchFlowJobs(ctx context.Context, ctxID uint64, ds []FlowDispatch) ([]bool, error) {
-	_, _, oks, err := s.StepAndDispatch(ctx, ctxID, 0, nil, ds)
+func (s *core) dispatchFlowJobs(ctx context.Context, ctxID uint64, ds []FlowDispatch) ([]bool, error) {
+	_, _, oks, err := s.flows.StepAndDispatch(ctx, ctxID, 0, nil, ds)
 	if err != nil {
 		return nil, fmt.Errorf("store.DispatchFlowJobs: %w", err)
 	}
@@ -39,9 +39,9 @@ func (s *Store) dispatchFlowJobs(ctx context.Context, ctxID uint64, ds []FlowDis
 // the dispatches, in one round trip. The dispatches are guarded by their
 // own node states, so those that depend on the step (a node it made ready)
 // do nothing when the step's guards failed.
-func (s *Store) StepAndDispatch(ctx context.Context, ctxID, flowID uint64, step *FlowStep,
+func (s *Flows) StepAndDispatch(ctx context.Context, ctxID, flowID uint64, step *FlowStep,
 	ds []FlowDispatch) (applied bool, moved []string, oks []bool, err error) {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, nil, nil, fmt.Errorf("store.StepAndDispatch: %w", err)
 	}

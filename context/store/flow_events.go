@@ -14,8 +14,8 @@ import (
 // (BLMOVE, blocking up to block) and returns it; "" when none came. The
 // block may be under a second (go-redis' BLMove would round it up to 1s),
 // so a caller that stops waits at most that long.
-func (s *Store) NextJobDone(ctx context.Context, ctxID uint64, processing string, block time.Duration) (string, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) NextJobDone(ctx context.Context, ctxID uint64, processing string, block time.Duration) (string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.NextJobDone: %w", err)
 	}
@@ -31,8 +31,8 @@ func (s *Store) NextJobDone(ctx context.Context, ctxID uint64, processing string
 }
 
 // AckJobDone removes a handled key from the processing list.
-func (s *Store) AckJobDone(ctx context.Context, ctxID uint64, processing, key string) error {
-	db, err := s.DB(ctxID)
+func (s *Flows) AckJobDone(ctx context.Context, ctxID uint64, processing, key string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.AckJobDone: %w", err)
 	}
@@ -42,8 +42,8 @@ func (s *Store) AckJobDone(ctx context.Context, ctxID uint64, processing, key st
 // RestoreJobsDone puts every entry left in the processing list back at the
 // consuming end of jobs_done (a crash mid-handling loses no event) and
 // returns how many it moved.
-func (s *Store) RestoreJobsDone(ctx context.Context, ctxID uint64, processing string) (int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) RestoreJobsDone(ctx context.Context, ctxID uint64, processing string) (int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.RestoreJobsDone: %w", err)
 	}

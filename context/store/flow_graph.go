@@ -23,8 +23,8 @@ type FlowGraph struct {
 
 // ReserveIDs allocates n consecutive ids of kind in context ctxID and
 // returns the first.
-func (s *Store) ReserveIDs(ctx context.Context, ctxID uint64, kind string, n int) (uint64, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) ReserveIDs(ctx context.Context, ctxID uint64, kind string, n int) (uint64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.ReserveIDs: %w", err)
 	}
@@ -40,8 +40,8 @@ func (s *Store) ReserveIDs(ctx context.Context, ctxID uint64, kind string, n int
 
 // SaveFlowGraph writes a new flow (ids already allocated), its jobs and its
 // node states atomically; ErrExists when any of the keys exists.
-func (s *Store) SaveFlowGraph(ctx context.Context, f *model.Flow, jobs []*model.RunnerJob, nodes map[string]string) error {
-	db, err := s.DB(f.ContextID)
+func (s *Flows) SaveFlowGraph(ctx context.Context, f *model.Flow, jobs []*model.RunnerJob, nodes map[string]string) error {
+	db, err := s.db(f.ContextID)
 	if err != nil {
 		return fmt.Errorf("store.SaveFlowGraph: %w", err)
 	}
@@ -77,7 +77,7 @@ return 1
 
 // LoadFlowGraph reads flow:<id> with its jobs, node states and results in
 // one round trip after the flow itself.
-func (s *Store) LoadFlowGraph(ctx context.Context, ctxID, flowID uint64) (*FlowGraph, error) {
+func (s *Flows) LoadFlowGraph(ctx context.Context, ctxID, flowID uint64) (*FlowGraph, error) {
 	f, err := s.LoadFlow(ctx, ctxID, flowID)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadFlowGraph: %w", err)
@@ -86,7 +86,7 @@ func (s *Store) LoadFlowGraph(ctx context.Context, ctxID, flowID uint64) (*FlowG
 	for i, id := range f.Jobs {
 		keys[i] = JobKey(f.CallerID, id)
 	}
-	db, _ := s.DB(ctxID)
+	db, _ := s.db(ctxID)
 	var nodes, results *redis.MapStringStringCmd
 	jobs, err := s.loadJobs(ctx, db, ctxID, keys, func(p redis.Pipeliner) {
 		nodes = p.HGetAll(ctx, FlowNodesKey(flowID))
@@ -99,8 +99,8 @@ func (s *Store) LoadFlowGraph(ctx context.Context, ctxID, flowID uint64) (*FlowG
 }
 
 // LoadJobKeys reads several jobs in one round trip; a missing job is nil.
-func (s *Store) LoadJobKeys(ctx context.Context, ctxID uint64, keys []string) ([]*model.RunnerJob, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) LoadJobKeys(ctx context.Context, ctxID uint64, keys []string) ([]*model.RunnerJob, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadJobKeys: %w", err)
 	}
@@ -111,7 +111,7 @@ func (s *Store) LoadJobKeys(ctx context.Context, ctxID uint64, keys []string) ([
 	return jobs, nil
 }
 
-func (s *Store) loadJobs(ctx context.Context, db *redis.Client, ctxID uint64, keys []string,
+func (s *core) loadJobs(ctx context.Context, db *redis.Client, ctxID uint64, keys []string,
 	extra func(redis.Pipeliner)) ([]*model.RunnerJob, error) {
 	cmds := make([]*redis.MapStringStringCmd, len(keys))
 	_, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
@@ -145,8 +145,8 @@ func (s *Store) loadJobs(ctx context.Context, db *redis.Client, ctxID uint64, ke
 }
 
 // FlowNodes returns the node states of a flow (job name → state).
-func (s *Store) FlowNodes(ctx context.Context, ctxID, flowID uint64) (map[string]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) FlowNodes(ctx context.Context, ctxID, flowID uint64) (map[string]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.FlowNodes: %w", err)
 	}
@@ -155,8 +155,8 @@ func (s *Store) FlowNodes(ctx context.Context, ctxID, flowID uint64) (map[string
 }
 
 // FlowResults returns the results collected so far ("<job>.<key>" → value).
-func (s *Store) FlowResults(ctx context.Context, ctxID, flowID uint64) (map[string]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) FlowResults(ctx context.Context, ctxID, flowID uint64) (map[string]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.FlowResults: %w", err)
 	}
@@ -165,8 +165,8 @@ func (s *Store) FlowResults(ctx context.Context, ctxID, flowID uint64) (map[stri
 }
 
 // ActiveFlows returns the ids of the context's started, unfinished flows.
-func (s *Store) ActiveFlows(ctx context.Context, ctxID uint64) ([]uint64, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) ActiveFlows(ctx context.Context, ctxID uint64) ([]uint64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ActiveFlows: %w", err)
 	}

@@ -34,8 +34,8 @@ type NodeMove struct {
 
 // ApplyFlowStep runs step on flow flowID of context ctxID. It reports
 // whether the guards held and which nodes moved.
-func (s *Store) ApplyFlowStep(ctx context.Context, ctxID, flowID uint64, step FlowStep) (bool, []string, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) ApplyFlowStep(ctx context.Context, ctxID, flowID uint64, step FlowStep) (bool, []string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, nil, fmt.Errorf("store.ApplyFlowStep: %w", err)
 	}

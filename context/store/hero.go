@@ -28,7 +28,7 @@ func blockSecs(wait time.Duration) string {
 // HeroNext waits up to wait for a job id on hero:work_queue:<worker>, taking
 // it like BLPOP does (from the left) but into hero:processing:<worker>, so
 // a worker that dies mid-job can answer it on restart. "" on timeout.
-func (s *Store) HeroNext(ctx context.Context, worker string, wait time.Duration) (string, error) {
+func (s *Queues) HeroNext(ctx context.Context, worker string, wait time.Duration) (string, error) {
 	id, err := s.global.Do(ctx, "BLMOVE", HeroWorkQueueKey(worker), HeroProcessingKey(worker),
 		"LEFT", "LEFT", blockSecs(wait)).Text()
 	if errors.Is(err, redis.Nil) {
@@ -41,7 +41,7 @@ func (s *Store) HeroNext(ctx context.Context, worker string, wait time.Duration)
 }
 
 // HeroNextStop waits up to wait for a job id on hero:stop_queue:<worker>.
-func (s *Store) HeroNextStop(ctx context.Context, worker string, wait time.Duration) (string, error) {
+func (s *Queues) HeroNextStop(ctx context.Context, worker string, wait time.Duration) (string, error) {
 	res, err := s.global.Do(ctx, "BLPOP", HeroStopQueueKey(worker), blockSecs(wait)).StringSlice()
 	if errors.Is(err, redis.Nil) {
 		return "", nil
@@ -53,20 +53,20 @@ func (s *Store) HeroNextStop(ctx context.Context, worker string, wait time.Durat
 }
 
 // HeroLoad reads hero:job:<id>; ErrNotFound when it does not exist.
-func (s *Store) HeroLoad(ctx context.Context, id string) (model.Hash, error) {
+func (s *Queues) HeroLoad(ctx context.Context, id string) (model.Hash, error) {
 	h, err := load(ctx, s.global, HeroJobKey(id))
 	return h, wrap("store.HeroLoad", err)
 }
 
 // HeroUpdate writes fields onto hero:job:<id>.
-func (s *Store) HeroUpdate(ctx context.Context, id string, fields model.Hash) error {
+func (s *Queues) HeroUpdate(ctx context.Context, id string, fields model.Hash) error {
 	return wrap("store.HeroUpdate", hset(ctx, s.global, HeroJobKey(id), fields))
 }
 
 // HeroFinish writes the final fields of hero:job:<id>, LPUSHes reply on
 // hero:reply:<id> (kept ReplyTTL) and drops the id from the worker's
 // processing list, atomically.
-func (s *Store) HeroFinish(ctx context.Context, worker, id string, fields model.Hash, reply string) error {
+func (s *Queues) HeroFinish(ctx context.Context, worker, id string, fields model.Hash, reply string) error {
 	keys := []string{HeroJobKey(id), HeroReplyKey(id), HeroProcessingKey(worker)}
 	args := append([]any{id, reply, int64(ReplyTTL / time.Second)}, pairs(fields)...)
 	return scriptErr("store.HeroFinish", heroFinish.Run(ctx, s.global, keys, args...).Err())
@@ -85,7 +85,7 @@ return 1
 `)
 
 // HeroProcessing lists the ids in hero:processing:<worker>.
-func (s *Store) HeroProcessing(ctx context.Context, worker string) ([]string, error) {
+func (s *Queues) HeroProcessing(ctx context.Context, worker string) ([]string, error) {
 	ids, err := s.global.LRange(ctx, HeroProcessingKey(worker), 0, -1).Result()
 	if err != nil {
 		return nil, fmt.Errorf("store.HeroProcessing %s: %w", worker, err)
@@ -95,7 +95,7 @@ func (s *Store) HeroProcessing(ctx context.Context, worker string) ([]string, er
 
 // HeroTakeQueued moves id from hero:work_queue:<worker> into the worker's
 // processing list if it is still queued, and reports whether it was.
-func (s *Store) HeroTakeQueued(ctx context.Context, worker, id string) (bool, error) {
+func (s *Queues) HeroTakeQueued(ctx context.Context, worker, id string) (bool, error) {
 	keys := []string{HeroWorkQueueKey(worker), HeroProcessingKey(worker)}
 	n, err := heroTakeQueued.Run(ctx, s.global, keys, id).Int64()
 	if err != nil {
@@ -116,7 +116,7 @@ return n
 // HeroPutBack returns id from the worker's processing list to the head of
 // its work queue (the end BLPOP takes from), e.g. when the worker stops
 // before running it.
-func (s *Store) HeroPutBack(ctx context.Context, worker, id string) error {
+func (s *Queues) HeroPutBack(ctx context.Context, worker, id string) error {
 	keys := []string{HeroProcessingKey(worker), HeroWorkQueueKey(worker)}
 	return scriptErr("store.HeroPutBack", heroPutBack.Run(ctx, s.global, keys, id).Err())
 }
@@ -133,7 +133,7 @@ return 1
 `)
 
 // HeroDrop removes id from the worker's processing list.
-func (s *Store) HeroDrop(ctx context.Context, worker, id string) error {
+func (s *Queues) HeroDrop(ctx context.Context, worker, id string) error {
 	err := s.global.LRem(ctx, HeroProcessingKey(worker), 0, id).Err()
 	return wrap("store.HeroDrop", err)
 }

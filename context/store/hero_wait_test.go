@@ -34,10 +34,10 @@ func TestHeroWaitsUnderASecondWithoutWarnings(t *testing.T) {
 	redis.SetLogger(log)
 	t.Cleanup(func() { redis.SetLogger(discardLog{}) })
 	for range 2 {
-		if id, err := s.HeroNext(ctx, "w1", 200*time.Millisecond); err != nil || id != "" {
+		if id, err := s.Queues.HeroNext(ctx, "w1", 200*time.Millisecond); err != nil || id != "" {
 			t.Fatalf("HeroNext on an empty queue = %q, %v", id, err)
 		}
-		if id, err := s.HeroNextStop(ctx, "w1", 200*time.Millisecond); err != nil || id != "" {
+		if id, err := s.Queues.HeroNextStop(ctx, "w1", 200*time.Millisecond); err != nil || id != "" {
 			t.Fatalf("HeroNextStop on an empty queue = %q, %v", id, err)
 		}
 	}

@@ -68,8 +68,8 @@ func (r IdemRecord) Pending() bool { return strings.HasPrefix(r.Ref, Idempotency
 // already: then it returns the recorded ref and fresh false. A fresh
 // claim's caller goes on to make ref; it calls ReleaseIdempotency if
 // that fails, so that a retry may claim the key again.
-func (s *Store) claimIdempotency(ctx context.Context, contextID uint64, key, ref string, ttl time.Duration) (existing string, fresh bool, err error) {
-	rec, fresh, err := s.ClaimIdempotencyRecord(ctx, contextID, key, IdemRecord{Ref: ref}, ttl)
+func (s *core) claimIdempotency(ctx context.Context, contextID uint64, key, ref string, ttl time.Duration) (existing string, fresh bool, err error) {
+	rec, fresh, err := s.jobs.ClaimIdempotencyRecord(ctx, contextID, key, IdemRecord{Ref: ref}, ttl)
 	if fresh || err != nil {
 		return "", fresh, err
 	}
@@ -78,12 +78,12 @@ func (s *Store) claimIdempotency(ctx context.Context, contextID uint64, key, ref
 
 // ClaimIdempotencyRecord is ClaimIdempotency with the submission's digest
 // kept beside its ref; the existing record comes back whole.
-func (s *Store) ClaimIdempotencyRecord(ctx context.Context, contextID uint64, key string, rec IdemRecord,
+func (s *Jobs) ClaimIdempotencyRecord(ctx context.Context, contextID uint64, key string, rec IdemRecord,
 	ttl time.Duration) (IdemRecord, bool, error) {
 	if err := CheckIdempotencyKey(key); err != nil {
 		return IdemRecord{}, false, fmt.Errorf("store.ClaimIdempotency: %w", err)
 	}
-	db, err := s.DB(contextID)
+	db, err := s.db(contextID)
 	if err != nil {
 		return IdemRecord{}, false, fmt.Errorf("store.ClaimIdempotency: %w", err)
 	}
@@ -122,8 +122,8 @@ return nil
 // made (to) in place of the placeholder from, and keeps the record for
 // ttl (0: the store's retention) from now. It reports false when the
 // record no longer holds from (it expired, or was released).
-func (s *Store) SetIdempotencyRef(ctx context.Context, contextID uint64, key, from, to string, ttl time.Duration) (bool, error) {
-	db, err := s.DB(contextID)
+func (s *Jobs) SetIdempotencyRef(ctx context.Context, contextID uint64, key, from, to string, ttl time.Duration) (bool, error) {
+	db, err := s.db(contextID)
 	if err != nil {
 		return false, fmt.Errorf("store.SetIdempotencyRef: %w", err)
 	}
@@ -149,8 +149,8 @@ return 1
 // ReleaseIdempotency drops key's record if it still names ref (a
 // submission that failed before making anything), so the key can be used
 // again at once.
-func (s *Store) ReleaseIdempotency(ctx context.Context, contextID uint64, key, ref string) error {
-	db, err := s.DB(contextID)
+func (s *Jobs) ReleaseIdempotency(ctx context.Context, contextID uint64, key, ref string) error {
+	db, err := s.db(contextID)
 	if err != nil {
 		return fmt.Errorf("store.ReleaseIdempotency: %w", err)
 	}
@@ -166,8 +166,8 @@ return 0
 
 // loadIdempotency reads key's record; ErrNotFound when there is none
 // (never used, or expired).
-func (s *Store) loadIdempotency(ctx context.Context, contextID uint64, key string) (IdemRecord, error) {
-	db, err := s.DB(contextID)
+func (s *core) loadIdempotency(ctx context.Context, contextID uint64, key string) (IdemRecord, error) {
+	db, err := s.db(contextID)
 	if err != nil {
 		return IdemRecord{}, fmt.Errorf("store.LoadIdempotency: %w", err)
 	}
@@ -190,7 +190,7 @@ type poisonSettings struct {
 func (s *Store) SetIdempotencyTTL(d time.Duration) { s.poison.idemTTL.Store(int64(d)) }
 
 // idempotencyTTL is how long idempotency records are kept.
-func (s *Store) idempotencyTTL() time.Duration {
+func (s *core) idempotencyTTL() time.Duration {
 	if d := time.Duration(s.poison.idemTTL.Load()); d > 0 {
 		return d
 	}

@@ -25,7 +25,7 @@ const (
 // SubmissionClaim is a fresh submission's hold on its idempotency key. A
 // nil claim (no key) does nothing.
 type SubmissionClaim struct {
-	st    *Store
+	st    *Jobs
 	ctxID uint64
 	key   string
 	ref   string // what the record names now: a placeholder until Done
@@ -54,7 +54,7 @@ func (e *PendingSubmissionError) Error() string {
 // Done). A key used within the retention window gives what the first
 // submission made instead; one still being made is waited for, up to a
 // bound (then *PendingSubmissionError).
-func (s *Store) ClaimSubmission(ctx context.Context, ctxID uint64, key, ref, digest string) (*SubmissionClaim, *EarlierSubmission, error) {
+func (s *Jobs) ClaimSubmission(ctx context.Context, ctxID uint64, key, ref, digest string) (*SubmissionClaim, *EarlierSubmission, error) {
 	if ref == "" {
 		ref = IdempotencyPending + randomHex()
 	}

@@ -190,11 +190,11 @@ func (s *Store) SetIDBlock(n int) {
 	s.ids.size = uint64(max(n, 1))
 }
 
-// NextIDs allocates one id of each kind (seq:<kind>) in context ctxID's DB.
+// nextIDs allocates one id of each kind (seq:<kind>) in context ctxID's DB.
 // Ids come from blocks reserved in advance (the next one in the
 // background, before the current one runs out), so calls cost no round
 // trip unless they outrun the reservations.
-func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]uint64, error) {
+func (s *core) nextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]uint64, error) {
 	ids := make([]uint64, len(kinds))
 	var missing []int
 	for i, kind := range kinds {
@@ -208,7 +208,7 @@ func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]u
 	if len(missing) == 0 {
 		return ids, nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.NextIDs: %w", err)
 	}
@@ -225,7 +225,7 @@ func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]u
 	for n, i := range missing {
 		var ok bool
 		if ids[i], ok = s.ids.putAbove(idKind{ctxID, kinds[i]}, uint64(cmds[n].Val())); !ok {
-			return s.NextIDs(ctx, ctxID, kinds...) // the block lay under a caller's id: reserve anew
+			return s.nextIDs(ctx, ctxID, kinds...) // the block lay under a caller's id: reserve anew
 		}
 	}
 	return ids, nil
@@ -235,13 +235,13 @@ func (s *Store) NextIDs(ctx context.Context, ctxID uint64, kinds ...string) ([]u
 // already reserved in memory (idBlocks.takeReserved): ok false, and
 // nothing taken, when a kind has none left. It writes nothing to Redis,
 // not even a reservation ahead: call reserveLow once the ids are used.
-func (s *Store) reservedIDs(ctxID uint64, kinds ...string) ([]uint64, bool) {
+func (s *core) reservedIDs(ctxID uint64, kinds ...string) ([]uint64, bool) {
 	return s.ids.takeReserved(ctxID, kinds...)
 }
 
 // reserveLow starts the reservation ahead of each kind whose block in use
 // runs low, as NextIDs does after taking ids.
-func (s *Store) reserveLow(ctxID uint64, kinds ...string) {
+func (s *core) reserveLow(ctxID uint64, kinds ...string) {
 	for _, kind := range kinds {
 		if k := (idKind{ctxID, kind}); s.ids.refillLow(k) {
 			go s.reserveAhead(k)
@@ -250,11 +250,11 @@ func (s *Store) reserveLow(ctxID uint64, kinds ...string) {
 }
 
 // reserveAhead reserves k's next block (one of s.ids.wg, counted by take).
-func (s *Store) reserveAhead(k idKind) {
+func (s *core) reserveAhead(k idKind) {
 	defer s.ids.wg.Done()
 	ctx, cancel := context.WithTimeout(s.ids.ctx, refillTimeout)
 	defer cancel()
-	db, err := s.DB(k.ctx)
+	db, err := s.db(k.ctx)
 	var last int64
 	if err == nil {
 		last, err = db.IncrBy(ctx, SeqKey(k.kind), int64(s.ids.blockSize())).Result()

@@ -23,7 +23,7 @@ import (
 
 // CreateJob writes a new job, with its caller's id when j.ID is set;
 // ErrExists when job:<caller>:<id> exists. It is not queued.
-func (s *Store) CreateJob(ctx context.Context, j *model.RunnerJob) error {
+func (s *Jobs) CreateJob(ctx context.Context, j *model.RunnerJob) error {
 	return s.createObject(ctx, "store.CreateJob", j.ContextID, "job", &j.ID,
 		func() string { return JobKey(j.CallerID, j.ID) },
 		func() model.Hash { stamp(&j.CreatedAt, &j.UpdatedAt); return j.ToHash() }, "")
@@ -32,7 +32,7 @@ func (s *Store) CreateJob(ctx context.Context, j *model.RunnerJob) error {
 // CreateQueuedJob is CreateJob for a job to run now: status dispatched,
 // attempt 1, and its key pushed on queue:<script_type> in the same step
 // (as EnqueueJob does).
-func (s *Store) CreateQueuedJob(ctx context.Context, j *model.RunnerJob) error {
+func (s *Jobs) CreateQueuedJob(ctx context.Context, j *model.RunnerJob) error {
 	j.Status = model.JobDispatched
 	if j.Attempt == 0 {
 		j.Attempt = 1
@@ -44,7 +44,7 @@ func (s *Store) CreateQueuedJob(ctx context.Context, j *model.RunnerJob) error {
 
 // CreateFlow writes a new flow hash (status as given), with the caller's
 // id when f.ID is set; ErrExists when flow:<id> exists.
-func (s *Store) CreateFlow(ctx context.Context, f *model.Flow) error {
+func (s *Flows) CreateFlow(ctx context.Context, f *model.Flow) error {
 	return s.createObject(ctx, "store.CreateFlow", f.ContextID, "flow", &f.ID,
 		func() string { return FlowKey(f.ID) },
 		func() model.Hash { stamp(&f.CreatedAt, &f.UpdatedAt); return f.ToHash() }, "")
@@ -52,7 +52,7 @@ func (s *Store) CreateFlow(ctx context.Context, f *model.Flow) error {
 
 // CreateRunner writes a new runner record in context ctxID, with the
 // caller's id when r.ID is set; ErrExists when runner:<id> exists.
-func (s *Store) CreateRunner(ctx context.Context, ctxID uint64, r *model.Runner) error {
+func (s *Registry) CreateRunner(ctx context.Context, ctxID uint64, r *model.Runner) error {
 	return s.createObject(ctx, "store.CreateRunner", ctxID, "runner", &r.ID,
 		func() string { return RunnerKey(r.ID) },
 		func() model.Hash { stamp(&r.CreatedAt, &r.UpdatedAt); return r.ToHash() }, "")
@@ -61,7 +61,7 @@ func (s *Store) CreateRunner(ctx context.Context, ctxID uint64, r *model.Runner)
 // CreateMessage writes a new message in context ctxID's DB and pushes its
 // key on list (MsgOutKey to send it; "" for none), atomically, with the
 // caller's id when m.ID is set; ErrExists when the key exists.
-func (s *Store) CreateMessage(ctx context.Context, ctxID uint64, m *model.Message, list string) error {
+func (s *Bus) CreateMessage(ctx context.Context, ctxID uint64, m *model.Message, list string) error {
 	if m.Status == "" {
 		m.Status = model.MsgDispatched
 	}
@@ -72,7 +72,7 @@ func (s *Store) CreateMessage(ctx context.Context, ctxID uint64, m *model.Messag
 
 // ClaimActorID raises DB 0's actor counter to at least id, so the agent
 // never gives another actor that id (SaveActor then writes the actor).
-func (s *Store) ClaimActorID(ctx context.Context, id uint64) error {
+func (s *Registry) ClaimActorID(ctx context.Context, id uint64) error {
 	err := raiseSeq.Run(ctx, s.global, []string{SeqKey("actor")}, u(id)).Err()
 	return wrap("store.ClaimActorID", err)
 }
@@ -80,9 +80,9 @@ func (s *Store) ClaimActorID(ctx context.Context, id uint64) error {
 // createObject writes one object of kind: with *id 0, under a new id from
 // the counter; else under *id, refused when key() exists, the counter
 // raised to *id in the same script and the floor raised in memory.
-func (s *Store) createObject(ctx context.Context, op string, ctxID uint64, kind string, id *uint64,
+func (s *core) createObject(ctx context.Context, op string, ctxID uint64, kind string, id *uint64,
 	key func() string, hash func() model.Hash, list string) error {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}

@@ -17,31 +17,31 @@ import (
 func TestCallerChosenIDsAreNeverHandedOut(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)
-	first, err := s.NextIDs(ctx, 1, "job") // reserves a block around the ids chosen below
+	first, err := s.Jobs.NextIDs(ctx, 1, "job") // reserves a block around the ids chosen below
 	if err != nil {
 		t.Fatal(err)
 	}
 	chosen := map[uint64]bool{first[0] + 3: true, first[0] + 40: true, 500: true}
 	for id := range chosen {
 		j := &model.RunnerJob{ID: id, CallerID: 7, ContextID: 1, Script: "true", ScriptType: "sh"}
-		if err := s.CreateJob(ctx, j); err != nil || j.ID != id {
+		if err := s.Jobs.CreateJob(ctx, j); err != nil || j.ID != id {
 			t.Fatalf("CreateJob %d: %v (id %d)", id, err, j.ID)
 		}
 	}
 	dup := &model.RunnerJob{ID: 500, CallerID: 7, ContextID: 1, Script: "x", ScriptType: "sh"}
-	if err := s.CreateJob(ctx, dup); !errors.Is(err, store.ErrExists) {
+	if err := s.Jobs.CreateJob(ctx, dup); !errors.Is(err, store.ErrExists) {
 		t.Fatalf("second create of job 500: %v, want ErrExists", err)
 	}
-	if j, err := s.LoadJob(ctx, 1, 7, 500); err != nil || j.Script != "true" {
+	if j, err := s.Jobs.LoadJob(ctx, 1, 7, 500); err != nil || j.Script != "true" {
 		t.Fatalf("job 500 after the refused create: %+v %v", j, err)
 	}
 	for range 200 {
-		ids, err := s.NextIDs(ctx, 1, "job")
+		ids, err := s.Jobs.NextIDs(ctx, 1, "job")
 		if err != nil {
 			t.Fatal(err)
 		}
 		j := &model.RunnerJob{CallerID: 7, ContextID: 1, Script: "true", ScriptType: "sh"}
-		if err := s.SaveJob(ctx, j); err != nil {
+		if err := s.Jobs.SaveJob(ctx, j); err != nil {
 			t.Fatal(err)
 		}
 		for _, id := range []uint64{ids[0], j.ID} {
@@ -63,7 +63,7 @@ func TestCreateWithIDWritesAndPushes(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)
 	m := &model.Message{ID: 42, CallerID: 3, ContextID: 1, MessageType: model.MsgTypeChat, Message: "hi", MessageFormatType: "md"}
-	if err := s.CreateMessage(ctx, 1, m, store.MsgOutKey); err != nil {
+	if err := s.Bus.CreateMessage(ctx, 1, m, store.MsgOutKey); err != nil {
 		t.Fatal(err)
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
@@ -76,16 +76,16 @@ func TestCreateWithIDWritesAndPushes(t *testing.T) {
 	}
 	f := &model.Flow{ID: 9, CallerID: 3, ContextID: 1, Jobs: []uint64{1, 2}, Status: model.FlowDispatched}
 	r := &model.Runner{ID: 4, Pubkey: "p", Local: true}
-	if err := s.CreateFlow(ctx, f); err != nil {
+	if err := s.Flows.CreateFlow(ctx, f); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateRunner(ctx, 1, r); err != nil {
+	if err := s.Registry.CreateRunner(ctx, 1, r); err != nil {
 		t.Fatal(err)
 	}
-	if fl, err := s.LoadFlow(ctx, 1, 9); err != nil || len(fl.Jobs) != 2 {
+	if fl, err := s.Flows.LoadFlow(ctx, 1, 9); err != nil || len(fl.Jobs) != 2 {
 		t.Fatalf("flow 9: %+v %v", fl, err)
 	}
-	if err := s.CreateRunner(ctx, 1, &model.Runner{ID: 4}); !errors.Is(err, store.ErrExists) {
+	if err := s.Registry.CreateRunner(ctx, 1, &model.Runner{ID: 4}); !errors.Is(err, store.ErrExists) {
 		t.Fatalf("runner 4 again: %v", err)
 	}
 }

@@ -83,12 +83,12 @@ func TestCloseEndsReservationsUnderWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	if _, err := s.NextIDs(ctx, 1, "job"); err != nil {
+	if _, err := s.Jobs.NextIDs(ctx, 1, "job"); err != nil {
 		t.Fatal(err)
 	}
 	srv.Freeze(t)
 	for range idBlock - idLow - 1 {
-		if _, err := s.NextIDs(ctx, 1, "job"); err != nil {
+		if _, err := s.Jobs.NextIDs(ctx, 1, "job"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,7 +98,7 @@ func TestCloseEndsReservationsUnderWay(t *testing.T) {
 	if !filling {
 		t.Fatal("no reservation under way at the low mark")
 	}
-	waitForGoroutine(t, "store.(*Store).reserveAhead", "net.(*conn).Read") // its INCRBY sent, waiting for the answer
+	waitForGoroutine(t, "store.(*core).reserveAhead", "net.(*conn).Read") // its INCRBY sent, waiting for the answer
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	select {

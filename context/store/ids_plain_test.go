@@ -18,7 +18,7 @@ func TestSetIDBlockOneReservesNothing(t *testing.T) {
 	raw := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
 	defer raw.Close()
 	for want := uint64(1); want <= 40; want++ {
-		ids, err := s.NextIDs(ctx, 1, "job")
+		ids, err := s.Jobs.NextIDs(ctx, 1, "job")
 		if err != nil {
 			t.Fatal(err)
 		}

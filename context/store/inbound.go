@@ -27,9 +27,9 @@ const InboundTTL = 7 * 24 * time.Hour
 // first key, unchecked). Ids already set on m and j (from NextIDs) are
 // used, else allocated here; a refused job changes no key of the context's
 // DB, its seq:* counters included (inboundIDs).
-func (s *Store) materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
+func (s *core) materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
-	key, created, _, err := s.MaterializeAndClaim(ctx, ctxID, sender, ref, originCtx, originJob, m, j, nil)
+	key, created, _, err := s.bus.MaterializeAndClaim(ctx, ctxID, sender, ref, originCtx, originJob, m, j, nil)
 	return key, created, err
 }
 
@@ -48,9 +48,9 @@ type ClaimSpec struct {
 // and it was never on a queue. cl is nil when it was not claimed (a
 // backlog, a type the runner does not serve, a refused or resent job): the
 // job is then queued as by Materialize.
-func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
+func (s *Bus) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob, spec *ClaimSpec) (key string, created bool, cl *Claim, err error) {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", false, nil, fmt.Errorf("store.Materialize: %w", err)
 	}
@@ -85,13 +85,13 @@ func (s *Store) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, r
 // granted. The materialize script checks again, atomically with its
 // writes. It returns the job key of an earlier accepted copy (a resend,
 // answered as the script would) or an ErrDenied error as Materialize's.
-func (s *Store) inboundIDs(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message,
+func (s *core) inboundIDs(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message,
 	j *model.RunnerJob) (string, error) {
 	if ids, ok := s.reservedIDs(ctxID, "message", "job"); ok {
 		m.ID, j.ID = ids[0], ids[1]
 		return "", nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.Materialize: %w", err)
 	}
@@ -104,7 +104,7 @@ func (s *Store) inboundIDs(ctx context.Context, ctxID uint64, sender, ref string
 		prev, _, err := materialized(ctxID, sender, j, res)
 		return prev, err
 	}
-	ids, err := s.NextIDs(ctx, ctxID, "message", "job")
+	ids, err := s.nextIDs(ctx, ctxID, "message", "job")
 	if err != nil {
 		return "", fmt.Errorf("store.Materialize: %w", err)
 	}
@@ -245,13 +245,13 @@ func materialized(ctxID uint64, sender string, j *model.RunnerJob, res []any) (s
 // receiveMessage stores message m received from sender under its ref on
 // msg_in of context ctxID, once: a resend of the same ref (its ack was
 // lost) stores nothing and reports created false.
-func (s *Store) receiveMessage(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
-	db, err := s.DB(ctxID)
+func (s *core) receiveMessage(ctx context.Context, ctxID uint64, sender, ref string, m *model.Message) (bool, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, fmt.Errorf("store.ReceiveMessage: %w", err)
 	}
 	if m.ID == 0 {
-		ids, err := s.NextIDs(ctx, ctxID, "message")
+		ids, err := s.nextIDs(ctx, ctxID, "message")
 		if err != nil {
 			return false, fmt.Errorf("store.ReceiveMessage: %w", err)
 		}

@@ -24,8 +24,8 @@ type SentJob struct {
 // SentJobOf reads where job jobKey of context ctxID was sent: its
 // message_key, then that message's dst. A job never sent, or not there,
 // is the zero SentJob.
-func (s *Store) SentJobOf(ctx context.Context, ctxID uint64, jobKey string) (SentJob, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) SentJobOf(ctx context.Context, ctxID uint64, jobKey string) (SentJob, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return SentJob{}, fmt.Errorf("store.SentJobOf: %w", err)
 	}
@@ -42,8 +42,8 @@ func (s *Store) SentJobOf(ctx context.Context, ctxID uint64, jobKey string) (Sen
 
 // JobMessageKey reads the key of the job message that sent job jobKey of
 // context ctxID to another agent ("" for a job not sent, or not there).
-func (s *Store) JobMessageKey(ctx context.Context, ctxID uint64, jobKey string) (string, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) JobMessageKey(ctx context.Context, ctxID uint64, jobKey string) (string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.JobMessageKey: %w", err)
 	}
@@ -52,8 +52,8 @@ func (s *Store) JobMessageKey(ctx context.Context, ctxID uint64, jobKey string) 
 }
 
 // LoadJobStatus reads the status of job jobKey of context ctxID alone.
-func (s *Store) LoadJobStatus(ctx context.Context, ctxID uint64, jobKey string) (model.JobStatus, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) LoadJobStatus(ctx context.Context, ctxID uint64, jobKey string) (model.JobStatus, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.LoadJobStatus: %w", err)
 	}
@@ -63,8 +63,8 @@ func (s *Store) LoadJobStatus(ctx context.Context, ctxID uint64, jobKey string) 
 
 // FlowNodeState reads the state of node name of flow flowID in context
 // ctxID.
-func (s *Store) FlowNodeState(ctx context.Context, ctxID, flowID uint64, name string) (model.NodeState, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) FlowNodeState(ctx context.Context, ctxID, flowID uint64, name string) (model.NodeState, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.FlowNodeState: %w", err)
 	}

@@ -36,7 +36,7 @@ func TestAckOnlyFromTheRecipient(t *testing.T) {
 	s, raw := openOrigin(t)
 	put := func(key, typ, dst string) {
 		t.Helper()
-		err := s.Dispatch(ctx, 1, store.Outgoing{Message: key, Next: time.Now().Add(time.Second),
+		err := s.Bus.Dispatch(ctx, 1, store.Outgoing{Message: key, Next: time.Now().Add(time.Second),
 			Fields: model.Hash{"status": "dispatched", "message_type": typ, "dst": dst}})
 		if err != nil {
 			t.Fatal(err)
@@ -58,7 +58,7 @@ func TestAckOnlyFromTheRecipient(t *testing.T) {
 		{"message:1:3", "anyone", store.AckStranger, "dispatched", true},
 		{"message:1:3", "", store.AckStranger, "dispatched", true},
 	} {
-		got, err := s.AckMessage(ctx, 1, c.key, c.from)
+		got, err := s.Bus.AckMessage(ctx, 1, c.key, c.from)
 		if err != nil || got != c.want {
 			t.Fatalf("ack %d of %s by %q = %q, %v; want %q", i, c.key, c.from, got, err, c.want)
 		}
@@ -68,7 +68,7 @@ func TestAckOnlyFromTheRecipient(t *testing.T) {
 			t.Fatalf("ack %d: status %q, in outbox %v; want %q, %v", i, st, zerr == nil, c.status, c.inOutbox)
 		}
 	}
-	if _, err := s.AckMessage(ctx, 1, "message:1:404", "peerA"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Bus.AckMessage(ctx, 1, "message:1:404", "peerA"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("ack of a missing message: %v, want ErrNotFound", err)
 	}
 }
@@ -89,23 +89,23 @@ func TestTypedFieldReaders(t *testing.T) {
 		"job:1:2":   {MessageKey: "message:1:6"},
 		"job:1:404": {},
 	} {
-		if got, err := s.SentJobOf(ctx, 1, key); err != nil || got != want {
+		if got, err := s.Jobs.SentJobOf(ctx, 1, key); err != nil || got != want {
 			t.Fatalf("SentJobOf %s = %+v, %v; want %+v", key, got, err, want)
 		}
 	}
-	if k, err := s.JobMessageKey(ctx, 1, "job:1:1"); err != nil || k != "message:1:5" {
+	if k, err := s.Jobs.JobMessageKey(ctx, 1, "job:1:1"); err != nil || k != "message:1:5" {
 		t.Fatalf("JobMessageKey = %q, %v", k, err)
 	}
-	if st, err := s.LoadJobStatus(ctx, 1, "job:1:1"); err != nil || st != model.JobStarted {
+	if st, err := s.Jobs.LoadJobStatus(ctx, 1, "job:1:1"); err != nil || st != model.JobStarted {
 		t.Fatalf("LoadJobStatus = %q, %v", st, err)
 	}
-	if st, err := s.LoadJobStatus(ctx, 1, "job:1:404"); err != nil || st != "" {
+	if st, err := s.Jobs.LoadJobStatus(ctx, 1, "job:1:404"); err != nil || st != "" {
 		t.Fatalf("LoadJobStatus of a missing job = %q, %v", st, err)
 	}
-	if st, err := s.FlowNodeState(ctx, 1, 3, "build"); err != nil || st != model.NodeDispatched {
+	if st, err := s.Flows.FlowNodeState(ctx, 1, 3, "build"); err != nil || st != model.NodeDispatched {
 		t.Fatalf("FlowNodeState = %q, %v", st, err)
 	}
-	if st, err := s.FlowNodeState(ctx, 1, 3, "nope"); err != nil || st != "" {
+	if st, err := s.Flows.FlowNodeState(ctx, 1, 3, "nope"); err != nil || st != "" {
 		t.Fatalf("FlowNodeState of a missing node = %q, %v", st, err)
 	}
 }

@@ -18,9 +18,9 @@ import (
 // already keeps its earlier time. It returns the time in effect and
 // whether the job is marked; false when it has ended, moved on to another
 // attempt or is gone.
-func (s *Store) MarkUnreachable(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *Jobs) MarkUnreachable(ctx context.Context, ctxID uint64, key string, attempt int64,
 	since time.Time) (time.Time, bool, error) {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("store.MarkUnreachable: %w", err)
 	}
@@ -49,8 +49,8 @@ return tonumber(ARGV[2])
 // or its result came), if the job is at attempt (0 = any): a mark made
 // for a newer attempt, sent elsewhere, stays. A job not marked is left as
 // it is.
-func (s *Store) ClearUnreachable(ctx context.Context, ctxID uint64, key string, attempt int64) error {
-	db, err := s.DB(ctxID)
+func (s *Jobs) ClearUnreachable(ctx context.Context, ctxID uint64, key string, attempt int64) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.ClearUnreachable: %w", err)
 	}
@@ -77,8 +77,8 @@ return 1
 // for that attempt was kept before, which then stays as it is (a resent
 // result is not news).
 // Nothing else of the job changes; from anyone else nothing is written.
-func (s *Store) RecordLateResult(ctx context.Context, ctxID uint64, key string, r *model.LateResult) (kept, duplicate bool, err error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) RecordLateResult(ctx context.Context, ctxID uint64, key string, r *model.LateResult) (kept, duplicate bool, err error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, false, fmt.Errorf("store.RecordLateResult: %w", err)
 	}

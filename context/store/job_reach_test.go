@@ -20,41 +20,41 @@ func TestMarkUnreachableKeepsTheStatus(t *testing.T) {
 	const ctxID = 3
 	key := ctDispatched(t, s, ctxID, 1, 1)
 	first := time.Unix(1000, 0)
-	if at, ok, err := s.MarkUnreachable(ctx, ctxID, key, 1, first); err != nil || !ok || !at.Equal(first) {
+	if at, ok, err := s.Jobs.MarkUnreachable(ctx, ctxID, key, 1, first); err != nil || !ok || !at.Equal(first) {
 		t.Fatalf("mark = %v %v %v, want %v", at, ok, err, first)
 	}
-	if at, ok, _ := s.MarkUnreachable(ctx, ctxID, key, 1, first.Add(time.Hour)); !ok || !at.Equal(first) {
+	if at, ok, _ := s.Jobs.MarkUnreachable(ctx, ctxID, key, 1, first.Add(time.Hour)); !ok || !at.Equal(first) {
 		t.Fatalf("marked again: %v %v, want the first time kept", at, ok)
 	}
-	j, err := s.LoadJobKey(ctx, ctxID, key)
+	j, err := s.Jobs.LoadJobKey(ctx, ctxID, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if since, ok := j.Unreachable(); !ok || !since.Equal(first) || j.Status != model.JobDispatched {
 		t.Fatalf("job %s unreachable=%v since %v; want dispatched, unreachable since %v", j.Status, ok, since, first)
 	}
-	if _, ok, _ := s.MarkUnreachable(ctx, ctxID, key, 2, first); ok {
+	if _, ok, _ := s.Jobs.MarkUnreachable(ctx, ctxID, key, 2, first); ok {
 		t.Error("marked for another attempt")
 	}
-	if _, ok, _ := s.MarkUnreachable(ctx, ctxID, store.JobKey(1, 99), 0, first); ok {
+	if _, ok, _ := s.Jobs.MarkUnreachable(ctx, ctxID, store.JobKey(1, 99), 0, first); ok {
 		t.Error("marked a missing job")
 	}
-	if err := s.ClearUnreachable(ctx, ctxID, key, 2); err != nil { // another attempt's return
+	if err := s.Jobs.ClearUnreachable(ctx, ctxID, key, 2); err != nil { // another attempt's return
 		t.Fatal(err)
 	}
-	if j, _ = s.LoadJobKey(ctx, ctxID, key); j.Extra[model.ExtraRunnerState] != model.RunnerUnreachable {
+	if j, _ = s.Jobs.LoadJobKey(ctx, ctxID, key); j.Extra[model.ExtraRunnerState] != model.RunnerUnreachable {
 		t.Fatal("another attempt's return cleared the mark")
 	}
-	if err := s.ClearUnreachable(ctx, ctxID, key, 1); err != nil {
+	if err := s.Jobs.ClearUnreachable(ctx, ctxID, key, 1); err != nil {
 		t.Fatal(err)
 	}
-	if j, _ = s.LoadJobKey(ctx, ctxID, key); j.Extra[model.ExtraRunnerState] != "" || j.Extra[model.ExtraUnreachableSince] != "" {
+	if j, _ = s.Jobs.LoadJobKey(ctx, ctxID, key); j.Extra[model.ExtraRunnerState] != "" || j.Extra[model.ExtraUnreachableSince] != "" {
 		t.Fatalf("after clearing: %v", j.Extra)
 	}
-	if err := s.CompleteJob(ctx, ctxID, key, 1, model.JobFinished, nil); err != nil {
+	if err := s.Jobs.CompleteJob(ctx, ctxID, key, 1, model.JobFinished, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := s.MarkUnreachable(ctx, ctxID, key, 0, first); ok {
+	if _, ok, _ := s.Jobs.MarkUnreachable(ctx, ctxID, key, 0, first); ok {
 		t.Error("marked an ended job")
 	}
 }
@@ -67,26 +67,26 @@ func TestRecordLateResultOnlyFromTheLostRunner(t *testing.T) {
 	const ctxID = 3
 	key := ctDispatched(t, s, ctxID, 1, 1)
 	late := &model.LateResult{From: "peerA", Attempt: 1, Status: model.JobFinished, Result: map[string]string{"x": "1"}, At: 5}
-	if ok, _, err := s.RecordLateResult(ctx, ctxID, key, late); err != nil || ok {
+	if ok, _, err := s.Jobs.RecordLateResult(ctx, ctxID, key, late); err != nil || ok {
 		t.Fatalf("kept from a job never given up on: %v %v", ok, err)
 	}
-	if err := s.CompleteJob(ctx, ctxID, key, 1, model.JobError, model.LostRunnerFields("peerA", 1, "lost")); err != nil {
+	if err := s.Jobs.CompleteJob(ctx, ctxID, key, 1, model.JobError, model.LostRunnerFields("peerA", 1, "lost")); err != nil {
 		t.Fatal(err)
 	}
 	for _, other := range []*model.LateResult{{From: "peerB", Attempt: 1}, {From: "peerA", Attempt: 2}} {
-		if ok, _, _ := s.RecordLateResult(ctx, ctxID, key, other); ok {
+		if ok, _, _ := s.Jobs.RecordLateResult(ctx, ctxID, key, other); ok {
 			t.Errorf("kept %+v", other)
 		}
 	}
-	if ok, dup, err := s.RecordLateResult(ctx, ctxID, key, late); err != nil || !ok || dup {
+	if ok, dup, err := s.Jobs.RecordLateResult(ctx, ctxID, key, late); err != nil || !ok || dup {
 		t.Fatalf("not kept from the lost runner: %v %v %v", ok, dup, err)
 	}
 	resent := *late
 	resent.Result = map[string]string{"x": "2"}
-	if ok, dup, err := s.RecordLateResult(ctx, ctxID, key, &resent); err != nil || !ok || !dup {
+	if ok, dup, err := s.Jobs.RecordLateResult(ctx, ctxID, key, &resent); err != nil || !ok || !dup {
 		t.Fatalf("a resent late result: kept %v duplicate %v %v; want kept as a duplicate", ok, dup, err)
 	}
-	j, err := s.LoadJobKey(ctx, ctxID, key)
+	j, err := s.Jobs.LoadJobKey(ctx, ctxID, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestOutboxResendNowOnlyThatPeers(t *testing.T) {
 		}
 	}
 	now := time.Now()
-	keys, err := s.OutboxResendNow(ctx, ctxID, "peerA", now, 100)
+	keys, err := s.Bus.OutboxResendNow(ctx, ctxID, "peerA", now, 100)
 	slices.Sort(keys)
 	if err != nil || !slices.Equal(keys, []string{"message:1:1", "message:1:3"}) {
 		t.Fatalf("resent %v %v, want peerA's two", keys, err)

@@ -13,8 +13,8 @@ import (
 const ReplyTTL = 24 * time.Hour
 
 // SaveJob writes j into its context DB (allocating its id when 0).
-func (s *Store) SaveJob(ctx context.Context, j *model.RunnerJob) error {
-	db, err := s.DB(j.ContextID)
+func (s *Jobs) SaveJob(ctx context.Context, j *model.RunnerJob) error {
+	db, err := s.db(j.ContextID)
 	if err != nil {
 		return fmt.Errorf("store.SaveJob: %w", err)
 	}
@@ -39,8 +39,8 @@ return 1
 
 // EnqueueJob saves j with status dispatched and pushes it on
 // queue:<script_type>, atomically.
-func (s *Store) EnqueueJob(ctx context.Context, j *model.RunnerJob) error {
-	db, err := s.DB(j.ContextID)
+func (s *Jobs) EnqueueJob(ctx context.Context, j *model.RunnerJob) error {
+	db, err := s.db(j.ContextID)
 	if err != nil {
 		return fmt.Errorf("store.EnqueueJob: %w", err)
 	}
@@ -68,13 +68,13 @@ return redis.call('LPUSH', KEYS[2], KEYS[1])
 `)
 
 // LoadJob reads job:<caller>:<id> from context ctxID.
-func (s *Store) LoadJob(ctx context.Context, ctxID, caller, id uint64) (*model.RunnerJob, error) {
+func (s *Jobs) LoadJob(ctx context.Context, ctxID, caller, id uint64) (*model.RunnerJob, error) {
 	return s.LoadJobKey(ctx, ctxID, JobKey(caller, id))
 }
 
 // LoadJobKey reads a job by its key.
-func (s *Store) LoadJobKey(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) LoadJobKey(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadJob: %w", err)
 	}
@@ -114,8 +114,8 @@ func decodeJob(ctxID uint64) func(string, model.Hash) (*model.RunnerJob, error) 
 }
 
 // ListJobs returns the jobs of a context.
-func (s *Store) ListJobs(ctx context.Context, ctxID uint64) ([]*model.RunnerJob, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) ListJobs(ctx context.Context, ctxID uint64) ([]*model.RunnerJob, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ListJobs: %w", err)
 	}
@@ -131,8 +131,8 @@ func (s *Store) ListJobs(ctx context.Context, ctxID uint64) ([]*model.RunnerJob,
 }
 
 // deleteJob removes a job hash.
-func (s *Store) deleteJob(ctx context.Context, ctxID, caller, id uint64) error {
-	db, err := s.DB(ctxID)
+func (s *core) deleteJob(ctx context.Context, ctxID, caller, id uint64) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteJob: %w", err)
 	}
@@ -145,9 +145,9 @@ func (s *Store) deleteJob(ctx context.Context, ctxID, caller, id uint64) error {
 // SetJobStatus moves the job at key to status, fenced on attempt (0 = any),
 // writing the extra fields too. Invalid moves give model.ErrBadTransition,
 // stale attempts ErrFenced.
-func (s *Store) SetJobStatus(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *Jobs) SetJobStatus(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash) error {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SetJobStatus: %w", err)
 	}
@@ -169,9 +169,9 @@ return 1
 
 // RequeueJob puts the job back on queue:<type> as a new attempt (fenced on
 // attempt, 0 = any) and returns the new attempt number.
-func (s *Store) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType string, attempt int64,
+func (s *Jobs) RequeueJob(ctx context.Context, ctxID uint64, key, scriptType string, attempt int64,
 	fields model.Hash) (int64, error) {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.RequeueJob: %w", err)
 	}

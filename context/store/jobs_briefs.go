@@ -33,8 +33,8 @@ var briefFields = []string{"name", "flow_id", "script_type", "status", "created_
 
 // JobBriefs returns a brief of every job of a context, unordered: one SCAN
 // and one pipelined HMGET per page of keys.
-func (s *Store) JobBriefs(ctx context.Context, ctxID uint64) ([]JobBrief, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) JobBriefs(ctx context.Context, ctxID uint64) ([]JobBrief, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.JobBriefs: %w", err)
 	}
@@ -112,8 +112,8 @@ func num[T int64 | uint64](v any) T {
 // start and end as a rule too (its lease, its reply list). It misses a
 // change that adds one key as another goes, so users of it also look
 // again after a while. "" when the store does not answer.
-func (s *Store) ChangeStamp(ctx context.Context, ctxID uint64) string {
-	db, err := s.DB(ctxID)
+func (s *Jobs) ChangeStamp(ctx context.Context, ctxID uint64) string {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return ""
 	}

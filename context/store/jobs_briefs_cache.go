@@ -26,7 +26,7 @@ import (
 // deleted outside retention); a context whose index shrank (retention) is
 // read in full at once.
 type BriefCache struct {
-	st *Store
+	st *Jobs
 	mu sync.Mutex
 	by map[uint64]*briefEntry // guarded by mu
 }
@@ -55,7 +55,7 @@ type briefEntry struct {
 	known      map[string]bool // the keys of briefs
 }
 
-func NewBriefCache(st *Store) *BriefCache {
+func NewBriefCache(st *Jobs) *BriefCache {
 	return &BriefCache{st: st, by: map[uint64]*briefEntry{}}
 }
 

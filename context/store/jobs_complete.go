@@ -15,7 +15,7 @@ import (
 // remote_done when it came from another agent (the bridge) — atomically.
 // An EndWatch on the job in this process gets the ended job, read by the
 // same script.
-func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *Jobs) CompleteJob(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash) error {
 	return s.completeJobWithLogs(ctx, ctxID, key, attempt, status, fields, nil, 0)
 }
@@ -25,7 +25,7 @@ func (s *Store) CompleteJob(ctx context.Context, ctxID uint64, key string, attem
 // when the completion is taken, so a duplicate or a late result adds no
 // lines, and before the waiters wake, so whoever waits for the end (job
 // logs -f, too) finds them.
-func (s *Store) completeJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *core) completeJobWithLogs(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash, lines []string, max int) error {
 	return s.complete(ctx, ctxID, key, attempt, status, fields, lines, max, "")
 }
@@ -58,7 +58,7 @@ return 1
 // the job's message (status processed when its lifecycle allows, off the
 // outbox and the awaiting list), so nothing is left to do after the
 // waiters wake.
-func (s *Store) completeSentJob(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *core) completeSentJob(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash, lines []string, max int, msgKey string) error {
 	return s.complete(ctx, ctxID, key, attempt, status, fields, lines, max, msgKey)
 }
@@ -90,12 +90,12 @@ return 1
 // complete runs completeJob, or completeSentJob when it settles a message
 // (settle, a message key), returning the ended job to an EndWatch when
 // the job has one.
-func (s *Store) complete(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *core) complete(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash, lines []string, max int, settle string) error {
 	if !status.Terminal() {
 		return fmt.Errorf("store.CompleteJob: %q is not a final status", status)
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.CompleteJob: %w", err)
 	}

@@ -12,11 +12,11 @@ import (
 // forever. Each end is announced as any end of a job (its reply list, the
 // jobs that wait for it). Jobs in another state are left as they are. It
 // returns how many it ended.
-func (s *Store) EndWaitingJobs(ctx context.Context, ctxID uint64, keys []string, reason string) (int, error) {
+func (s *Jobs) EndWaitingJobs(ctx context.Context, ctxID uint64, keys []string, reason string) (int, error) {
 	if len(keys) == 0 {
 		return 0, nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.EndWaitingJobs: %w", err)
 	}

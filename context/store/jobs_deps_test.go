@@ -28,7 +28,7 @@ func depJob(t *testing.T, raw *redis.Client, id, deps, prereqs string) string {
 
 func depClaim(t *testing.T, s *store.Store) *store.Claim {
 	t.Helper()
-	c, err := s.ClaimJob(context.Background(), 1, "r1", []string{"sh"}, time.Minute, false)
+	c, err := s.Queues.ClaimJob(context.Background(), 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestClaimParksJobUntilUpstreamFinishes(t *testing.T) {
 	if st := raw.HGet(ctx, "job:7:401", "status").Val(); st != string(model.JobWaiting) {
 		t.Fatalf("401 status %q, want waiting_for_prerequisites", st)
 	}
-	if err := s.CompleteJob(ctx, 1, "job:7:400", 1, model.JobFinished, nil); err != nil {
+	if err := s.Jobs.CompleteJob(ctx, 1, "job:7:400", 1, model.JobFinished, nil); err != nil {
 		t.Fatal(err)
 	}
 	if c := depClaim(t, s); c == nil || c.JobKey != "job:7:401" || c.Verdict != store.VerdictRun {
@@ -77,7 +77,7 @@ func TestUpstreamErrorEndsDependentsImpossible(t *testing.T) {
 	if c := depClaim(t, s); c != nil {
 		t.Fatalf("a dependent was claimed: %+v", c)
 	}
-	if err := s.CompleteJob(ctx, 1, "job:7:400", 1, model.JobError, model.Hash{"error": "exit 1"}); err != nil {
+	if err := s.Jobs.CompleteJob(ctx, 1, "job:7:400", 1, model.JobError, model.Hash{"error": "exit 1"}); err != nil {
 		t.Fatal(err)
 	}
 	for key, want := range map[string]string{"job:7:401": "impossible: job 400 ended error",
@@ -129,7 +129,7 @@ func TestPrerequisiteWaitsForItsKey(t *testing.T) {
 	if st := raw.HGet(ctx, "job:7:5", "status").Val(); st != string(model.JobWaiting) {
 		t.Fatalf("status %q, want waiting_for_prerequisites", st)
 	}
-	jobs, err := s.ListJobs(ctx, 1)
+	jobs, err := s.Jobs.ListJobs(ctx, 1)
 	if err != nil || len(jobs) != 1 || jobs[0].Prerequisites[0] != "file:/srv/data.csv" {
 		t.Fatalf("ListJobs with a named prerequisite: %v %v", jobs, err)
 	}
@@ -154,7 +154,7 @@ func TestTakeQueuedTakesAParkedJob(t *testing.T) {
 	if c := depClaim(t, s); c != nil {
 		t.Fatalf("claimed: %+v", c)
 	}
-	_, ok, err := s.TakeQueued(ctx, 1, "job:7:6", "sh", "r1", 1, time.Minute)
+	_, ok, err := s.Queues.TakeQueued(ctx, 1, "job:7:6", "sh", "r1", 1, time.Minute)
 	if err != nil || !ok {
 		t.Fatalf("TakeQueued of a parked job: %v %v", ok, err)
 	}

@@ -17,7 +17,7 @@ import (
 // still pushed, for everyone else who waits. A job ended some other way (a
 // plain Redis client) is still seen, by a look at the job every waitStep.
 type EndWatch struct {
-	s     *Store
+	s     *core
 	ref   jobRef
 	ended chan model.Hash // buffered: the completion never blocks
 }
@@ -35,8 +35,8 @@ type endWatches struct {
 
 // WatchEnd starts watching job key of context ctxID; call it before the job
 // can end (before its message is sent), and Close the watch when done.
-func (s *Store) WatchEnd(ctxID uint64, key string) *EndWatch {
-	w := &EndWatch{s: s, ref: jobRef{ctxID, key}, ended: make(chan model.Hash, 1)}
+func (s *Jobs) WatchEnd(ctxID uint64, key string) *EndWatch {
+	w := &EndWatch{s: s.core, ref: jobRef{ctxID, key}, ended: make(chan model.Hash, 1)}
 	s.ends.mu.Lock()
 	defer s.ends.mu.Unlock()
 	if s.ends.m == nil {
@@ -58,7 +58,7 @@ func (w *EndWatch) Close() {
 // Wait blocks until the job ends and returns it, or until ctx is done (nil
 // and ctx's error).
 func (w *EndWatch) Wait(ctx context.Context) (*model.RunnerJob, error) {
-	db, err := w.s.DB(w.ref.ctx)
+	db, err := w.s.db(w.ref.ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store.EndWatch: %w", err)
 	}

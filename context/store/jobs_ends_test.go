@@ -22,7 +22,7 @@ func TestEndWatchGetsTheEndedJob(t *testing.T) {
 	raw := srv.Client(t, 2)
 	for _, withLogs := range []bool{false, true} {
 		key := sentJob(t, s)
-		w := s.WatchEnd(2, key)
+		w := s.Jobs.WatchEnd(2, key)
 		defer w.Close()
 		got := make(chan *model.RunnerJob, 1)
 		go func() {
@@ -37,7 +37,7 @@ func TestEndWatchGetsTheEndedJob(t *testing.T) {
 		if withLogs {
 			lines = []string{"one", "two"}
 		}
-		if err := s.CompleteJobWithLogs(ctx, 2, key, 1, model.JobFinished,
+		if err := s.Jobs.CompleteJobWithLogs(ctx, 2, key, 1, model.JobFinished,
 			model.Hash{"result": `{"a":"b"}`, "ran_on": "elsewhere"}, lines, 10); err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestEndWatchSeesAnEndElsewhere(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)
 	key := sentJob(t, s)
-	w := s.WatchEnd(2, key)
+	w := s.Jobs.WatchEnd(2, key)
 	defer w.Close()
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
@@ -112,7 +112,7 @@ func blockingCalls(t *testing.T, c *redis.Client) int {
 // dispatched, attempt 1, on no queue. It returns its key.
 func sentJob(t *testing.T, s *store.Store) string {
 	j := &model.RunnerJob{CallerID: 1, ContextID: 2, ScriptType: "sh", Status: model.JobDispatched, Attempt: 1}
-	if err := s.SaveJob(context.Background(), j); err != nil {
+	if err := s.Jobs.SaveJob(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
 	return store.JobKey(1, j.ID)

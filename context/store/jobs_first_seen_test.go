@@ -19,7 +19,7 @@ func TestJobWithoutCreatedAtIsCreatedAtFirstSight(t *testing.T) {
 	raw.HSet(ctx, "job:1:9", "id", 9, "caller_id", 1, "script", "x", "script_type", "sh", "status", "dispatched",
 		"created_at", "1700000000")
 	before := time.Now().Unix()
-	j, err := s.LoadJobKey(ctx, 1, "job:1:7")
+	j, err := s.Jobs.LoadJobKey(ctx, 1, "job:1:7")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,12 +30,12 @@ func TestJobWithoutCreatedAtIsCreatedAtFirstSight(t *testing.T) {
 		t.Fatal("created_at not written on the hash")
 	}
 	time.Sleep(1100 * time.Millisecond)
-	again, _ := s.LoadJobKey(ctx, 1, "job:1:7")
+	again, _ := s.Jobs.LoadJobKey(ctx, 1, "job:1:7")
 	if again.CreatedAt != j.CreatedAt {
 		t.Fatalf("created_at %d on the second read, %d on the first; want the same", again.CreatedAt, j.CreatedAt)
 	}
 	want := map[uint64]int64{7: j.CreatedAt, 9: 1700000000}
-	js, err := s.ListJobs(ctx, 1)
+	js, err := s.Jobs.ListJobs(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestJobWithoutCreatedAtIsCreatedAtFirstSight(t *testing.T) {
 			want[8] = j.CreatedAt
 		}
 	}
-	bs, err := s.JobBriefs(ctx, 1)
+	bs, err := s.Jobs.JobBriefs(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

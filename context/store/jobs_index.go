@@ -33,8 +33,8 @@ end
 
 // IndexJobs adds briefs' jobs to the index (those there already keep their
 // score), in pipelines of briefPageSize.
-func (s *Store) IndexJobs(ctx context.Context, ctxID uint64, briefs []JobBrief) error {
-	db, err := s.DB(ctxID)
+func (s *Jobs) IndexJobs(ctx context.Context, ctxID uint64, briefs []JobBrief) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.IndexJobs: %w", err)
 	}
@@ -53,8 +53,8 @@ func (s *Store) IndexJobs(ctx context.Context, ctxID uint64, briefs []JobBrief) 
 
 // IndexedSince returns the keys of the index with a score (created_at) of
 // at least since, and how many keys the index holds.
-func (s *Store) IndexedSince(ctx context.Context, ctxID uint64, since int64) ([]string, int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) IndexedSince(ctx context.Context, ctxID uint64, since int64) ([]string, int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store.IndexedSince: %w", err)
 	}
@@ -73,8 +73,8 @@ func (s *Store) IndexedSince(ctx context.Context, ctxID uint64, since int64) ([]
 
 // JobBriefsOf reads the briefs of keys (in pipelines of briefPageSize),
 // leaving out keys that are no job or are gone.
-func (s *Store) JobBriefsOf(ctx context.Context, ctxID uint64, keys []string) ([]JobBrief, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) JobBriefsOf(ctx context.Context, ctxID uint64, keys []string) ([]JobBrief, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.JobBriefsOf: %w", err)
 	}
@@ -91,8 +91,8 @@ func (s *Store) JobBriefsOf(ctx context.Context, ctxID uint64, keys []string) ([
 
 // ChangedSince returns the jobs that moved at or after sinceMS (unix ms,
 // the server's clock) and the time of the newest move (sinceMS when none).
-func (s *Store) ChangedSince(ctx context.Context, ctxID uint64, sinceMS int64) ([]string, int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) ChangedSince(ctx context.Context, ctxID uint64, sinceMS int64) ([]string, int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, sinceMS, fmt.Errorf("store.ChangedSince: %w", err)
 	}
@@ -111,8 +111,8 @@ func (s *Store) ChangedSince(ctx context.Context, ctxID uint64, sinceMS int64) (
 
 // LastChange is the time of the newest move in job_changes (unix ms, the
 // server's clock), 0 when none.
-func (s *Store) LastChange(ctx context.Context, ctxID uint64) (int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) LastChange(ctx context.Context, ctxID uint64) (int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.LastChange: %w", err)
 	}

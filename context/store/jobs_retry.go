@@ -12,8 +12,8 @@ import (
 // make one attempt), the error and result cleared, a stop marker of the
 // old attempt dropped (it would stop the new one), the old reply cleared,
 // the job pushed on queue:<scriptType>. It returns the new attempt.
-func (s *Store) RetryJob(ctx context.Context, ctxID uint64, key, scriptType string, attempt int64) (int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) RetryJob(ctx context.Context, ctxID uint64, key, scriptType string, attempt int64) (int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.RetryJob: %w", err)
 	}

@@ -17,32 +17,32 @@ func TestRetryJobQueuesTheNextAttempt(t *testing.T) {
 	tmContext(t, s)
 	ctx := ctCtx(t)
 	j := tmJob()
-	if err := s.EnqueueJob(ctx, j); err != nil {
+	if err := s.Jobs.EnqueueJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
 	key := store.JobKey(j.CallerID, j.ID)
-	cl, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+	cl, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil || cl == nil {
 		t.Fatalf("claim: %v %v", cl, err)
 	}
-	if _, err := s.MarkStop(ctx, 1, key); err != nil {
+	if _, err := s.Queues.MarkStop(ctx, 1, key); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CompleteLeased(ctx, 1, cl.Lease, "r1", model.JobError, model.Hash{"error": "stopped"}); err != nil {
+	if err := s.Queues.CompleteLeased(ctx, 1, cl.Lease, "r1", model.JobError, model.Hash{"error": "stopped"}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.RetryJob(ctx, 1, key, "sh", 1)
+	n, err := s.Jobs.RetryJob(ctx, 1, key, "sh", 1)
 	if err != nil || n != 2 {
 		t.Fatalf("retry: attempt %d, %v; want 2", n, err)
 	}
-	if _, err := s.RetryJob(ctx, 1, key, "sh", 1); !errors.Is(err, store.ErrFenced) && !errors.Is(err, model.ErrBadTransition) {
+	if _, err := s.Jobs.RetryJob(ctx, 1, key, "sh", 1); !errors.Is(err, store.ErrFenced) && !errors.Is(err, model.ErrBadTransition) {
 		t.Fatalf("second retry of attempt 1: %v, want refused", err)
 	}
-	got, err := s.LoadJobKey(ctx, 1, key)
+	got, err := s.Jobs.LoadJobKey(ctx, 1, key)
 	if err != nil || got.Status != model.JobDispatched || got.Error != "" || got.Attempt != 2 {
 		t.Fatalf("after retry: %+v, %v", got, err)
 	}
-	cl, err = s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+	cl, err = s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil || cl == nil || cl.Verdict != store.VerdictRun || cl.Attempt != 2 {
 		t.Fatalf("claim of the retry: %+v, %v; want attempt 2 to run (not stopped)", cl, err)
 	}

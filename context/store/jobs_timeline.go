@@ -78,8 +78,8 @@ end
 
 // addTimeline appends an event to a job's timeline from Go, for moves
 // that are not made by a script (a job sent to another agent, say).
-func (s *Store) addTimeline(ctx context.Context, ctxID uint64, jobKey, event, detail string) error {
-	db, err := s.DB(ctxID)
+func (s *core) addTimeline(ctx context.Context, ctxID uint64, jobKey, event, detail string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.AddTimeline: %w", err)
 	}
@@ -110,8 +110,8 @@ func timelineSent(ctx context.Context, p redis.Pipeliner, o Outgoing) {
 }
 
 // Timeline returns a job's timeline, oldest first (empty when none).
-func (s *Store) Timeline(ctx context.Context, ctxID uint64, jobKey string) ([]TimelineEntry, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) Timeline(ctx context.Context, ctxID uint64, jobKey string) ([]TimelineEntry, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.Timeline: %w", err)
 	}
@@ -145,8 +145,8 @@ end
 // job keeps its status and lease while the runner waits, and the requeue
 // that follows writes no second end (requeueJob). Fenced: only while the
 // job is started at attempt; false when it is not.
-func (s *Store) EndAttempt(ctx context.Context, ctxID uint64, jobKey string, attempt int64, why string) (bool, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) EndAttempt(ctx context.Context, ctxID uint64, jobKey string, attempt int64, why string) (bool, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, fmt.Errorf("store.EndAttempt: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 // timelineEvents is a job's timeline as event@attempt, and its entries.
 func timelineEvents(t *testing.T, s *store.Store, ctxID uint64, key string) ([]string, []store.TimelineEntry) {
 	t.Helper()
-	tl, err := s.Timeline(ctCtx(t), ctxID, key)
+	tl, err := s.Jobs.Timeline(ctCtx(t), ctxID, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,33 +32,33 @@ func TestRequeueEndsTheAttemptOnTheTimeline(t *testing.T) {
 	ctx := ctCtx(t)
 	const ctxID = 1
 	j := &model.RunnerJob{CallerID: 1, ContextID: ctxID, ScriptType: "sh", Script: "true", Retries: 2}
-	if err := s.CreateQueuedJob(ctx, j); err != nil {
+	if err := s.Jobs.CreateQueuedJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
 	key := store.JobKey(1, j.ID)
 	claim := func(want int64) {
 		t.Helper()
-		c, err := s.ClaimJob(ctx, ctxID, "r1", []string{"sh"}, time.Minute, false)
+		c, err := s.Queues.ClaimJob(ctx, ctxID, "r1", []string{"sh"}, time.Minute, false)
 		if err != nil || c == nil || c.Verdict != store.VerdictRun || c.Attempt != want {
 			t.Fatalf("claim: %+v, %v; want attempt %d run", c, err, want)
 		}
 	}
 	claim(1)
-	if _, err := s.RequeueJob(ctx, ctxID, key, "sh", 1, model.Hash{"error": "attempt 1: exit status 7 (retrying)"}); err != nil {
+	if _, err := s.Jobs.RequeueJob(ctx, ctxID, key, "sh", 1, model.Hash{"error": "attempt 1: exit status 7 (retrying)"}); err != nil {
 		t.Fatal(err)
 	}
 	claim(2)
-	if ok, err := s.EndAttempt(ctx, ctxID, key, 1, "stale"); err != nil || ok {
+	if ok, err := s.Jobs.EndAttempt(ctx, ctxID, key, 1, "stale"); err != nil || ok {
 		t.Fatalf("EndAttempt of a superseded attempt: %v, %v; want false", ok, err)
 	}
-	if ok, err := s.EndAttempt(ctx, ctxID, key, 2, "attempt 2: exit status 7 (retrying)"); err != nil || !ok {
+	if ok, err := s.Jobs.EndAttempt(ctx, ctxID, key, 2, "attempt 2: exit status 7 (retrying)"); err != nil || !ok {
 		t.Fatalf("EndAttempt: %v, %v; want true", ok, err)
 	}
-	if _, err := s.RequeueJob(ctx, ctxID, key, "sh", 2, model.Hash{"error": "attempt 2: exit status 7 (retrying)"}); err != nil {
+	if _, err := s.Jobs.RequeueJob(ctx, ctxID, key, "sh", 2, model.Hash{"error": "attempt 2: exit status 7 (retrying)"}); err != nil {
 		t.Fatal(err)
 	}
 	claim(3)
-	if err := s.CompleteJob(ctx, ctxID, key, 3, model.JobFinished, nil); err != nil {
+	if err := s.Jobs.CompleteJob(ctx, ctxID, key, 3, model.JobFinished, nil); err != nil {
 		t.Fatal(err)
 	}
 	got, tl := timelineEvents(t, s, ctxID, key)
@@ -81,7 +81,7 @@ func TestQuarantineIsOnTheTimeline(t *testing.T) {
 	raw.HSet(ctx, "job:1:1", "id", 1, "script", "x", "script_type", "sh", "status", "dispatched",
 		"attempt", 3, "error", "attempt 2: exit status 3 (retrying)")
 	raw.LPush(ctx, "queue:sh", "job:1:1")
-	if c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || c.Verdict != store.VerdictInvalid {
+	if c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || c.Verdict != store.VerdictInvalid {
 		t.Fatalf("claim: %+v, %v; want the job quarantined", c, err)
 	}
 	got, tl := timelineEvents(t, s, 1, "job:1:1")
@@ -97,7 +97,7 @@ func TestQuarantineIsOnTheTimeline(t *testing.T) {
 		raw.LPush(ctx, "queue:sh", k)
 	}
 	for range 2 {
-		if _, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil {
+		if _, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil {
 			t.Fatal(err)
 		}
 	}

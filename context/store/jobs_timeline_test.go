@@ -17,23 +17,25 @@ func TestTimelineRecordsMovesAndGoesWithTheJob(t *testing.T) {
 	const ctxID = 1
 	db := srv.Client(t, ctxID)
 	j := &model.RunnerJob{CallerID: 1, ContextID: ctxID, ScriptType: "sh", Script: "true"}
-	if err := s.CreateQueuedJob(ctx, j); err != nil {
+	if err := s.Jobs.CreateQueuedJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
 	key := store.JobKey(1, j.ID)
 	steps := []func() error{
-		func() error { return s.SetJobStatus(ctx, ctxID, key, 1, model.JobStarted, nil) },
-		func() error { return s.CompleteJob(ctx, ctxID, key, 1, model.JobError, model.Hash{"error": "exit 3"}) },
-		func() error { _, err := s.RetryJob(ctx, ctxID, key, "sh", 1); return err },
-		func() error { return s.SetJobStatus(ctx, ctxID, key, 2, model.JobStarted, nil) },
-		func() error { return s.CompleteJob(ctx, ctxID, key, 2, model.JobFinished, nil) },
+		func() error { return s.Jobs.SetJobStatus(ctx, ctxID, key, 1, model.JobStarted, nil) },
+		func() error {
+			return s.Jobs.CompleteJob(ctx, ctxID, key, 1, model.JobError, model.Hash{"error": "exit 3"})
+		},
+		func() error { _, err := s.Jobs.RetryJob(ctx, ctxID, key, "sh", 1); return err },
+		func() error { return s.Jobs.SetJobStatus(ctx, ctxID, key, 2, model.JobStarted, nil) },
+		func() error { return s.Jobs.CompleteJob(ctx, ctxID, key, 2, model.JobFinished, nil) },
 	}
 	for i, step := range steps {
 		if err := step(); err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
 	}
-	tl, err := s.Timeline(ctx, ctxID, key)
+	tl, err := s.Jobs.Timeline(ctx, ctxID, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,25 +53,25 @@ func TestTimelineRecordsMovesAndGoesWithTheJob(t *testing.T) {
 	if tl[2].Detail != "exit 3" {
 		t.Errorf("error entry detail = %q, want the job's error", tl[2].Detail)
 	}
-	if keys, n, err := s.IndexedSince(ctx, ctxID, 0); err != nil || n != 1 || !slices.Equal(keys, []string{key}) {
+	if keys, n, err := s.Jobs.IndexedSince(ctx, ctxID, 0); err != nil || n != 1 || !slices.Equal(keys, []string{key}) {
 		t.Fatalf("index = %v (%d), %v; want the job", keys, n, err)
 	}
-	if err := s.AppendLogLines(ctx, ctxID, key, []store.LogLine{store.NewLogLine("x", store.LogStdout)}, 10); err != nil {
+	if err := s.Logs.AppendLogLines(ctx, ctxID, key, []store.LogLine{store.NewLogLine("x", store.LogStdout)}, 10); err != nil {
 		t.Fatal(err)
 	}
 
-	listed, err := s.EndedJobs(ctx, ctxID)
+	listed, err := s.Jobs.EndedJobs(ctx, ctxID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.PruneJobs(ctx, ctxID, listed, false); err != nil {
+	if _, err := s.Jobs.PruneJobs(ctx, ctxID, listed, false); err != nil {
 		t.Fatal(err)
 	}
 	n, err := db.Exists(ctx, key, store.TimelineKey(key), store.LogMetaKey(key), store.LogKey(key)).Result()
 	if err != nil || n != 0 {
 		t.Fatalf("after pruning, %d of the job's keys are left (%v)", n, err)
 	}
-	if _, n, _ := s.IndexedSince(ctx, ctxID, 0); n != 0 {
+	if _, n, _ := s.Jobs.IndexedSince(ctx, ctxID, 0); n != 0 {
 		t.Fatalf("after pruning, the index holds %d keys", n)
 	}
 }

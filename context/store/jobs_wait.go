@@ -22,7 +22,7 @@ const waitStep = 2 * time.Second
 // with jobIfEnded, which Redis runs as soon as the BRPOPLPUSH returns, so
 // the wake-up brings the whole job with it; while the job runs, the steps
 // read only its status.
-func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+func (s *Jobs) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
 	return s.waitJob(ctx, ctxID, key, true)
 }
 
@@ -31,12 +31,12 @@ func (s *Store) WaitJob(ctx context.Context, ctxID uint64, key string) (*model.R
 // the job's end fills whenever it comes (the first look only spares a job
 // that ended before the call, and whose reply list expired or was taken by
 // a plain client's BLPOP, a wait step). One round trip less per job.
-func (s *Store) WaitNewJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+func (s *Jobs) WaitNewJob(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
 	return s.waitJob(ctx, ctxID, key, false)
 }
 
-func (s *Store) waitJob(ctx context.Context, ctxID uint64, key string, look bool) (*model.RunnerJob, error) {
-	db, err := s.DB(ctxID)
+func (s *core) waitJob(ctx context.Context, ctxID uint64, key string, look bool) (*model.RunnerJob, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.WaitJob: %w", err)
 	}

@@ -42,12 +42,12 @@ type Held struct {
 // RenewLeases extends the leases runnerID holds on the given jobs to
 // now+lease. It returns the attempts whose lease is no longer this
 // runner's (lost) and the job keys with a stop marker covering the attempt.
-func (s *Store) RenewLeases(ctx context.Context, ctxID uint64, runnerID string, held []Held,
+func (s *Queues) RenewLeases(ctx context.Context, ctxID uint64, runnerID string, held []Held,
 	lease time.Duration) (lost []Held, stopped []string, err error) {
 	if len(held) == 0 {
 		return nil, nil, nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store.RenewLeases: %w", err)
 	}
@@ -105,8 +105,8 @@ func strs(v any) []string {
 
 // ExpiredLeases returns up to limit leases of the context that expired
 // before now.
-func (s *Store) ExpiredLeases(ctx context.Context, ctxID uint64, now time.Time, limit int64) ([]Lease, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) ExpiredLeases(ctx context.Context, ctxID uint64, now time.Time, limit int64) ([]Lease, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ExpiredLeases: %w", err)
 	}
@@ -135,8 +135,8 @@ func (s *Store) ExpiredLeases(ctx context.Context, ctxID uint64, now time.Time, 
 }
 
 // LeaseOf returns the current lease on a job; ErrNotFound when none.
-func (s *Store) LeaseOf(ctx context.Context, ctxID uint64, jobKey string) (Lease, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) LeaseOf(ctx context.Context, ctxID uint64, jobKey string) (Lease, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return Lease{}, fmt.Errorf("store.LeaseOf: %w", err)
 	}
@@ -158,9 +158,9 @@ func (s *Store) LeaseOf(ctx context.Context, ctxID uint64, jobKey string) (Lease
 // TakeLease hands lease l to newOwner for another lease period, if l's
 // owner still holds it; with onlyExpired, only if it has expired. The
 // attempt stays the same. It reports whether the lease was taken.
-func (s *Store) TakeLease(ctx context.Context, ctxID uint64, l Lease, newOwner string,
+func (s *Queues) TakeLease(ctx context.Context, ctxID uint64, l Lease, newOwner string,
 	lease time.Duration, onlyExpired bool) (Lease, bool, error) {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return Lease{}, false, fmt.Errorf("store.TakeLease: %w", err)
 	}
@@ -196,8 +196,8 @@ return 1
 
 // ReleaseLease removes the job from processing:<listOwner> and deletes
 // lease l if its owner still holds it.
-func (s *Store) ReleaseLease(ctx context.Context, ctxID uint64, l Lease, listOwner string) error {
-	db, err := s.DB(ctxID)
+func (s *Queues) ReleaseLease(ctx context.Context, ctxID uint64, l Lease, listOwner string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.ReleaseLease: %w", err)
 	}
@@ -219,12 +219,12 @@ return release(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2])
 // the bridge) and ReleaseLease of l from processing:<listOwner>, in one
 // script. The release happens whatever the completion answers (a fenced
 // attempt still gives its lease up); the error is the completion's.
-func (s *Store) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listOwner string,
+func (s *Queues) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, listOwner string,
 	status model.JobStatus, fields model.Hash) error {
 	if !status.Terminal() {
 		return fmt.Errorf("store.CompleteLeased: %q is not a final status", status)
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.CompleteLeased: %w", err)
 	}

@@ -17,11 +17,11 @@ const LogCapMarker = "[hyphae] log capped: further lines are only in output.log 
 // AppendLogs appends lines to logs:<job key>, keeping at most max lines
 // (then one LogCapMarker line), and announces the new length on
 // LogChannel. Callers batch lines (a few hundred per call at most).
-func (s *Store) AppendLogs(ctx context.Context, ctxID uint64, jobKey string, lines []string, max int) error {
+func (s *Logs) AppendLogs(ctx context.Context, ctxID uint64, jobKey string, lines []string, max int) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.AppendLogs: %w", err)
 	}
@@ -42,8 +42,8 @@ return appendLines(KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3], {unpack(ARGV, 4
 `)
 
 // ReadLogs returns the log lines of a job from index from on.
-func (s *Store) ReadLogs(ctx context.Context, ctxID uint64, jobKey string, from int64) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Logs) ReadLogs(ctx context.Context, ctxID uint64, jobKey string, from int64) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ReadLogs: %w", err)
 	}
@@ -58,9 +58,9 @@ func (s *Store) ReadLogs(ctx context.Context, ctxID uint64, jobKey string, from 
 // with each new batch as it is written, until the job reaches a final
 // status (finished or error; every line written before that is delivered)
 // or ctx ends. It returns the index after the last line delivered.
-func (s *Store) FollowLogs(ctx context.Context, ctxID uint64, jobKey string, from int64,
+func (s *Logs) FollowLogs(ctx context.Context, ctxID uint64, jobKey string, from int64,
 	fn func(lines []string) error) (int64, error) {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return from, fmt.Errorf("store.FollowLogs: %w", err)
 	}
@@ -87,9 +87,9 @@ func (s *Store) FollowLogs(ctx context.Context, ctxID uint64, jobKey string, fro
 	}
 }
 
-func (s *Store) deliverLogs(ctx context.Context, ctxID uint64, jobKey string, from int64,
+func (s *core) deliverLogs(ctx context.Context, ctxID uint64, jobKey string, from int64,
 	fn func([]string) error) (int64, error) {
-	lines, err := s.ReadLogs(ctx, ctxID, jobKey, from)
+	lines, err := s.logs.ReadLogs(ctx, ctxID, jobKey, from)
 	if err != nil || len(lines) == 0 {
 		return from, err
 	}

@@ -63,11 +63,11 @@ func NewLogLine(text, stream string) LogLine {
 // plain lines go to logs:<job key> exactly as AppendLogs writes them (cap,
 // marker, announcement), their meta to logmeta:<job key> at the same
 // indexes.
-func (s *Store) AppendLogLines(ctx context.Context, ctxID uint64, jobKey string, lines []LogLine, max int) error {
+func (s *Logs) AppendLogLines(ctx context.Context, ctxID uint64, jobKey string, lines []LogLine, max int) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.AppendLogLines: %w", err)
 	}
@@ -113,8 +113,8 @@ return after
 
 // ReadLogLines returns a job's log lines from index from on with their
 // meta (read together, in one MULTI, so they match).
-func (s *Store) ReadLogLines(ctx context.Context, ctxID uint64, jobKey string, from int64) ([]LogLine, error) {
-	db, err := s.DB(ctxID)
+func (s *Logs) ReadLogLines(ctx context.Context, ctxID uint64, jobKey string, from int64) ([]LogLine, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ReadLogLines: %w", err)
 	}
@@ -145,8 +145,8 @@ func JoinLogMeta(lines, metas []string) []LogLine {
 
 // ReadLogMeta returns the meta entries of a job's log lines from index
 // from to index to (inclusive; fewer, or none, when lines have none).
-func (s *Store) ReadLogMeta(ctx context.Context, ctxID uint64, jobKey string, from, to int64) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Logs) ReadLogMeta(ctx context.Context, ctxID uint64, jobKey string, from, to int64) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ReadLogMeta: %w", err)
 	}

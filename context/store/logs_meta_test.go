@@ -16,14 +16,14 @@ func TestAppendLogLinesKeepsPlainListAndMeta(t *testing.T) {
 	ctx := ctCtx(t)
 	const ctxID, key = 2, "job:1:7"
 	db := srv.Client(t, ctxID)
-	if err := s.AppendLogs(ctx, ctxID, key, []string{"plain one", "plain two"}, 10); err != nil {
+	if err := s.Logs.AppendLogs(ctx, ctxID, key, []string{"plain one", "plain two"}, 10); err != nil {
 		t.Fatal(err)
 	}
 	lines := []store.LogLine{
 		{Text: "out", TimeMS: 1700000000123, Stream: store.LogStdout},
 		{Text: "err", TimeMS: 1700000000456, Stream: store.LogStderr},
 	}
-	if err := s.AppendLogLines(ctx, ctxID, key, lines, 10); err != nil {
+	if err := s.Logs.AppendLogLines(ctx, ctxID, key, lines, 10); err != nil {
 		t.Fatal(err)
 	}
 	plain, err := db.LRange(ctx, store.LogKey(key), 0, -1).Result()
@@ -33,7 +33,7 @@ func TestAppendLogLinesKeepsPlainListAndMeta(t *testing.T) {
 	if want := []string{"plain one", "plain two", "out", "err"}; !slices.Equal(plain, want) {
 		t.Fatalf("plain log = %q, want %q", plain, want)
 	}
-	got, err := s.ReadLogLines(ctx, ctxID, key, 1)
+	got, err := s.Logs.ReadLogLines(ctx, ctxID, key, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,10 @@ func TestAppendLogLinesKeepsPlainListAndMeta(t *testing.T) {
 
 	// Past the cap of 5: one line fits, then the marker, from the agent.
 	more := []store.LogLine{{Text: "a", TimeMS: 1, Stream: store.LogStderr}, {Text: "b", TimeMS: 2, Stream: store.LogStdout}}
-	if err := s.AppendLogLines(ctx, ctxID, key, more, 5); err != nil {
+	if err := s.Logs.AppendLogLines(ctx, ctxID, key, more, 5); err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.ReadLogLines(ctx, ctxID, key, 4)
+	got, err = s.Logs.ReadLogLines(ctx, ctxID, key, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestRefusedMaterializeChangesNothing(t *testing.T) {
 			Status: model.JobDispatched, Attempt: 1}
 		m := &model.Message{CallerID: actor[who].ID, ContextID: ctxID, MessageType: model.MsgTypeJob,
 			Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
-		_, created, err := s.Materialize(ctx, ctxID, "12D3KooW"+who, ref, 1, "job:1:"+ref, m, j)
+		_, created, err := s.Bus.Materialize(ctx, ctxID, "12D3KooW"+who, ref, 1, "job:1:"+ref, m, j)
 		return created, err
 	}
 	refuse := func(ctxID uint64, ref, why string) {

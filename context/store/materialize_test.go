@@ -33,7 +33,7 @@ func TestMaterializeChecksTheCallersRole(t *testing.T) {
 			Status: model.JobDispatched, Attempt: 1}
 		m := &model.Message{CallerID: actor[who].ID, ContextID: ctxID, MessageType: model.MsgTypeJob,
 			Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
-		return s.Materialize(ctx, ctxID, "12D3KooW"+who, ref, 1, "job:1:"+ref, m, j)
+		return s.Bus.Materialize(ctx, ctxID, "12D3KooW"+who, ref, 1, "job:1:"+ref, m, j)
 	}
 	for _, who := range []string{"admin", "exec", "strs"} {
 		key, created, err := try(c.ID, who, who)
@@ -77,7 +77,7 @@ func TestMaterializeAndClaimTakesTheJob(t *testing.T) {
 			Status: model.JobDispatched, Attempt: 1}
 		m := &model.Message{CallerID: actor[who].ID, ContextID: c.ID, MessageType: model.MsgTypeJob,
 			Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
-		key, _, cl, err := s.MaterializeAndClaim(ctx, c.ID, "12D3KooW"+who, who, 1, "job:1:"+who, m, j, spec)
+		key, _, cl, err := s.Bus.MaterializeAndClaim(ctx, c.ID, "12D3KooW"+who, who, 1, "job:1:"+who, m, j, spec)
 		return key, cl, err
 	}
 	key, cl, err := try("exec")
@@ -128,7 +128,7 @@ func TestMaterializeAndClaimQueuesBehindABacklog(t *testing.T) {
 		Status: model.JobDispatched, Attempt: 1}
 	m := &model.Message{CallerID: actor["exec"].ID, ContextID: c.ID, MessageType: model.MsgTypeJob,
 		Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
-	key, created, cl, err := s.MaterializeAndClaim(ctx, c.ID, "12D3KooWexec", "r1", 1, "job:1:r1", m, j, spec)
+	key, created, cl, err := s.Bus.MaterializeAndClaim(ctx, c.ID, "12D3KooWexec", "r1", 1, "job:1:r1", m, j, spec)
 	if err != nil || !created || cl != nil {
 		t.Fatalf("%q %v claim %+v %v; want created and not claimed", key, created, cl, err)
 	}

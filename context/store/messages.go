@@ -8,8 +8,8 @@ import (
 )
 
 // saveMessage writes m into its context DB (allocating its id when 0).
-func (s *Store) saveMessage(ctx context.Context, m *model.Message) error {
-	db, err := s.DB(m.ContextID)
+func (s *core) saveMessage(ctx context.Context, m *model.Message) error {
+	db, err := s.db(m.ContextID)
 	if err != nil {
 		return fmt.Errorf("store.SaveMessage: %w", err)
 	}
@@ -26,8 +26,8 @@ func (s *Store) saveMessage(ctx context.Context, m *model.Message) error {
 // its key on list (MsgOutKey to send, MsgInKey when received), atomically.
 // The DB and m.ContextID differ for a message being sent: it lives in the
 // origin context and its context_id names the target context.
-func (s *Store) PushMessage(ctx context.Context, ctxID uint64, m *model.Message, list string) error {
-	db, err := s.DB(ctxID)
+func (s *Bus) PushMessage(ctx context.Context, ctxID uint64, m *model.Message, list string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.PushMessage: %w", err)
 	}
@@ -53,13 +53,13 @@ return redis.call('LPUSH', KEYS[2], KEYS[1])
 `)
 
 // LoadMessage reads message:<caller>:<id> of context ctxID.
-func (s *Store) LoadMessage(ctx context.Context, ctxID, caller, id uint64) (*model.Message, error) {
+func (s *Bus) LoadMessage(ctx context.Context, ctxID, caller, id uint64) (*model.Message, error) {
 	return s.LoadMessageKey(ctx, ctxID, MessageKey(caller, id))
 }
 
 // LoadMessageKey reads a message by key.
-func (s *Store) LoadMessageKey(ctx context.Context, ctxID uint64, key string) (*model.Message, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) LoadMessageKey(ctx context.Context, ctxID uint64, key string) (*model.Message, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadMessage: %w", err)
 	}
@@ -98,8 +98,8 @@ func decodeMessage(ctxID uint64) func(string, model.Hash) (*model.Message, error
 }
 
 // ListMessages returns the messages of a context.
-func (s *Store) ListMessages(ctx context.Context, ctxID uint64) ([]*model.Message, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) ListMessages(ctx context.Context, ctxID uint64) ([]*model.Message, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ListMessages: %w", err)
 	}
@@ -111,8 +111,8 @@ func (s *Store) ListMessages(ctx context.Context, ctxID uint64) ([]*model.Messag
 }
 
 // deleteMessage removes a message hash.
-func (s *Store) deleteMessage(ctx context.Context, ctxID, caller, id uint64) error {
-	db, err := s.DB(ctxID)
+func (s *core) deleteMessage(ctx context.Context, ctxID, caller, id uint64) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteMessage: %w", err)
 	}
@@ -121,9 +121,9 @@ func (s *Store) deleteMessage(ctx context.Context, ctxID, caller, id uint64) err
 
 // SetMessageStatus moves a message to status (validated atomically, so an
 // ack and a result racing cannot undo each other), writing fields.
-func (s *Store) SetMessageStatus(ctx context.Context, ctxID uint64, key string,
+func (s *Bus) SetMessageStatus(ctx context.Context, ctxID uint64, key string,
 	status model.MessageStatus, fields model.Hash) error {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SetMessageStatus: %w", err)
 	}

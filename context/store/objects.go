@@ -11,8 +11,8 @@ import (
 )
 
 // saveFlow writes f into its context DB (allocating its id when 0).
-func (s *Store) saveFlow(ctx context.Context, f *model.Flow) error {
-	db, err := s.DB(f.ContextID)
+func (s *core) saveFlow(ctx context.Context, f *model.Flow) error {
+	db, err := s.db(f.ContextID)
 	if err != nil {
 		return fmt.Errorf("store.SaveFlow: %w", err)
 	}
@@ -26,8 +26,8 @@ func (s *Store) saveFlow(ctx context.Context, f *model.Flow) error {
 }
 
 // LoadFlow reads flow:<id> of context ctxID.
-func (s *Store) LoadFlow(ctx context.Context, ctxID, id uint64) (*model.Flow, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) LoadFlow(ctx context.Context, ctxID, id uint64) (*model.Flow, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadFlow: %w", err)
 	}
@@ -39,8 +39,8 @@ func (s *Store) LoadFlow(ctx context.Context, ctxID, id uint64) (*model.Flow, er
 }
 
 // ListFlows returns the flows of a context.
-func (s *Store) ListFlows(ctx context.Context, ctxID uint64) ([]*model.Flow, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) ListFlows(ctx context.Context, ctxID uint64) ([]*model.Flow, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ListFlows: %w", err)
 	}
@@ -52,8 +52,8 @@ func (s *Store) ListFlows(ctx context.Context, ctxID uint64) ([]*model.Flow, err
 }
 
 // deleteFlow removes flow:<id>.
-func (s *Store) deleteFlow(ctx context.Context, ctxID, id uint64) error {
-	db, err := s.DB(ctxID)
+func (s *core) deleteFlow(ctx context.Context, ctxID, id uint64) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteFlow: %w", err)
 	}
@@ -61,8 +61,8 @@ func (s *Store) deleteFlow(ctx context.Context, ctxID, id uint64) error {
 }
 
 // SaveRunner writes r into context ctxID (allocating its id when 0).
-func (s *Store) SaveRunner(ctx context.Context, ctxID uint64, r *model.Runner) error {
-	db, err := s.DB(ctxID)
+func (s *Registry) SaveRunner(ctx context.Context, ctxID uint64, r *model.Runner) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SaveRunner: %w", err)
 	}
@@ -76,8 +76,8 @@ func (s *Store) SaveRunner(ctx context.Context, ctxID uint64, r *model.Runner) e
 }
 
 // LoadRunner reads runner:<id> of context ctxID.
-func (s *Store) LoadRunner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
-	db, err := s.DB(ctxID)
+func (s *Registry) LoadRunner(ctx context.Context, ctxID, id uint64) (*model.Runner, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadRunner: %w", err)
 	}
@@ -89,8 +89,8 @@ func (s *Store) LoadRunner(ctx context.Context, ctxID, id uint64) (*model.Runner
 }
 
 // ListRunners returns the runners of a context.
-func (s *Store) ListRunners(ctx context.Context, ctxID uint64) ([]*model.Runner, error) {
-	db, err := s.DB(ctxID)
+func (s *Registry) ListRunners(ctx context.Context, ctxID uint64) ([]*model.Runner, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ListRunners: %w", err)
 	}
@@ -102,8 +102,8 @@ func (s *Store) ListRunners(ctx context.Context, ctxID uint64) ([]*model.Runner,
 }
 
 // deleteRunner removes runner:<id>.
-func (s *Store) deleteRunner(ctx context.Context, ctxID, id uint64) error {
-	db, err := s.DB(ctxID)
+func (s *core) deleteRunner(ctx context.Context, ctxID, id uint64) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DeleteRunner: %w", err)
 	}
@@ -119,8 +119,8 @@ func wrap(op string, err error) error {
 
 // FlowStatusCounts counts a context's flows by status, reading only the
 // status field of each (for metrics).
-func (s *Store) FlowStatusCounts(ctx context.Context, ctxID uint64) (map[string]int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) FlowStatusCounts(ctx context.Context, ctxID uint64) (map[string]int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.FlowStatusCounts: %w", err)
 	}

@@ -16,8 +16,8 @@ import (
 // keys: dst came back, so what waited for it goes at once instead of
 // after a backoff grown while it was away. A message acknowledged
 // meanwhile stays off the outbox.
-func (s *Store) OutboxResendNow(ctx context.Context, ctxID uint64, dst string, now time.Time, max int64) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) OutboxResendNow(ctx context.Context, ctxID uint64, dst string, now time.Time, max int64) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.OutboxResendNow: %w", err)
 	}

@@ -29,8 +29,8 @@ type Outgoing struct {
 }
 
 // Dispatch writes o atomically (MULTI), in one round trip.
-func (s *Store) Dispatch(ctx context.Context, ctxID uint64, o Outgoing) error {
-	db, err := s.DB(ctxID)
+func (s *Bus) Dispatch(ctx context.Context, ctxID uint64, o Outgoing) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.Dispatch: %w", err)
 	}
@@ -86,8 +86,8 @@ const (
 // dst yet (it waits for a runner) went to no one, so any ack of it is a
 // stranger's (DESIGN §4, "Trust goes both ways"). A message that does not
 // exist is ErrNotFound.
-func (s *Store) AckMessage(ctx context.Context, ctxID uint64, key, from string) (AckOutcome, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) AckMessage(ctx context.Context, ctxID uint64, key, from string) (AckOutcome, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.AckMessage: %w", err)
 	}
@@ -118,8 +118,8 @@ return 'settled'
 // OutboxDestinations returns the destination peer (the message's dst, ""
 // when it has none yet) of up to max messages in a context's outbox, and
 // how many the outbox holds in all.
-func (s *Store) OutboxDestinations(ctx context.Context, ctxID uint64, max int64) (map[string]string, int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) OutboxDestinations(ctx context.Context, ctxID uint64, max int64) (map[string]string, int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store.OutboxDestinations: %w", err)
 	}

@@ -31,7 +31,7 @@ func TestNextIDsUniqueAcrossStoresAndClients(t *testing.T) {
 	}
 	for i := 0; i < 100; i++ {
 		for _, s := range []*store.Store{s1, s2} {
-			ids, err := s.NextIDs(ctx, 1, "job", "message")
+			ids, err := s.Jobs.NextIDs(ctx, 1, "job", "message")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestDispatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := time.Now().Add(3 * time.Second)
-	err := s.Dispatch(ctx, 1, store.Outgoing{Message: mk, Fields: model.Hash{"status": "dispatched", "dst": "peer"},
+	err := s.Bus.Dispatch(ctx, 1, store.Outgoing{Message: mk, Fields: model.Hash{"status": "dispatched", "dst": "peer"},
 		Job: jk, JobFields: model.Hash{"runner": "peer"}, Next: next,
 		Processing: store.MsgOutProcessingKey, Done: mk})
 	if err != nil {
@@ -76,7 +76,7 @@ func TestDispatch(t *testing.T) {
 	if n := raw.LLen(ctx, store.MsgOutProcessingKey).Val(); n != 0 {
 		t.Fatalf("processing list still holds %d", n)
 	}
-	if err := s.AwaitAdd(ctx, 1, mk, next); err != nil {
+	if err := s.Bus.AwaitAdd(ctx, 1, mk, next); err != nil {
 		t.Fatal(err)
 	}
 	if sc := raw.ZScore(ctx, store.AwaitingKey, mk).Val(); int64(sc) != next.UnixMilli() {
@@ -107,7 +107,7 @@ func TestReceiveMessageOncePerRef(t *testing.T) {
 		{"peerB", "5/message:1:1", true, 3},
 	} {
 		m := msg()
-		created, err := s.ReceiveMessage(ctx, 1, c.sender, c.ref, m)
+		created, err := s.Bus.ReceiveMessage(ctx, 1, c.sender, c.ref, m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // SavePeer writes a row of the peer table (DB 0).
-func (s *Store) SavePeer(ctx context.Context, p *model.Peer) error {
+func (s *Registry) SavePeer(ctx context.Context, p *model.Peer) error {
 	if p.PeerID == "" {
 		return fmt.Errorf("store.SavePeer: empty peer id")
 	}
@@ -17,7 +17,7 @@ func (s *Store) SavePeer(ctx context.Context, p *model.Peer) error {
 }
 
 // LoadPeer reads peer:<id>; ErrNotFound when unknown.
-func (s *Store) LoadPeer(ctx context.Context, peerID string) (*model.Peer, error) {
+func (s *Registry) LoadPeer(ctx context.Context, peerID string) (*model.Peer, error) {
 	h, err := load(ctx, s.global, PeerKey(peerID))
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadPeer: %w", err)
@@ -27,7 +27,7 @@ func (s *Store) LoadPeer(ctx context.Context, peerID string) (*model.Peer, error
 
 // DeletePeer removes peer:<id> (a peer the overlay forgot); deleting one
 // already gone is no error.
-func (s *Store) DeletePeer(ctx context.Context, peerID string) error {
+func (s *Registry) DeletePeer(ctx context.Context, peerID string) error {
 	if err := del(ctx, s.global, PeerKey(peerID)); err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("store.DeletePeer: %w", err)
 	}
@@ -35,7 +35,7 @@ func (s *Store) DeletePeer(ctx context.Context, peerID string) error {
 }
 
 // ListPeers returns the whole peer table.
-func (s *Store) ListPeers(ctx context.Context) ([]*model.Peer, error) {
+func (s *Registry) ListPeers(ctx context.Context) ([]*model.Peer, error) {
 	keys, err := scan(ctx, s.global, "peer:*")
 	if err != nil {
 		return nil, fmt.Errorf("store.ListPeers: %w", err)
@@ -49,14 +49,14 @@ func (s *Store) SetMeta(ctx context.Context, fields model.Hash) error {
 }
 
 // meta reads node metadata.
-func (s *Store) meta(ctx context.Context) (model.Hash, error) {
+func (s *core) meta(ctx context.Context) (model.Hash, error) {
 	h, err := s.global.HGetAll(ctx, NodeKey).Result()
 	return h, wrap("store.Meta", err)
 }
 
 // QueueDepths returns the length of every queue:<type> list of a context.
-func (s *Store) QueueDepths(ctx context.Context, ctxID uint64) (map[string]int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) QueueDepths(ctx context.Context, ctxID uint64) (map[string]int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, err
 	}

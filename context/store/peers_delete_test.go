@@ -12,16 +12,16 @@ func TestDeletePeer(t *testing.T) {
 	s, _ := ctOpen(t)
 	ctx := ctCtx(t)
 	for _, id := range []string{"12D3KooWGone", "12D3KooWStays"} {
-		if err := s.SavePeer(ctx, &model.Peer{PeerID: id, State: model.PeerDown, LastSeen: 1}); err != nil {
+		if err := s.Registry.SavePeer(ctx, &model.Peer{PeerID: id, State: model.PeerDown, LastSeen: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for range 2 {
-		if err := s.DeletePeer(ctx, "12D3KooWGone"); err != nil {
+		if err := s.Registry.DeletePeer(ctx, "12D3KooWGone"); err != nil {
 			t.Fatalf("DeletePeer: %v", err)
 		}
 	}
-	list, err := s.ListPeers(ctx)
+	list, err := s.Registry.ListPeers(ctx)
 	if err != nil || len(list) != 1 || list[0].PeerID != "12D3KooWStays" {
 		t.Fatalf("after DeletePeer, ListPeers = %v, %v", list, err)
 	}

@@ -32,7 +32,7 @@ func (s *Store) SetQuarantineAfter(n int) { s.poison.quarantineN.Store(int64(n))
 
 // QuarantineAfter is how many failed attempts in a row quarantine a job
 // (0: never).
-func (s *Store) QuarantineAfter() int64 {
+func (s *Bus) QuarantineAfter() int64 {
 	switch n := s.poison.quarantineN.Load(); {
 	case n < 0:
 		return 0

@@ -19,8 +19,8 @@ import (
 // row (DeadFailures): in one step it leaves processing, is marked error
 // with the reason (when it is a hash) and goes to the context's dead
 // letters, counted. RetryDeadLetter puts it back on list once fixed.
-func (s *Store) QuarantineMessage(ctx context.Context, ctxID uint64, key, list, processing, reason, class string) error {
-	db, err := s.DB(ctxID)
+func (s *Bus) QuarantineMessage(ctx context.Context, ctxID uint64, key, list, processing, reason, class string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.QuarantineMessage: %w", err)
 	}
@@ -51,8 +51,8 @@ return 1
 
 // CountMessageFailure counts one more failure in a row of message key
 // (kept an hour after the last) and returns the count.
-func (s *Store) CountMessageFailure(ctx context.Context, ctxID uint64, key string) (int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) CountMessageFailure(ctx context.Context, ctxID uint64, key string) (int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.CountMessageFailure: %w", err)
 	}
@@ -80,12 +80,12 @@ var ErrStillBad = errors.New("still cannot be processed")
 // its error cleared, and drops its dead letters and failure count. A
 // message that still does not decode is refused (ErrStillBad) and left.
 // It returns the list the message went back on.
-func (s *Store) RetryMessage(ctx context.Context, ctxID uint64, key string) (string, error) {
+func (s *Bus) RetryMessage(ctx context.Context, ctxID uint64, key string) (string, error) {
 	if _, err := s.LoadMessageKey(ctx, ctxID, key); err != nil {
 		return "", fmt.Errorf("store.RetryMessage: %s %w: %w", key, ErrStillBad, err)
 	}
 	list := MsgOutKey
-	if dl, err := s.DeadLetters(ctx, ctxID, DeadLetterCap); err == nil {
+	if dl, err := s.queues.DeadLetters(ctx, ctxID, DeadLetterCap); err == nil {
 		for _, d := range dl {
 			if d.Key == key && (d.Queue == MsgOutKey || d.Queue == MsgInKey) {
 				list = d.Queue
@@ -93,7 +93,7 @@ func (s *Store) RetryMessage(ctx context.Context, ctxID uint64, key string) (str
 			}
 		}
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", fmt.Errorf("store.RetryMessage: %w", err)
 	}
@@ -118,8 +118,8 @@ return redis.call('LPUSH', KEYS[2], KEYS[1])
 
 // DeadLetterCounts reads how many entries each class has put in context
 // ctxID's dead letters, ever (for hyphae_dead_letters_total).
-func (s *Store) DeadLetterCounts(ctx context.Context, ctxID uint64) (map[string]int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) DeadLetterCounts(ctx context.Context, ctxID uint64) (map[string]int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.DeadLetterCounts: %w", err)
 	}

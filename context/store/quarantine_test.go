@@ -19,11 +19,11 @@ func TestClaimQuarantinesAfterFailuresInARow(t *testing.T) {
 	raw.HSet(ctx, "job:1:1", "id", 1, "script", "x", "script_type", "sh", "status", "dispatched",
 		"attempt", 3, "error", "attempt 2: exit status 3 (retrying)")
 	raw.LPush(ctx, "queue:sh", "job:1:1")
-	c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+	c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil || c.Verdict != store.VerdictInvalid {
 		t.Fatalf("claim: %+v, %v; want the job refused (quarantined)", c, err)
 	}
-	j, err := s.LoadJobKey(ctx, 1, "job:1:1")
+	j, err := s.Jobs.LoadJobKey(ctx, 1, "job:1:1")
 	if err != nil || j.Status != "error" || j.QuarantineBase() != 3 || j.Extra["quarantined"] == "" {
 		t.Fatalf("job after the claim: %+v, %v; want error, quarantined, base 3", j, err)
 	}
@@ -33,15 +33,15 @@ func TestClaimQuarantinesAfterFailuresInARow(t *testing.T) {
 	if n := raw.ZCard(ctx, store.LeasesKey).Val() + raw.LLen(ctx, store.ProcessingKey("r1")).Val(); n != 0 {
 		t.Fatalf("%d lease or processing entries left; want none", n)
 	}
-	dl, _ := s.DeadLetters(ctx, 1, 10)
-	counts, _ := s.DeadLetterCounts(ctx, 1)
+	dl, _ := s.Queues.DeadLetters(ctx, 1, 10)
+	counts, _ := s.Bus.DeadLetterCounts(ctx, 1)
 	if len(dl) != 1 || dl[0].Class != store.DeadFailures || counts[store.DeadFailures] != 1 {
 		t.Fatalf("dead letters %+v, counts %v; want one of class failures, counted", dl, counts)
 	}
-	if _, err := s.RetryJob(ctx, 1, "job:1:1", "sh", 3); err != nil {
+	if _, err := s.Jobs.RetryJob(ctx, 1, "job:1:1", "sh", 3); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || c.Verdict != store.VerdictRun || c.Attempt != 4 {
+	if c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || c.Verdict != store.VerdictRun || c.Attempt != 4 {
 		t.Fatalf("claim after the retry: %+v, %v; want attempt 4 run", c, err)
 	}
 }
@@ -56,19 +56,19 @@ func TestClaimRefusesRawDuplicateKey(t *testing.T) {
 		raw.HSet(ctx, k, "script", "x", "script_type", "sh", "status", "dispatched", "idempotency_key", "K")
 		raw.LPush(ctx, "queue:sh", k)
 	}
-	first, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+	first, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil || first.Verdict != store.VerdictRun || first.JobKey != "job:1:1" {
 		t.Fatalf("first claim %+v, %v; want job:1:1 run", first, err)
 	}
-	second, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+	second, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil || second.Verdict != store.VerdictInvalid || second.JobKey != "job:1:2" {
 		t.Fatalf("second claim %+v, %v; want job:1:2 refused", second, err)
 	}
-	j, _ := s.LoadJobKey(ctx, 1, "job:1:2")
+	j, _ := s.Jobs.LoadJobKey(ctx, 1, "job:1:2")
 	if j.Status != "error" || j.DuplicateOf() != "job:1:1" {
 		t.Fatalf("duplicate %+v; want error, duplicate_of job:1:1", j)
 	}
-	if dl, _ := s.DeadLetters(ctx, 1, 10); len(dl) != 0 {
+	if dl, _ := s.Queues.DeadLetters(ctx, 1, 10); len(dl) != 0 {
 		t.Fatalf("dead letters %+v; a duplicate is none", dl)
 	}
 }

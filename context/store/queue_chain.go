@@ -16,12 +16,12 @@ import (
 // write. The two scripts stay separate operations, each atomic. err is the
 // completion's error (as CompleteLeased's); claimErr the claim's; the claim
 // is nil when the queues were empty.
-func (s *Store) CompleteAndClaim(ctx context.Context, ctxID uint64, l Lease, runnerID string,
+func (s *Queues) CompleteAndClaim(ctx context.Context, ctxID uint64, l Lease, runnerID string,
 	status model.JobStatus, fields model.Hash, types []string, lease time.Duration) (cl *Claim, claimErr, err error) {
 	if !status.Terminal() {
 		return nil, nil, fmt.Errorf("store.CompleteAndClaim: %q is not a final status", status)
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store.CompleteAndClaim: %w", err)
 	}

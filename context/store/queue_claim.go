@@ -51,9 +51,9 @@ type Claim struct {
 // idempotency key or its failures in a row refuse is started, leased and
 // ended error in the same step (VerdictInvalid, with the reason). The
 // gates it goes through are claimGates (claim_gates.go).
-func (s *Store) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, types []string,
+func (s *Queues) ClaimJob(ctx context.Context, ctxID uint64, runnerID string, types []string,
 	lease time.Duration, reject bool) (*Claim, error) {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ClaimJob: %w", err)
 	}
@@ -78,7 +78,7 @@ type claimCall struct {
 
 // newClaimCall builds the claim's KEYS (claimKeys, then the queues) and
 // ARGV (claimArgs).
-func (s *Store) newClaimCall(ctxID uint64, runnerID string, types []string, lease time.Duration, reject bool) claimCall {
+func (s *core) newClaimCall(ctxID uint64, runnerID string, types []string, lease time.Duration, reject bool) claimCall {
 	keys := make([]string, 0, len(claimKeys)+len(types))
 	for _, k := range claimKeys {
 		keys = append(keys, k.key)
@@ -94,7 +94,7 @@ func (s *Store) newClaimCall(ctxID uint64, runnerID string, types []string, leas
 	exp := ts.Add(lease)
 	args := []any{runnerID, exp.UnixMilli(), ts.Unix(), mode, DeadLetterCap,
 		int64(ReplyTTL / time.Second), ReplyKey(""), ts.UnixMilli(), ctxID,
-		s.idempotencyTTL().Milliseconds(), s.QuarantineAfter()}
+		s.idempotencyTTL().Milliseconds(), s.bus.QuarantineAfter()}
 	return claimCall{keys: keys, args: args, types: types, runnerID: runnerID, now: ts, expires: exp}
 }
 
@@ -200,9 +200,9 @@ const verdictScreened = "screened"
 // TakeQueued moves the named job out of queue:<scriptType> into
 // processing:<runnerID> with a lease, if it is still queued there. It
 // reports whether it was.
-func (s *Store) TakeQueued(ctx context.Context, ctxID uint64, jobKey, scriptType, runnerID string,
+func (s *Queues) TakeQueued(ctx context.Context, ctxID uint64, jobKey, scriptType, runnerID string,
 	attempt int64, lease time.Duration) (Lease, bool, error) {
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return Lease{}, false, fmt.Errorf("store.TakeQueued: %w", err)
 	}
@@ -237,8 +237,8 @@ return n
 `)
 
 // ProcessingJobs lists the job keys in processing:<runnerID>.
-func (s *Store) ProcessingJobs(ctx context.Context, ctxID uint64, runnerID string) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) ProcessingJobs(ctx context.Context, ctxID uint64, runnerID string) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ProcessingJobs: %w", err)
 	}
@@ -251,8 +251,8 @@ func (s *Store) ProcessingJobs(ctx context.Context, ctxID uint64, runnerID strin
 
 // DropProcessing removes a job key from processing:<runnerID> (for entries
 // that hold no lease of ours any more).
-func (s *Store) DropProcessing(ctx context.Context, ctxID uint64, runnerID, jobKey string) error {
-	db, err := s.DB(ctxID)
+func (s *Queues) DropProcessing(ctx context.Context, ctxID uint64, runnerID, jobKey string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.DropProcessing: %w", err)
 	}
@@ -264,8 +264,8 @@ func (s *Store) DropProcessing(ctx context.Context, ctxID uint64, runnerID, jobK
 
 // QueueTypes lists the script types that have a non-empty queue:<type> in
 // the context. It scans the whole keyspace of that DB: call it seldom.
-func (s *Store) QueueTypes(ctx context.Context, ctxID uint64) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) QueueTypes(ctx context.Context, ctxID uint64) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.QueueTypes: %w", err)
 	}

@@ -29,8 +29,8 @@ type DeadLetter struct {
 }
 
 // PushDeadLetter records an entry that could not be processed.
-func (s *Store) PushDeadLetter(ctx context.Context, ctxID uint64, d DeadLetter) error {
-	db, err := s.DB(ctxID)
+func (s *Queues) PushDeadLetter(ctx context.Context, ctxID uint64, d DeadLetter) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.PushDeadLetter: %w", err)
 	}
@@ -51,8 +51,8 @@ func (s *Store) PushDeadLetter(ctx context.Context, ctxID uint64, d DeadLetter) 
 }
 
 // DeadLetters returns the newest entries of a context's dead_letter list.
-func (s *Store) DeadLetters(ctx context.Context, ctxID uint64, n int64) ([]DeadLetter, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) DeadLetters(ctx context.Context, ctxID uint64, n int64) ([]DeadLetter, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.DeadLetters: %w", err)
 	}

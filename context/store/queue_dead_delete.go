@@ -21,8 +21,8 @@ return n
 
 // DeleteDeadLetter removes a context's dead letters for key and says how
 // many there were (0 when none: deleting twice is not an error).
-func (s *Store) DeleteDeadLetter(ctx context.Context, ctxID uint64, key string) (int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) DeleteDeadLetter(ctx context.Context, ctxID uint64, key string) (int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.DeleteDeadLetter: %w", err)
 	}

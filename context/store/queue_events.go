@@ -15,7 +15,7 @@ import (
 // ones already set), so runners wake when a job is pushed instead of
 // polling. It reports false, with the reason, when the server refuses
 // CONFIG (managed or embedded servers); runners then poll.
-func (s *Store) EnableQueueEvents(ctx context.Context) (bool, error) {
+func (s *Queues) EnableQueueEvents(ctx context.Context) (bool, error) {
 	res, err := s.global.ConfigGet(ctx, "notify-keyspace-events").Result()
 	if err != nil {
 		return false, fmt.Errorf("store.EnableQueueEvents: config get: %w", err)
@@ -74,7 +74,7 @@ func (e *RunnerEvents) Close() error {
 // that reads the connection itself (fn must not block). go-redis
 // reconnects and resubscribes when the server comes back; events sent
 // meanwhile are lost, so callers also poll.
-func (s *Store) SubscribeRunnerEvents(ctx context.Context, fn func(RunnerEvent)) (*RunnerEvents, error) {
+func (s *Queues) SubscribeRunnerEvents(ctx context.Context, fn func(RunnerEvent)) (*RunnerEvents, error) {
 	ps := s.global.PSubscribe(ctx, queueEventPattern)
 	if err := ps.Subscribe(ctx, StopChannel); err != nil {
 		ps.Close()

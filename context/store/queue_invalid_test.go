@@ -28,7 +28,7 @@ func TestClaimJobEndsInvalidJobs(t *testing.T) {
 		"job:1:2": `invalid job: attempt "x" is not a whole number`,
 	}
 	for _, key := range []string{"job:1:1", "job:1:2"} {
-		c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+		c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 		if err != nil || c == nil || c.JobKey != key || c.Verdict != store.VerdictInvalid || c.Reason != want[key] {
 			t.Fatalf("claim of %s: %+v, %v", key, c, err)
 		}
@@ -66,12 +66,12 @@ func TestClaimJobDeadLettersNonHashKeys(t *testing.T) {
 		"job:1:2": "invalid job: job:1:2 is a list, not a job hash",
 	}
 	for _, key := range []string{"job:1:1", "job:1:2"} {
-		c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+		c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 		if err != nil || c == nil || c.JobKey != key || c.Verdict != store.VerdictDead || c.Reason != want[key] {
 			t.Fatalf("claim of %s: %+v, %v", key, c, err)
 		}
 	}
-	if c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || c.JobKey != "job:1:3" || c.Verdict != store.VerdictRun {
+	if c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || c.JobKey != "job:1:3" || c.Verdict != store.VerdictRun {
 		t.Fatalf("claim after the non-hash keys: %+v, %v", c, err)
 	}
 	if v := raw.Get(ctx, "job:1:1").Val(); v != "plain" {
@@ -91,7 +91,7 @@ func TestClaimJobDeadLettersNonHashKeys(t *testing.T) {
 func assertDeadLettered(t *testing.T, s *store.Store, raw *redis.Client, want map[string]string) {
 	t.Helper()
 	ctx := ctCtx(t)
-	dl, err := s.DeadLetters(ctx, 1, 10)
+	dl, err := s.Queues.DeadLetters(ctx, 1, 10)
 	if err != nil || len(dl) != len(want) {
 		t.Fatalf("dead letters %+v, %v; want %v", dl, err, want)
 	}

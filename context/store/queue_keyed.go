@@ -30,8 +30,8 @@ type KeyedState struct {
 }
 
 // KeyedStateOf reads concurrency key k's places and parked jobs.
-func (s *Store) KeyedStateOf(ctx context.Context, ctxID uint64, k string) (KeyedState, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) KeyedStateOf(ctx context.Context, ctxID uint64, k string) (KeyedState, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return KeyedState{}, fmt.Errorf("store.KeyedStateOf: %w", err)
 	}
@@ -61,8 +61,8 @@ const KeyedRepairBatch = 100
 // parked jobs that then fit, for up to KeyedRepairBatch keys with parked
 // jobs. It returns how many keys it looked at. Cheap when nothing is
 // parked: one SRANDMEMBER.
-func (s *Store) KeyedRepair(ctx context.Context, ctxID uint64) (int, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) KeyedRepair(ctx context.Context, ctxID uint64) (int, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.KeyedRepair: %w", err)
 	}

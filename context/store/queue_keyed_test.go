@@ -33,7 +33,7 @@ func kqPush(t *testing.T, raw *redis.Client, id int, k, max string) string {
 // kqClaim claims one job for runner r and fails the test when none comes.
 func kqClaim(t *testing.T, s *store.Store, r string) *store.Claim {
 	t.Helper()
-	c, err := s.ClaimJob(context.Background(), 1, r, []string{"sh"}, time.Minute, false)
+	c, err := s.Queues.ClaimJob(context.Background(), 1, r, []string{"sh"}, time.Minute, false)
 	if err != nil || c == nil || c.Verdict != store.VerdictRun {
 		t.Fatalf("claim: %+v %v", c, err)
 	}
@@ -57,10 +57,10 @@ func TestClaimParksFullKeyAndEndPromotes(t *testing.T) {
 	if want := []string{a1, b1, free}; !slices.Equal(got, want) {
 		t.Fatalf("claimed %v, want %v (a2, a3 parked behind a1)", got, want)
 	}
-	if c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); c != nil || err != nil {
+	if c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); c != nil || err != nil {
 		t.Fatalf("claim with only parked jobs left: %+v %v", c, err)
 	}
-	st, err := s.KeyedStateOf(ctx, 1, "dev-a")
+	st, err := s.Queues.KeyedStateOf(ctx, 1, "dev-a")
 	if err != nil || !slices.Equal(st.Running, []string{a1}) || !slices.Equal(st.Parked, []string{a2, a3}) {
 		t.Fatalf("dev-a state %+v %v", st, err)
 	}
@@ -73,13 +73,13 @@ func TestClaimParksFullKeyAndEndPromotes(t *testing.T) {
 
 	// a1 fails: a2 (not a3) comes next, for any runner.
 	c1 := store.Lease{JobKey: a1, Owner: "r1", Attempt: 1}
-	if err := s.CompleteLeased(ctx, 1, c1, "r1", model.JobError, model.Hash{"error": "boom"}); err != nil {
+	if err := s.Queues.CompleteLeased(ctx, 1, c1, "r1", model.JobError, model.Hash{"error": "boom"}); err != nil {
 		t.Fatal(err)
 	}
 	if c := kqClaim(t, s, "r2"); c.JobKey != a2 {
 		t.Fatalf("after a1 ended, claimed %s, want a2", c.JobKey)
 	}
-	if err := s.CompleteLeased(ctx, 1, store.Lease{JobKey: a2, Owner: "r2", Attempt: 1}, "r2",
+	if err := s.Queues.CompleteLeased(ctx, 1, store.Lease{JobKey: a2, Owner: "r2", Attempt: 1}, "r2",
 		model.JobFinished, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestClaimMaxInFlightTwo(t *testing.T) {
 	}
 	kqClaim(t, s, "r1")
 	kqClaim(t, s, "r1")
-	if c, err := s.ClaimJob(context.Background(), 1, "r1", []string{"sh"}, time.Minute, false); c != nil || err != nil {
+	if c, err := s.Queues.ClaimJob(context.Background(), 1, "r1", []string{"sh"}, time.Minute, false); c != nil || err != nil {
 		t.Fatalf("third claim of a key with max_in_flight 2: %+v %v", c, err)
 	}
 }
@@ -111,17 +111,17 @@ func TestKeyedRepairFreesPlaceOfJobEndedByHand(t *testing.T) {
 	a1 := kqPush(t, raw, 1, "k", "")
 	a2 := kqPush(t, raw, 2, "k", "")
 	kqClaim(t, s, "r1")
-	if c, _ := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); c != nil {
+	if c, _ := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); c != nil {
 		t.Fatalf("a2 should be parked, claimed %+v", c)
 	}
 	raw.HSet(ctx, a1, "status", "finished") // an external worker's end
-	if n, err := s.KeyedRepair(ctx, 1); err != nil || n != 1 {
+	if n, err := s.Queues.KeyedRepair(ctx, 1); err != nil || n != 1 {
 		t.Fatalf("repair looked at %d keys, %v", n, err)
 	}
 	if c := kqClaim(t, s, "r1"); c.JobKey != a2 {
 		t.Fatalf("after repair claimed %s, want a2", c.JobKey)
 	}
-	if n, err := s.KeyedRepair(ctx, 1); err != nil || n != 0 {
+	if n, err := s.Queues.KeyedRepair(ctx, 1); err != nil || n != 0 {
 		t.Fatalf("repair with nothing parked looked at %d keys, %v", n, err)
 	}
 }
@@ -136,17 +136,17 @@ func TestParkedJobStoppedEndsOnPromotion(t *testing.T) {
 	a2 := kqPush(t, raw, 2, "k", "")
 	a3 := kqPush(t, raw, 3, "k", "")
 	kqClaim(t, s, "r1")
-	if c, _ := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); c != nil {
+	if c, _ := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); c != nil {
 		t.Fatalf("a2, a3 should be parked, claimed %+v", c)
 	}
-	if _, err := s.MarkStop(ctx, 1, a2); err != nil {
+	if _, err := s.Queues.MarkStop(ctx, 1, a2); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CompleteLeased(ctx, 1, store.Lease{JobKey: a1, Owner: "r1", Attempt: 1}, "r1",
+	if err := s.Queues.CompleteLeased(ctx, 1, store.Lease{JobKey: a1, Owner: "r1", Attempt: 1}, "r1",
 		model.JobFinished, nil); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+	c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil || c == nil || c.JobKey != a2 || c.Verdict != store.VerdictStopped {
 		t.Fatalf("claim after a1 ended: %+v %v, want a2 stopped", c, err)
 	}

@@ -26,8 +26,8 @@ type StopInfo struct {
 // MarkStop records a stop request for the job's current attempt (a
 // stop:<job key> marker the dequeuer and the lease heartbeat check) and
 // announces it on StopChannel. ErrNotFound when the job does not exist.
-func (s *Store) MarkStop(ctx context.Context, ctxID uint64, jobKey string) (StopInfo, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) MarkStop(ctx context.Context, ctxID uint64, jobKey string) (StopInfo, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return StopInfo{}, fmt.Errorf("store.MarkStop: %w", err)
 	}
@@ -75,8 +75,8 @@ func ParseStopMessage(payload string) (ctxID uint64, jobKey string, attempt int6
 
 // StopRequested reports whether a stop marker covers the given attempt of
 // the job.
-func (s *Store) StopRequested(ctx context.Context, ctxID uint64, jobKey string, attempt int64) (bool, error) {
-	db, err := s.DB(ctxID)
+func (s *Queues) StopRequested(ctx context.Context, ctxID uint64, jobKey string, attempt int64) (bool, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, fmt.Errorf("store.StopRequested: %w", err)
 	}

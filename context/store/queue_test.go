@@ -36,7 +36,7 @@ func TestClaimJobVerdicts(t *testing.T) {
 	raw.LPush(ctx, "queue:sh", "job:1:1")
 	raw.LPush(ctx, "queue:py", "job:1:2", "job:1:3")
 
-	c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh", "py"}, time.Minute, false)
+	c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh", "py"}, time.Minute, false)
 	if err != nil || c.Verdict != store.VerdictRun || c.JobKey != "job:1:1" || c.Attempt != 1 || c.Type != "sh" {
 		t.Fatalf("claim 1: %+v %v", c, err)
 	}
@@ -44,19 +44,19 @@ func TestClaimJobVerdicts(t *testing.T) {
 	if h["status"] != "started" || h["attempt"] != "1" || h["script_type"] != "sh" || c.Hash["status"] != "started" {
 		t.Fatalf("claimed hash %v / %v", h, c.Hash)
 	}
-	if c, _ = s.ClaimJob(ctx, 1, "r1", []string{"sh", "py"}, time.Minute, false); c.Verdict != store.VerdictDead {
+	if c, _ = s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh", "py"}, time.Minute, false); c.Verdict != store.VerdictDead {
 		t.Fatalf("claim 2 (finished job): %+v", c)
 	}
-	if c, _ = s.ClaimJob(ctx, 1, "r1", []string{"py"}, time.Minute, false); c.Verdict != store.VerdictStopped || c.Attempt != 2 {
+	if c, _ = s.Queues.ClaimJob(ctx, 1, "r1", []string{"py"}, time.Minute, false); c.Verdict != store.VerdictStopped || c.Attempt != 2 {
 		t.Fatalf("claim 3 (stopped job): %+v", c)
 	}
-	if c, err = s.ClaimJob(ctx, 1, "r1", []string{"sh", "py"}, time.Minute, false); c != nil || err != nil {
+	if c, err = s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh", "py"}, time.Minute, false); c != nil || err != nil {
 		t.Fatalf("claim on empty queues: %+v %v", c, err)
 	}
 	if got := raw.LRange(ctx, "processing:r1", 0, -1).Val(); len(got) != 2 {
 		t.Fatalf("processing list %v", got) // job 1 and job 3; the dead one was dropped
 	}
-	dl, err := s.DeadLetters(ctx, 1, 10)
+	dl, err := s.Queues.DeadLetters(ctx, 1, 10)
 	if err != nil || len(dl) != 1 || dl[0].Key != "job:1:2" || dl[0].Runner != "r1" {
 		t.Fatalf("dead letters %+v %v", dl, err)
 	}
@@ -69,35 +69,35 @@ func TestLeaseLifecycle(t *testing.T) {
 	ctx := context.Background()
 	raw := srv.Client(t, 1)
 	j := &model.RunnerJob{CallerID: 1, ContextID: 1, ScriptType: "sh"}
-	if err := s.EnqueueJob(ctx, j); err != nil {
+	if err := s.Jobs.EnqueueJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, -time.Second, false) // born expired
+	c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, -time.Second, false) // born expired
 	if err != nil || c == nil {
 		t.Fatal(c, err)
 	}
-	lost, stopped, err := s.RenewLeases(ctx, 1, "r2", []store.Held{{JobKey: c.JobKey, Attempt: 1}}, time.Minute)
+	lost, stopped, err := s.Queues.RenewLeases(ctx, 1, "r2", []store.Held{{JobKey: c.JobKey, Attempt: 1}}, time.Minute)
 	if err != nil || len(lost) != 1 || lost[0].JobKey != c.JobKey || len(stopped) != 0 {
 		t.Fatalf("renew by a stranger: %v %v %v", lost, stopped, err)
 	}
-	exp, err := s.ExpiredLeases(ctx, 1, time.Now(), 10)
+	exp, err := s.Queues.ExpiredLeases(ctx, 1, time.Now(), 10)
 	if err != nil || len(exp) != 1 || exp[0].Owner != "r1" || exp[0].Attempt != 1 {
 		t.Fatalf("expired: %+v %v", exp, err)
 	}
-	taken, ok, err := s.TakeLease(ctx, 1, exp[0], "r2", time.Minute, true)
+	taken, ok, err := s.Queues.TakeLease(ctx, 1, exp[0], "r2", time.Minute, true)
 	if err != nil || !ok {
 		t.Fatalf("take: %v %v", ok, err)
 	}
-	if _, ok, _ := s.TakeLease(ctx, 1, exp[0], "r3", time.Minute, true); ok {
+	if _, ok, _ := s.Queues.TakeLease(ctx, 1, exp[0], "r3", time.Minute, true); ok {
 		t.Fatal("a lease was taken twice")
 	}
-	if err := s.ReleaseLease(ctx, 1, c.Lease, "r1"); err != nil { // r1 no longer holds it
+	if err := s.Queues.ReleaseLease(ctx, 1, c.Lease, "r1"); err != nil { // r1 no longer holds it
 		t.Fatal(err)
 	}
-	if l, err := s.LeaseOf(ctx, 1, c.JobKey); err != nil || l.Owner != "r2" {
+	if l, err := s.Queues.LeaseOf(ctx, 1, c.JobKey); err != nil || l.Owner != "r2" {
 		t.Fatalf("lease after a stale release: %+v %v", l, err)
 	}
-	if err := s.ReleaseLease(ctx, 1, taken, "r1"); err != nil {
+	if err := s.Queues.ReleaseLease(ctx, 1, taken, "r1"); err != nil {
 		t.Fatal(err)
 	}
 	if n := raw.ZCard(ctx, store.LeasesKey).Val() + raw.LLen(ctx, store.ProcessingKey("r1")).Val(); n != 0 {
@@ -110,11 +110,11 @@ func TestAppendLogsCap(t *testing.T) {
 	s, _ := qOpen(t)
 	ctx := context.Background()
 	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}, {"f"}} {
-		if err := s.AppendLogs(ctx, 1, "job:1:1", batch, 3); err != nil {
+		if err := s.Logs.AppendLogs(ctx, 1, "job:1:1", batch, 3); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.ReadLogs(ctx, 1, "job:1:1", 0)
+	got, err := s.Logs.ReadLogs(ctx, 1, "job:1:1", 0)
 	if err != nil || len(got) != 4 || got[2] != "c" || got[3] != store.LogCapMarker {
 		t.Fatalf("logs %q %v", got, err)
 	}
@@ -141,19 +141,19 @@ func TestCompleteLeasedLoadsScripts(t *testing.T) {
 	for i, preload := range []bool{false, true} {
 		raw.ScriptFlush(ctx)
 		j := &model.RunnerJob{CallerID: 1, ContextID: 1, ScriptType: "sh"}
-		if err := s.EnqueueJob(ctx, j); err != nil {
+		if err := s.Jobs.EnqueueJob(ctx, j); err != nil {
 			t.Fatal(err)
 		}
-		c, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+		c, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 		if err != nil || c == nil {
 			t.Fatal(c, err)
 		}
 		if preload { // completeJob loaded, releaseLease not
 			other := &model.RunnerJob{CallerID: 2, ContextID: 1, ScriptType: "x"}
-			_ = s.EnqueueJob(ctx, other)
-			_ = s.CompleteJob(ctx, 1, store.JobKey(2, other.ID), 0, model.JobFinished, nil)
+			_ = s.Jobs.EnqueueJob(ctx, other)
+			_ = s.Jobs.CompleteJob(ctx, 1, store.JobKey(2, other.ID), 0, model.JobFinished, nil)
 		}
-		if err := s.CompleteLeased(ctx, 1, c.Lease, "r1", model.JobFinished, model.Hash{"error": ""}); err != nil {
+		if err := s.Queues.CompleteLeased(ctx, 1, c.Lease, "r1", model.JobFinished, model.Hash{"error": ""}); err != nil {
 			t.Fatalf("round %d: %v", i, err)
 		}
 		if n := raw.LLen(ctx, store.ReplyKey(c.JobKey)).Val(); n != 1 {
@@ -172,15 +172,15 @@ func TestOwnerlessLeaseIsReaped(t *testing.T) {
 	ctx := context.Background()
 	raw := srv.Client(t, 1)
 	raw.ZAdd(ctx, store.LeasesKey, redis.Z{Score: 1, Member: "job:9:9"})
-	exp, err := s.ExpiredLeases(ctx, 1, time.Now(), 10)
+	exp, err := s.Queues.ExpiredLeases(ctx, 1, time.Now(), 10)
 	if err != nil || len(exp) != 1 {
 		t.Fatal(exp, err)
 	}
-	taken, ok, err := s.TakeLease(ctx, 1, exp[0], "r2", time.Minute, true)
+	taken, ok, err := s.Queues.TakeLease(ctx, 1, exp[0], "r2", time.Minute, true)
 	if err != nil || !ok {
 		t.Fatalf("take: %v %v", ok, err)
 	}
-	if err := s.ReleaseLease(ctx, 1, taken, exp[0].Owner); err != nil {
+	if err := s.Queues.ReleaseLease(ctx, 1, taken, exp[0].Owner); err != nil {
 		t.Fatal(err)
 	}
 	if n := raw.ZCard(ctx, store.LeasesKey).Val() + raw.HLen(ctx, store.LeaseOwnersKey).Val(); n != 0 {

@@ -23,7 +23,7 @@ type ResultHome struct {
 // — the ended job embedded as its one job — and pushes it on msg_in, in
 // the same script: the job record and the message never disagree, and a
 // duplicate result leaves no second message.
-func (s *Store) CompleteSentJobHome(ctx context.Context, ctxID uint64, key string, attempt int64,
+func (s *Jobs) CompleteSentJobHome(ctx context.Context, ctxID uint64, key string, attempt int64,
 	status model.JobStatus, fields model.Hash, lines []string, max int, msgKey string, home ResultHome) error {
 	if !status.Terminal() {
 		return fmt.Errorf("store.CompleteSentJobHome: %q is not a final status", status)
@@ -32,7 +32,7 @@ func (s *Store) CompleteSentJobHome(ctx context.Context, ctxID uint64, key strin
 	if err != nil {
 		return fmt.Errorf("store.CompleteSentJobHome: %w", err)
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.CompleteSentJobHome: %w", err)
 	}
@@ -110,8 +110,8 @@ return 1
 // msg_out (on msg_out:processing), whose job is of this context and came
 // from no other agent: home is here, so the message itself goes on
 // msg_in, status processed, in one step.
-func (s *Store) ResultHere(ctx context.Context, ctxID uint64, key string) error {
-	db, err := s.DB(ctxID)
+func (s *Jobs) ResultHere(ctx context.Context, ctxID uint64, key string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.ResultHere: %w", err)
 	}

@@ -101,8 +101,8 @@ func ended(key, updated string) Ended {
 // EndedJobs lists the jobs of context ctxID that ended (finished or
 // error) and do not belong to a flow that still exists: those go with
 // their flow (EndedFlows).
-func (s *Store) EndedJobs(ctx context.Context, ctxID uint64) ([]Ended, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) EndedJobs(ctx context.Context, ctxID uint64) ([]Ended, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.EndedJobs: %w", err)
 	}
@@ -130,7 +130,7 @@ func (s *Store) EndedJobs(ctx context.Context, ctxID uint64) ([]Ended, error) {
 
 // knownFlows records in flows whether the hash of each flow id named by
 // rows (third column) exists, asking only about ids not seen before.
-func (s *Store) knownFlows(ctx context.Context, db *redis.Client, rows [][]string, flows map[string]bool) error {
+func (s *core) knownFlows(ctx context.Context, db *redis.Client, rows [][]string, flows map[string]bool) error {
 	var ask []string
 	for _, r := range rows {
 		if id := r[2]; id != "" && id != "0" {
@@ -158,8 +158,8 @@ func (s *Store) knownFlows(ctx context.Context, db *redis.Client, rows [][]strin
 
 // EndedFlows lists the flows of context ctxID that ended (finished or
 // error), each with the keys of its jobs.
-func (s *Store) EndedFlows(ctx context.Context, ctxID uint64) ([]Ended, error) {
-	db, err := s.DB(ctxID)
+func (s *Flows) EndedFlows(ctx context.Context, ctxID uint64) ([]Ended, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.EndedFlows: %w", err)
 	}
@@ -236,8 +236,8 @@ func flowJobKeys(caller, jobs string) []string {
 
 // EndedMessages lists the messages of context ctxID that are settled
 // (processed or error).
-func (s *Store) EndedMessages(ctx context.Context, ctxID uint64) ([]Ended, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) EndedMessages(ctx context.Context, ctxID uint64) ([]Ended, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.EndedMessages: %w", err)
 	}
@@ -294,8 +294,8 @@ func dryArg(dry bool) string {
 
 // Existing reports which of keys exist in context ctxID's DB, in one
 // pipeline (callers pass a page at a time).
-func (s *Store) Existing(ctx context.Context, ctxID uint64, keys []string) (map[string]bool, error) {
-	db, err := s.DB(ctxID)
+func (s *Jobs) Existing(ctx context.Context, ctxID uint64, keys []string) (map[string]bool, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.Existing: %w", err)
 	}

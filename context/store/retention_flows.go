@@ -22,11 +22,11 @@ var luaFlowEnded = luaChain("flowEnded", "_",
 // among the active flows, and every job of it that still exists may go
 // (luaRemovableJob). Otherwise the flow and all its jobs stay. dry removes
 // nothing and reports what would go.
-func (s *Store) PruneFlows(ctx context.Context, ctxID uint64, flows []Ended, dry bool) (Pruned, error) {
+func (s *Flows) PruneFlows(ctx context.Context, ctxID uint64, flows []Ended, dry bool) (Pruned, error) {
 	if len(flows) == 0 {
 		return Pruned{}, nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return Pruned{}, fmt.Errorf("store.PruneFlows: %w", err)
 	}

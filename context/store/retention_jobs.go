@@ -83,11 +83,11 @@ func jobKeys(job string) []string {
 // the listing, or that now belongs to a flow, stays). dry removes nothing
 // and reports what would go. Batches of up to a few hundred jobs keep each
 // call short.
-func (s *Store) PruneJobs(ctx context.Context, ctxID uint64, jobs []Ended, dry bool) (Pruned, error) {
+func (s *Jobs) PruneJobs(ctx context.Context, ctxID uint64, jobs []Ended, dry bool) (Pruned, error) {
 	if len(jobs) == 0 {
 		return Pruned{}, nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return Pruned{}, fmt.Errorf("store.PruneJobs: %w", err)
 	}

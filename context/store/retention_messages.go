@@ -29,11 +29,11 @@ var luaMessageSettled = func() string {
 // outbox or awaiting_result, not on msg_out or its processing list). dry
 // removes nothing and reports what would go. Their entries on msg_in go
 // with TrimMsgIn.
-func (s *Store) PruneMessages(ctx context.Context, ctxID uint64, msgs []Ended, dry bool) (Pruned, error) {
+func (s *Bus) PruneMessages(ctx context.Context, ctxID uint64, msgs []Ended, dry bool) (Pruned, error) {
 	if len(msgs) == 0 {
 		return Pruned{}, nil
 	}
-	db, err := s.DB(ctxID)
+	db, err := s.db(ctxID)
 	if err != nil {
 		return Pruned{}, fmt.Errorf("store.PruneMessages: %w", err)
 	}
@@ -76,8 +76,8 @@ return out
 // drops, from the oldest end, entries whose message no longer exists
 // (PruneMessages removed it), at most max of them per call. dry removes
 // nothing. It returns how many entries went (or would go).
-func (s *Store) TrimMsgIn(ctx context.Context, ctxID uint64, keep, max int64, dry bool) (int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) TrimMsgIn(ctx context.Context, ctxID uint64, keep, max int64, dry bool) (int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, fmt.Errorf("store.TrimMsgIn: %w", err)
 	}

@@ -67,7 +67,7 @@ func TestPruneJobsRemovesOnlyWhatNothingNeeds(t *testing.T) {
 	c.HSet(ctx, store.FlowKey(3), "status", "finished")
 	rtJob(t, c, "job:1:10", "finished", "flow_id", "4") // flow:4 is gone: a job on its own
 
-	listed, err := s.EndedJobs(ctx, 1)
+	listed, err := s.Jobs.EndedJobs(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestPruneJobsRemovesOnlyWhatNothingNeeds(t *testing.T) {
 		t.Fatalf("EndedJobs = %v, want %v", got, want)
 	}
 	gone := []string{"job:1:1", "job:1:10", "job:1:2"}
-	dry, err := s.PruneJobs(ctx, 1, listed, true)
+	dry, err := s.Jobs.PruneJobs(ctx, 1, listed, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestPruneJobsRemovesOnlyWhatNothingNeeds(t *testing.T) {
 	if !slices.Equal(dry.Jobs, gone) || dry.Bytes <= 0 || rtExists(t, c, gone...) != 3 {
 		t.Fatalf("dry run: would remove %v (%d bytes), want %v and nothing removed", dry.Jobs, dry.Bytes, gone)
 	}
-	p, err := s.PruneJobs(ctx, 1, listed, false)
+	p, err := s.Jobs.PruneJobs(ctx, 1, listed, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,12 +111,12 @@ func TestPruneJobsKeepsAJobThatChangedSinceTheListing(t *testing.T) {
 	ctx := ctCtx(t)
 	c := srv.Client(t, 1)
 	rtJob(t, c, "job:1:1", "error")
-	listed, err := s.EndedJobs(ctx, 1)
+	listed, err := s.Jobs.EndedJobs(ctx, 1)
 	if err != nil || len(listed) != 1 {
 		t.Fatalf("listed %v %v", listed, err)
 	}
 	c.HSet(ctx, "job:1:1", "status", "finished", "updated_at", "200")
-	p, err := s.PruneJobs(ctx, 1, listed, false)
+	p, err := s.Jobs.PruneJobs(ctx, 1, listed, false)
 	if err != nil || len(p.Jobs) != 0 || rtExists(t, c, "job:1:1") != 1 {
 		t.Fatalf("removed %v (%v): the job had changed", p.Jobs, err)
 	}
@@ -145,14 +145,14 @@ func TestPruneFlowsTakesTheirJobs(t *testing.T) {
 	flow(4, "started", "[41]")
 	rtJob(t, c, "job:1:41", "started", "flow_id", "4")
 
-	listed, err := s.EndedFlows(ctx, 1)
+	listed, err := s.Flows.EndedFlows(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := rtKeys(listed); !slices.Equal(got, []string{"flow:1", "flow:2", "flow:3"}) {
 		t.Fatalf("EndedFlows = %v", got)
 	}
-	p, err := s.PruneFlows(ctx, 1, listed, false)
+	p, err := s.Flows.PruneFlows(ctx, 1, listed, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,11 +186,11 @@ func TestPruneMessagesAndTrimMsgIn(t *testing.T) {
 	msg("message:1:5", "processed")
 	c.LPush(ctx, store.MsgOutKey, "message:1:5")
 
-	listed, err := s.EndedMessages(ctx, 1)
+	listed, err := s.Bus.EndedMessages(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.PruneMessages(ctx, 1, listed, false)
+	p, err := s.Bus.PruneMessages(ctx, 1, listed, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,13 +199,13 @@ func TestPruneMessagesAndTrimMsgIn(t *testing.T) {
 		t.Fatalf("removed %v, want message:1:1 and message:1:2 only", p.Keys)
 	}
 	// msg_in, newest first: 5 4 3 2 1; 1 and 2 are gone.
-	if n, err := s.TrimMsgIn(ctx, 1, 10, 100, true); err != nil || n != 2 {
+	if n, err := s.Bus.TrimMsgIn(ctx, 1, 10, 100, true); err != nil || n != 2 {
 		t.Fatalf("dry trim: %d %v, want 2", n, err)
 	}
 	if l := c.LLen(ctx, store.MsgInKey).Val(); l != 5 {
 		t.Fatalf("a dry trim changed msg_in: %d entries", l)
 	}
-	if n, err := s.TrimMsgIn(ctx, 1, 2, 100, false); err != nil || n != 3 {
+	if n, err := s.Bus.TrimMsgIn(ctx, 1, 2, 100, false); err != nil || n != 3 {
 		t.Fatalf("trim to 2: dropped %d %v, want 3", n, err)
 	}
 	if got := c.LRange(ctx, store.MsgInKey, 0, -1).Val(); !slices.Equal(got, []string{"message:1:5", "message:1:4"}) {
@@ -223,11 +223,11 @@ func TestPruneFlowsTakesTheirCompensations(t *testing.T) {
 	rtJob(t, c, "job:1:11", "finished", "flow_id", "1", "compensate_key", "job:1:13")
 	rtJob(t, c, "job:1:12", "error", "flow_id", "1")
 	rtJob(t, c, "job:1:13", "finished") // the compensation of job 11
-	listed, err := s.EndedFlows(ctx, 1)
+	listed, err := s.Flows.EndedFlows(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.PruneFlows(ctx, 1, listed, false)
+	p, err := s.Flows.PruneFlows(ctx, 1, listed, false)
 	if err != nil {
 		t.Fatal(err)
 	}

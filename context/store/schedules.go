@@ -43,8 +43,8 @@ end
 // SaveSchedule writes schedule name (fields h) and, unless h says paused,
 // makes it due at next. A schedule saved again keeps its last_tick, runs
 // and skipped, so a tick it fired is never fired again.
-func (s *Store) SaveSchedule(ctx context.Context, ctxID uint64, name string, h model.Hash, next time.Time) error {
-	db, err := s.DB(ctxID)
+func (s *Timing) SaveSchedule(ctx context.Context, ctxID uint64, name string, h model.Hash, next time.Time) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SaveSchedule: %w", err)
 	}
@@ -84,8 +84,8 @@ func stampHash(h model.Hash) {
 }
 
 // LoadSchedule reads schedule name; ErrNotFound when there is none.
-func (s *Store) LoadSchedule(ctx context.Context, ctxID uint64, name string) (model.Hash, error) {
-	db, err := s.DB(ctxID)
+func (s *Timing) LoadSchedule(ctx context.Context, ctxID uint64, name string) (model.Hash, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.LoadSchedule: %w", err)
 	}
@@ -100,8 +100,8 @@ func (s *Store) LoadSchedule(ctx context.Context, ctxID uint64, name string) (mo
 }
 
 // ListSchedules reads every schedule of the context.
-func (s *Store) ListSchedules(ctx context.Context, ctxID uint64) ([]model.Hash, error) {
-	db, err := s.DB(ctxID)
+func (s *Timing) ListSchedules(ctx context.Context, ctxID uint64) ([]model.Hash, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.ListSchedules: %w", err)
 	}
@@ -131,8 +131,8 @@ type DueSchedule struct {
 
 // DueSchedules lists the schedules due at now and the next tick after
 // them (zero when none is).
-func (s *Store) DueSchedules(ctx context.Context, ctxID uint64, now time.Time) ([]DueSchedule, time.Time, error) {
-	db, err := s.DB(ctxID)
+func (s *Timing) DueSchedules(ctx context.Context, ctxID uint64, now time.Time) ([]DueSchedule, time.Time, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("store.DueSchedules: %w", err)
 	}
@@ -164,8 +164,8 @@ func (s *Store) DueSchedules(ctx context.Context, ctxID uint64, now time.Time) (
 // when another agent (or an earlier call) handled that due tick already,
 // when the schedule was paused or removed meanwhile, or when last_tick is
 // not before tick: so a tick never starts two runs, even across restarts.
-func (s *Store) ClaimTick(ctx context.Context, ctxID uint64, name string, due, tick, next time.Time, counter string, skippedMore int64) (bool, error) {
-	db, err := s.DB(ctxID)
+func (s *Timing) ClaimTick(ctx context.Context, ctxID uint64, name string, due, tick, next time.Time, counter string, skippedMore int64) (bool, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, fmt.Errorf("store.ClaimTick: %w", err)
 	}
@@ -199,8 +199,8 @@ return 1
 `)
 
 // SetScheduleFields writes fields of schedule name if it still exists.
-func (s *Store) SetScheduleFields(ctx context.Context, ctxID uint64, name string, h model.Hash) error {
-	db, err := s.DB(ctxID)
+func (s *Timing) SetScheduleFields(ctx context.Context, ctxID uint64, name string, h model.Hash) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SetScheduleFields: %w", err)
 	}
@@ -217,17 +217,17 @@ return 1
 `)
 
 // PauseSchedule stops schedule name from firing until ResumeSchedule.
-func (s *Store) PauseSchedule(ctx context.Context, ctxID uint64, name string) error {
+func (s *Timing) PauseSchedule(ctx context.Context, ctxID uint64, name string) error {
 	return s.pauseResume(ctx, ctxID, name, "true", time.Time{})
 }
 
 // ResumeSchedule makes a paused schedule fire again, next at next.
-func (s *Store) ResumeSchedule(ctx context.Context, ctxID uint64, name string, next time.Time) error {
+func (s *Timing) ResumeSchedule(ctx context.Context, ctxID uint64, name string, next time.Time) error {
 	return s.pauseResume(ctx, ctxID, name, "false", next)
 }
 
-func (s *Store) pauseResume(ctx context.Context, ctxID uint64, name, paused string, next time.Time) error {
-	db, err := s.DB(ctxID)
+func (s *core) pauseResume(ctx context.Context, ctxID uint64, name, paused string, next time.Time) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.PauseSchedule: %w", err)
 	}
@@ -260,8 +260,8 @@ return 1
 
 // RemoveSchedule deletes schedule name (its runs stay); ErrNotFound when
 // there is none.
-func (s *Store) RemoveSchedule(ctx context.Context, ctxID uint64, name string) error {
-	db, err := s.DB(ctxID)
+func (s *Timing) RemoveSchedule(ctx context.Context, ctxID uint64, name string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.RemoveSchedule: %w", err)
 	}

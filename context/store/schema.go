@@ -95,7 +95,7 @@ func (s *Store) migrate(ctx context.Context, steps []migration, known int) (*Sch
 }
 
 // schemaVersion reads SchemaKey: 0 when absent.
-func (s *Store) schemaVersion(ctx context.Context) (int, error) {
+func (s *core) schemaVersion(ctx context.Context) (int, error) {
 	v, err := s.global.Get(ctx, SchemaKey).Result()
 	if errors.Is(err, redis.Nil) {
 		return 0, nil
@@ -110,6 +110,6 @@ func (s *Store) schemaVersion(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func (s *Store) stamp(ctx context.Context, v int) error {
+func (s *core) stamp(ctx context.Context, v int) error {
 	return s.global.Set(ctx, SchemaKey, strconv.Itoa(v), 0).Err()
 }

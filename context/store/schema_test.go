@@ -43,7 +43,7 @@ func TestMigrateStampsFreshData(t *testing.T) {
 func TestMigrateStampsUnversionedData(t *testing.T) {
 	s := schemaStore(t)
 	ctx := t.Context()
-	a, err := s.EnsureActor(ctx, "12D3KooWOld")
+	a, err := s.Registry.EnsureActor(ctx, "12D3KooWOld")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestMigrateStampsUnversionedData(t *testing.T) {
 	if v := stored(t, s); v != "1" {
 		t.Fatalf("%s = %q after migrating, want 1", SchemaKey, v)
 	}
-	if got, err := s.EnsureActor(ctx, "12D3KooWOld"); err != nil || got.ID != a.ID {
+	if got, err := s.Registry.EnsureActor(ctx, "12D3KooWOld"); err != nil || got.ID != a.ID {
 		t.Fatalf("the actor after migrating: %+v, %v; want id %d", got, err, a.ID)
 	}
 	if rep, err := s.Migrate(ctx); err != nil || len(rep.Steps) != 0 || rep.From != Schema {

@@ -17,9 +17,10 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// Store talks to one Redis server: DB 0 for node-global data and one DB per
-// context. It is safe for concurrent use.
-type Store struct {
+// core is the one connection the concern types share: one Redis server,
+// DB 0 for node-global data and one DB per context. It is safe for
+// concurrent use.
+type core struct {
 	base   *redis.Options
 	log    *slog.Logger
 	maxDB  uint64 // number of databases the server has
@@ -33,6 +34,16 @@ type Store struct {
 	ends endWatches // jobs waited for in this process (WatchEnd)
 
 	poison poisonSettings // idempotency retention, quarantine threshold (idempotency.go)
+
+	// The concern types, for a method of one that calls another's.
+	jobs     *Jobs
+	queues   *Queues
+	bus      *Bus
+	flows    *Flows
+	timing   *Timing
+	events   *Events
+	registry *Registry
+	logs     *Logs
 }
 
 // Open connects to the Redis at url (redis://, rediss://, unix://; user and
@@ -58,7 +69,7 @@ func New(ctx context.Context, opts *redis.Options, log *slog.Logger) (*Store, er
 	}
 	o.MinRetryBackoff, o.MaxRetryBackoff = 8*time.Millisecond, time.Second
 	o.ContextTimeoutEnabled = true
-	s := &Store{base: &o, log: log, clients: map[uint64]*redis.Client{}, ids: newIDBlocks()}
+	s := newStore(&core{base: &o, log: log, clients: map[uint64]*redis.Client{}, ids: newIDBlocks()})
 	s.global = redis.NewClient(&o)
 	s.clients[0] = s.global
 	if err := s.global.Ping(ctx).Err(); err != nil {
@@ -71,7 +82,7 @@ func New(ctx context.Context, opts *redis.Options, log *slog.Logger) (*Store, er
 
 // databases asks the server how many DBs it has; 16 (Redis' default) when
 // CONFIG is not allowed.
-func (s *Store) databases(ctx context.Context) uint64 {
+func (s *core) databases(ctx context.Context) uint64 {
 	res, err := s.global.ConfigGet(ctx, "databases").Result()
 	if err == nil {
 		if n, err := strconv.ParseUint(res["databases"], 10, 64); err == nil && n > 0 {
@@ -83,12 +94,12 @@ func (s *Store) databases(ctx context.Context) uint64 {
 }
 
 // databaseCount returns how many DBs the server has (contexts are 1..n-1).
-func (s *Store) databaseCount() uint64 { return s.maxDB }
+func (s *core) databaseCount() uint64 { return s.maxDB }
 
-// DB returns the client for context id's database, refusing ids the server
+// db returns the client for context id's database, refusing ids the server
 // cannot SELECT.
-func (s *Store) DB(id uint64) (*redis.Client, error) {
-	if err := s.CheckContextID(id); err != nil {
+func (s *core) db(id uint64) (*redis.Client, error) {
+	if err := s.checkContextID(id); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -107,8 +118,8 @@ func (s *Store) DB(id uint64) (*redis.Client, error) {
 	return c, nil
 }
 
-// CheckContextID refuses 0 and ids beyond the server's databases.
-func (s *Store) CheckContextID(id uint64) error {
+// checkContextID refuses 0 and ids beyond the server's databases.
+func (s *core) checkContextID(id uint64) error {
 	if id == 0 {
 		return fmt.Errorf("%w: context 0 does not exist (DB 0 is node-global); use 1..%d", ErrBadContext, s.maxDB-1)
 	}

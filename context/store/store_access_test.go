@@ -21,20 +21,20 @@ func TestStoreContextIDsRefused(t *testing.T) {
 	}
 	ops := map[string]func(id uint64) error{
 		"DB":            func(id uint64) error { _, err := s.DB(id); return err },
-		"CreateContext": func(id uint64) error { return s.CreateContext(ctx, &model.Context{ID: id}) },
-		"LoadContext":   func(id uint64) error { _, err := s.LoadContext(ctx, id); return err },
-		"SaveJob":       func(id uint64) error { return s.SaveJob(ctx, &model.RunnerJob{ID: 1, ContextID: id}) },
-		"EnqueueJob":    func(id uint64) error { return s.EnqueueJob(ctx, &model.RunnerJob{ID: 1, ContextID: id}) },
-		"LoadJob":       func(id uint64) error { _, err := s.LoadJob(ctx, id, 1, 1); return err },
-		"ListJobs":      func(id uint64) error { _, err := s.ListJobs(ctx, id); return err },
-		"SaveFlow":      func(id uint64) error { return s.SaveFlow(ctx, &model.Flow{ID: 1, ContextID: id}) },
-		"SaveMessage":   func(id uint64) error { return s.SaveMessage(ctx, &model.Message{ID: 1, ContextID: id}) },
+		"CreateContext": func(id uint64) error { return s.Registry.CreateContext(ctx, &model.Context{ID: id}) },
+		"LoadContext":   func(id uint64) error { _, err := s.Registry.LoadContext(ctx, id); return err },
+		"SaveJob":       func(id uint64) error { return s.Jobs.SaveJob(ctx, &model.RunnerJob{ID: 1, ContextID: id}) },
+		"EnqueueJob":    func(id uint64) error { return s.Jobs.EnqueueJob(ctx, &model.RunnerJob{ID: 1, ContextID: id}) },
+		"LoadJob":       func(id uint64) error { _, err := s.Jobs.LoadJob(ctx, id, 1, 1); return err },
+		"ListJobs":      func(id uint64) error { _, err := s.Jobs.ListJobs(ctx, id); return err },
+		"SaveFlow":      func(id uint64) error { return s.Flows.SaveFlow(ctx, &model.Flow{ID: 1, ContextID: id}) },
+		"SaveMessage":   func(id uint64) error { return s.Bus.SaveMessage(ctx, &model.Message{ID: 1, ContextID: id}) },
 		"PushMessage": func(id uint64) error {
-			return s.PushMessage(ctx, id, &model.Message{ID: 1, ContextID: id}, store.MsgOutKey)
+			return s.Bus.PushMessage(ctx, id, &model.Message{ID: 1, ContextID: id}, store.MsgOutKey)
 		},
-		"SaveRunner":   func(id uint64) error { return s.SaveRunner(ctx, id, &model.Runner{ID: 1}) },
-		"SetJobStatus": func(id uint64) error { return s.SetJobStatus(ctx, id, "job:1:1", 0, model.JobStarted, nil) },
-		"WaitJob":      func(id uint64) error { _, err := s.WaitJob(ctx, id, "job:1:1"); return err },
+		"SaveRunner":   func(id uint64) error { return s.Registry.SaveRunner(ctx, id, &model.Runner{ID: 1}) },
+		"SetJobStatus": func(id uint64) error { return s.Jobs.SetJobStatus(ctx, id, "job:1:1", 0, model.JobStarted, nil) },
+		"WaitJob":      func(id uint64) error { _, err := s.Jobs.WaitJob(ctx, id, "job:1:1"); return err },
 	}
 	for _, id := range []uint64{0, 4, 5, 64, 1 << 40} {
 		for name, op := range ops {
@@ -62,7 +62,7 @@ func TestStoreContextIDsRefused(t *testing.T) {
 		}
 	}
 	// The highest selectable context works.
-	if err := s.SaveJob(ctx, &model.RunnerJob{ID: 1, CallerID: 1, ContextID: 3}); err != nil {
+	if err := s.Jobs.SaveJob(ctx, &model.RunnerJob{ID: 1, CallerID: 1, ContextID: 3}); err != nil {
 		t.Fatalf("context 3 of 4 databases: %v", err)
 	}
 	if n, _ := srv.Client(t, 3).Exists(ctx, "job:1:1").Result(); n != 1 {
@@ -76,7 +76,7 @@ func TestStoreCreateContext(t *testing.T) {
 	var ids []uint64
 	for i := 0; i < 3; i++ {
 		c := &model.Context{Name: fmt.Sprint("c", i)}
-		if err := s.CreateContext(ctx, c); err != nil {
+		if err := s.Registry.CreateContext(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, c.ID)
@@ -84,25 +84,25 @@ func TestStoreCreateContext(t *testing.T) {
 	if !slices.Equal(ids, []uint64{1, 2, 3}) {
 		t.Fatalf("allocated ids %v, want 1 2 3", ids)
 	}
-	err := s.CreateContext(ctx, &model.Context{})
+	err := s.Registry.CreateContext(ctx, &model.Context{})
 	if !errors.Is(err, store.ErrBadContext) || !strings.Contains(err.Error(), "in use") {
 		t.Fatalf("creating a 4th context on a 4-DB server: %v", err)
 	}
 	// Duplicates are refused and the existing context is left alone.
-	err = s.CreateContext(ctx, &model.Context{ID: 2, Name: "dup", Admins: []uint64{99}})
+	err = s.Registry.CreateContext(ctx, &model.Context{ID: 2, Name: "dup", Admins: []uint64{99}})
 	if !errors.Is(err, store.ErrExists) {
 		t.Fatalf("duplicate id 2: want ErrExists, got %v", err)
 	}
-	c2, err := s.LoadContext(ctx, 2)
+	c2, err := s.Registry.LoadContext(ctx, 2)
 	if err != nil || c2.Name != "c1" || len(c2.Admins) != 0 {
 		t.Fatalf("context 2 after refused duplicate: %+v %v", c2, err)
 	}
 	// The lowest free id is picked after a delete.
-	if err := s.DeleteContext(ctx, 2); err != nil {
+	if err := s.Registry.DeleteContext(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	c := &model.Context{}
-	if err := s.CreateContext(ctx, c); err != nil {
+	if err := s.Registry.CreateContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	if c.ID != 2 {
@@ -111,15 +111,15 @@ func TestStoreCreateContext(t *testing.T) {
 
 	// With an explicit id the lowest free id skips it.
 	s2, _ := ctOpen(t)
-	if err := s2.CreateContext(ctx, &model.Context{ID: 1}); err != nil {
+	if err := s2.Registry.CreateContext(ctx, &model.Context{ID: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s2.CreateContext(ctx, &model.Context{ID: 3}); err != nil {
+	if err := s2.Registry.CreateContext(ctx, &model.Context{ID: 3}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []uint64{2, 4} {
 		c := &model.Context{}
-		if err := s2.CreateContext(ctx, c); err != nil || c.ID != want {
+		if err := s2.Registry.CreateContext(ctx, c); err != nil || c.ID != want {
 			t.Fatalf("allocated %d (%v), want %d", c.ID, err, want)
 		}
 	}
@@ -132,18 +132,18 @@ func grantedContext(t *testing.T, s *store.Store, names []string, roles map[stri
 	ctx := ctCtx(t)
 	actor := map[string]*model.Actor{}
 	for _, n := range names {
-		a, err := s.EnsureActor(ctx, "12D3KooW"+n)
+		a, err := s.Registry.EnsureActor(ctx, "12D3KooW"+n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		actor[n] = a
 	}
 	c := &model.Context{}
-	if err := s.CreateContext(ctx, c); err != nil {
+	if err := s.Registry.CreateContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	for n, r := range roles {
-		if _, err := s.Grant(ctx, c.ID, actor[n].ID, r); err != nil {
+		if _, err := s.Registry.Grant(ctx, c.ID, actor[n].ID, r); err != nil {
 			t.Fatalf("grant %s %s: %v", n, r, err)
 		}
 	}
@@ -156,7 +156,7 @@ func TestStoreGrantRevokeAuthorize(t *testing.T) {
 	actor, c := grantedContext(t, s, []string{"alice", "bob", "carol", "dave"},
 		map[string]model.Role{"alice": model.RoleAdmin, "bob": model.RoleExecutor, "carol": model.RoleReader})
 	// Granting twice changes nothing.
-	got, err := s.Grant(ctx, c.ID, actor["alice"].ID, model.RoleAdmin)
+	got, err := s.Registry.Grant(ctx, c.ID, actor["alice"].ID, model.RoleAdmin)
 	if err != nil || !slices.Equal(got.Admins, []uint64{actor["alice"].ID}) {
 		t.Fatalf("second grant: %v %v", got.Admins, err)
 	}
@@ -164,7 +164,7 @@ func TestStoreGrantRevokeAuthorize(t *testing.T) {
 	check := func(name string, want [3]bool) {
 		t.Helper()
 		for i, r := range []model.Role{model.RoleReader, model.RoleExecutor, model.RoleAdmin} {
-			a, err := s.Authorize(ctx, c.ID, "12D3KooW"+name, r)
+			a, err := s.Registry.Authorize(ctx, c.ID, "12D3KooW"+name, r)
 			switch {
 			case want[i] && err != nil:
 				t.Errorf("%s as %s: %v", name, r, err)
@@ -183,43 +183,43 @@ func TestStoreGrantRevokeAuthorize(t *testing.T) {
 	check("carol", [3]bool{true, false, false})
 	check("dave", [3]bool{false, false, false})
 
-	_, err = s.Authorize(ctx, c.ID, "12D3KooWmallory", model.RoleReader)
+	_, err = s.Registry.Authorize(ctx, c.ID, "12D3KooWmallory", model.RoleReader)
 	if !errors.Is(err, store.ErrDenied) || !strings.Contains(err.Error(), "unknown actor") {
 		t.Fatalf("unknown actor: %v", err)
 	}
-	_, err = s.Authorize(ctx, 9, "12D3KooWalice", model.RoleReader)
+	_, err = s.Registry.Authorize(ctx, 9, "12D3KooWalice", model.RoleReader)
 	if !errors.Is(err, store.ErrDenied) || !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("context that does not exist: %v", err)
 	}
-	_, err = s.Authorize(ctx, 0, "12D3KooWalice", model.RoleReader)
+	_, err = s.Registry.Authorize(ctx, 0, "12D3KooWalice", model.RoleReader)
 	if !errors.Is(err, store.ErrDenied) || !errors.Is(err, store.ErrBadContext) {
 		t.Fatalf("context 0: %v", err)
 	}
 
 	// Revoke takes the role away, and with it the weaker ones it implied.
-	if _, err := s.Revoke(ctx, c.ID, actor["bob"].ID, model.RoleExecutor); err != nil {
+	if _, err := s.Registry.Revoke(ctx, c.ID, actor["bob"].ID, model.RoleExecutor); err != nil {
 		t.Fatal(err)
 	}
 	check("bob", [3]bool{false, false, false})
-	if _, err := s.Revoke(ctx, c.ID, actor["dave"].ID, model.RoleAdmin); err != nil {
+	if _, err := s.Registry.Revoke(ctx, c.ID, actor["dave"].ID, model.RoleAdmin); err != nil {
 		t.Fatalf("revoking a role not held: %v", err)
 	}
 	// An admin who is also listed as reader keeps reading after losing admin.
-	if _, err := s.Grant(ctx, c.ID, actor["alice"].ID, model.RoleReader); err != nil {
+	if _, err := s.Registry.Grant(ctx, c.ID, actor["alice"].ID, model.RoleReader); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Revoke(ctx, c.ID, actor["alice"].ID, model.RoleAdmin); err != nil {
+	if _, err := s.Registry.Revoke(ctx, c.ID, actor["alice"].ID, model.RoleAdmin); err != nil {
 		t.Fatal(err)
 	}
 	check("alice", [3]bool{true, false, false})
 
-	if _, err := s.Grant(ctx, c.ID, 1, "owner"); err == nil || !strings.Contains(err.Error(), "unknown role") {
+	if _, err := s.Registry.Grant(ctx, c.ID, 1, "owner"); err == nil || !strings.Contains(err.Error(), "unknown role") {
 		t.Fatalf("grant of unknown role: %v", err)
 	}
-	if _, err := s.Revoke(ctx, c.ID, 1, "owner"); err == nil {
+	if _, err := s.Registry.Revoke(ctx, c.ID, 1, "owner"); err == nil {
 		t.Fatal("revoke of unknown role accepted")
 	}
-	if _, err := s.Grant(ctx, 9, 1, model.RoleReader); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Registry.Grant(ctx, 9, 1, model.RoleReader); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("grant in missing context: %v", err)
 	}
 
@@ -236,7 +236,7 @@ func TestStoreGrantConcurrent(t *testing.T) {
 	s, _ := ctOpen(t)
 	ctx := ctCtx(t)
 	c := &model.Context{}
-	if err := s.CreateContext(ctx, c); err != nil {
+	if err := s.Registry.CreateContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -245,7 +245,7 @@ func TestStoreGrantConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := s.Grant(ctx, c.ID, i, model.RoleExecutor)
+			_, err := s.Registry.Grant(ctx, c.ID, i, model.RoleExecutor)
 			errs <- err
 		}()
 	}
@@ -256,7 +256,7 @@ func TestStoreGrantConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := s.LoadContext(ctx, c.ID)
+	got, err := s.Registry.LoadContext(ctx, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,22 +269,22 @@ func TestStoreGrantConcurrent(t *testing.T) {
 func TestStoreEnsureActor(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)
-	a, err := s.EnsureActor(ctx, "12D3KooWAlice")
+	a, err := s.Registry.EnsureActor(ctx, "12D3KooWAlice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.EnsureActor(ctx, "12D3KooWAlice")
+	b, err := s.Registry.EnsureActor(ctx, "12D3KooWAlice")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.ID == 0 || a.ID != b.ID || b.Pubkey != "12D3KooWAlice" {
 		t.Fatalf("EnsureActor not idempotent: %+v %+v", a, b)
 	}
-	got, err := s.ActorByPubkey(ctx, "12D3KooWAlice")
+	got, err := s.Registry.ActorByPubkey(ctx, "12D3KooWAlice")
 	if err != nil || got.ID != a.ID {
 		t.Fatalf("ActorByPubkey = %+v, %v", got, err)
 	}
-	_, err = s.ActorByPubkey(ctx, "12D3KooWNobody")
+	_, err = s.Registry.ActorByPubkey(ctx, "12D3KooWNobody")
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown pubkey: %v", err)
 	}
@@ -296,7 +296,7 @@ func TestStoreEnsureActor(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, err := s.EnsureActor(ctx, "12D3KooWRace")
+			a, err := s.Registry.EnsureActor(ctx, "12D3KooWRace")
 			if err != nil {
 				t.Error(err)
 				return
@@ -315,7 +315,7 @@ func TestStoreEnsureActor(t *testing.T) {
 			t.Fatalf("racing EnsureActor returned ids %d and %d", first, id)
 		}
 	}
-	list, err := s.ListActors(ctx)
+	list, err := s.Registry.ListActors(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,13 +330,13 @@ func TestStoreEnsureActor(t *testing.T) {
 	}
 
 	// Another actor cannot take a pubkey that is in use.
-	err = s.SaveActor(ctx, &model.Actor{Pubkey: "12D3KooWAlice"})
+	err = s.Registry.SaveActor(ctx, &model.Actor{Pubkey: "12D3KooWAlice"})
 	if !errors.Is(err, store.ErrExists) {
 		t.Fatalf("second actor with alice's key: %v", err)
 	}
 	// Saving the owner again is fine.
 	a.Address = []string{"/ip4/1.1.1.1/tcp/1"}
-	if err := s.SaveActor(ctx, a); err != nil {
+	if err := s.Registry.SaveActor(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := srv.Client(t, 0).Get(ctx, store.ActorByPubkeyKey("12D3KooWAlice")).Result(); v != fmt.Sprint(a.ID) {
@@ -345,24 +345,24 @@ func TestStoreEnsureActor(t *testing.T) {
 
 	// A changed pubkey no longer finds, or authorises, the actor.
 	c := &model.Context{Admins: []uint64{a.ID}}
-	if err := s.CreateContext(ctx, c); err != nil {
+	if err := s.Registry.CreateContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	a.Pubkey = "12D3KooWAliceNew"
-	if err := s.SaveActor(ctx, a); err != nil {
+	if err := s.Registry.SaveActor(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ActorByPubkey(ctx, "12D3KooWAlice"); !errors.Is(err, store.ErrNotFound) {
+	if _, err := s.Registry.ActorByPubkey(ctx, "12D3KooWAlice"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("old pubkey after the change: %v", err)
 	}
-	if _, err := s.Authorize(ctx, c.ID, "12D3KooWAlice", model.RoleAdmin); !errors.Is(err, store.ErrDenied) {
+	if _, err := s.Registry.Authorize(ctx, c.ID, "12D3KooWAlice", model.RoleAdmin); !errors.Is(err, store.ErrDenied) {
 		t.Fatalf("old pubkey still authorised: %v", err)
 	}
-	if got, err := s.Authorize(ctx, c.ID, "12D3KooWAliceNew", model.RoleAdmin); err != nil || got.ID != a.ID {
+	if got, err := s.Registry.Authorize(ctx, c.ID, "12D3KooWAliceNew", model.RoleAdmin); err != nil || got.ID != a.ID {
 		t.Fatalf("new pubkey: %+v, %v", got, err)
 	}
 	// The old key can be registered afresh, as a new actor.
-	fresh, err := s.EnsureActor(ctx, "12D3KooWAlice")
+	fresh, err := s.Registry.EnsureActor(ctx, "12D3KooWAlice")
 	if err != nil || fresh.ID == a.ID {
 		t.Fatalf("old key registered again: %+v, %v", fresh, err)
 	}

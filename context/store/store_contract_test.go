@@ -66,7 +66,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 	db0, db3 := srv.Client(t, 0), srv.Client(t, 3)
 
 	a := &model.Actor{Pubkey: "12D3KooWAlice", Address: []string{"/ip4/1.2.3.4/tcp/1"}, CreatedAt: 1700000000}
-	if err := s.SaveActor(ctx, a); err != nil {
+	if err := s.Registry.SaveActor(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	ctRequireHash(t, db0, "actor:1", map[string]string{
@@ -77,7 +77,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 	}
 
 	c := &model.Context{ID: 3, Admins: []uint64{1}, Readers: []uint64{}, Executors: []uint64{2, 3}}
-	if err := s.CreateContext(ctx, c); err != nil {
+	if err := s.Registry.CreateContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	wantCtx := map[string]string{"id": "3", "admins": "[1]", "readers": "[]", "executors": "[2,3]"}
@@ -86,7 +86,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 
 	f := &model.Flow{ID: 4, CallerID: 1, ContextID: 3, Name: "f", Jobs: []uint64{5, 6},
 		EnvVars: map[string]string{"A": "b"}, Status: model.FlowDispatched, CreatedAt: 1700000000}
-	if err := s.SaveFlow(ctx, f); err != nil {
+	if err := s.Flows.SaveFlow(ctx, f); err != nil {
 		t.Fatal(err)
 	}
 	ctRequireHash(t, db3, "flow:4", map[string]string{
@@ -96,7 +96,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 
 	r := &model.Runner{ID: 2, Pubkey: "12D3KooWR", Address: "/ip4/1.2.3.4/tcp/2", Topic: "t",
 		Local: true, ScriptTypes: []string{"sh"}, CreatedAt: 1700000000}
-	if err := s.SaveRunner(ctx, 3, r); err != nil {
+	if err := s.Registry.SaveRunner(ctx, 3, r); err != nil {
 		t.Fatal(err)
 	}
 	ctRequireHash(t, db3, "runner:2", map[string]string{
@@ -108,7 +108,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 		Timeout: 30, Retries: 1, EnvVars: map[string]string{"A": "1"}, Result: map[string]string{},
 		Prerequisites: []string{"1", "2"}, Dependends: []uint64{3}, Status: model.JobWaiting,
 		Runner: "12D3KooWR", Attempt: 1, CreatedAt: 1700000000}
-	if err := s.SaveJob(ctx, j); err != nil {
+	if err := s.Jobs.SaveJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
 	wantJob := map[string]string{
@@ -123,7 +123,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 		MessageFormatType: "json", Timeout: 60, TimeoutAck: 5, TimeoutResult: 600,
 		Job:    []*model.RunnerJob{{ID: 1, CallerID: 7, ContextID: 3, Script: "x", ScriptType: "sh"}},
 		Status: model.MsgDispatched, Dst: "12D3KooWDst", CreatedAt: 1700000000}
-	if err := s.SaveMessage(ctx, m); err != nil {
+	if err := s.Bus.SaveMessage(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	wantEmbedded := `[{"attempt":"0","caller_id":"7","context_id":"3","created_at":"0","dependends":"[]",` +
@@ -138,7 +138,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 
 	// Queues: producers LPUSH, consumers take from the right (FIFO).
 	for id := uint64(100); id < 103; id++ {
-		if err := s.EnqueueJob(ctx, &model.RunnerJob{ID: id, CallerID: 7, ContextID: 3, ScriptType: "bash"}); err != nil {
+		if err := s.Jobs.EnqueueJob(ctx, &model.RunnerJob{ID: id, CallerID: 7, ContextID: 3, ScriptType: "bash"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -155,7 +155,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 	}, "created_at", "updated_at")
 
 	pm := &model.Message{ID: 10, CallerID: 7, ContextID: 3, MessageType: model.MsgTypeChat, Message: "yo"}
-	if err := s.PushMessage(ctx, pm.ContextID, pm, store.MsgOutKey); err != nil {
+	if err := s.Bus.PushMessage(ctx, pm.ContextID, pm, store.MsgOutKey); err != nil {
 		t.Fatal(err)
 	}
 	if v, err := db3.RPop(ctx, "msg_out").Result(); err != nil || v != "message:7:10" {
@@ -166,7 +166,7 @@ func TestStoreSeedKeysAndEncodings(t *testing.T) {
 	}
 
 	p := &model.Peer{PeerID: "12D3KooWP", State: model.PeerDown, Capacity: 2, LastSeen: 1700000000}
-	if err := s.SavePeer(ctx, p); err != nil {
+	if err := s.Registry.SavePeer(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	ctRequireHash(t, db0, "peer:12D3KooWP", map[string]string{
@@ -201,25 +201,25 @@ func TestStoreDBSelection(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)
 	j := ctJob(3, 7, 42)
-	if err := s.SaveJob(ctx, j); err != nil {
+	if err := s.Jobs.SaveJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.EnqueueJob(ctx, ctJob(3, 7, 43)); err != nil {
+	if err := s.Jobs.EnqueueJob(ctx, ctJob(3, 7, 43)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveFlow(ctx, &model.Flow{ID: 1, ContextID: 3}); err != nil {
+	if err := s.Flows.SaveFlow(ctx, &model.Flow{ID: 1, ContextID: 3}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveMessage(ctx, &model.Message{ID: 1, CallerID: 7, ContextID: 3}); err != nil {
+	if err := s.Bus.SaveMessage(ctx, &model.Message{ID: 1, CallerID: 7, ContextID: 3}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveRunner(ctx, 3, &model.Runner{ID: 1}); err != nil {
+	if err := s.Registry.SaveRunner(ctx, 3, &model.Runner{ID: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateContext(ctx, &model.Context{ID: 3}); err != nil {
+	if err := s.Registry.CreateContext(ctx, &model.Context{ID: 3}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveActor(ctx, &model.Actor{ID: 1, Pubkey: "12D3KooWA"}); err != nil {
+	if err := s.Registry.SaveActor(ctx, &model.Actor{ID: 1, Pubkey: "12D3KooWA"}); err != nil {
 		t.Fatal(err)
 	}
 	where := func(key string) []int {
@@ -253,10 +253,10 @@ func TestStoreDBSelection(t *testing.T) {
 	// The same job id in another context is another object.
 	other := ctJob(4, 7, 42)
 	other.Script = "other"
-	if err := s.SaveJob(ctx, other); err != nil {
+	if err := s.Jobs.SaveJob(ctx, other); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.LoadJob(ctx, 3, 7, 42)
+	got, err := s.Jobs.LoadJob(ctx, 3, 7, 42)
 	if err != nil || got.Script != j.Script {
 		t.Fatalf("context 3's job changed by a save in context 4: %v %v", got.Script, err)
 	}
@@ -279,7 +279,7 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 			"custom_field", "xyz", "other_tool_meta", `{"a":1}`).Err(); err != nil {
 			t.Fatal(err)
 		}
-		j, err := s.LoadJob(ctx, 2, 5, 1)
+		j, err := s.Jobs.LoadJob(ctx, 2, 5, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,10 +287,10 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 			t.Fatalf("loaded %+v", j)
 		}
 		j.Result = map[string]string{"out": "hi"}
-		if err := s.SaveJob(ctx, j); err != nil {
+		if err := s.Jobs.SaveJob(ctx, j); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetJobStatus(ctx, 2, "job:5:1", 0, model.JobStarted, nil); err != nil {
+		if err := s.Jobs.SetJobStatus(ctx, 2, "job:5:1", 0, model.JobStarted, nil); err != nil {
 			t.Fatal(err)
 		}
 		h, _ := db2.HGetAll(ctx, "job:5:1").Result()
@@ -303,7 +303,7 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 		if err := db2.HSet(ctx, "job:5:2", "script", "echo hi", "script_type", "sh").Err(); err != nil {
 			t.Fatal(err)
 		}
-		j, err := s.LoadJob(ctx, 2, 5, 2)
+		j, err := s.Jobs.LoadJob(ctx, 2, 5, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,17 +315,17 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 		if j.ID != 2 || j.CallerID != 5 || j.ContextID != 2 {
 			t.Fatalf("ids of job:5:2 in context 2 loaded as id=%d caller=%d context=%d", j.ID, j.CallerID, j.ContextID)
 		}
-		if err := s.SaveJob(ctx, j); err != nil {
+		if err := s.Jobs.SaveJob(ctx, j); err != nil {
 			t.Fatal(err)
 		}
 		if n, _ := db2.Exists(ctx, "job:0:1", "job:0:2", "job:5:3").Result(); n != 0 {
 			t.Fatal("saving a loaded job wrote another key")
 		}
 		// The lifecycle accepts a job that never had a status.
-		if err := s.SetJobStatus(ctx, 2, "job:5:2", 0, model.JobStarted, nil); err != nil {
+		if err := s.Jobs.SetJobStatus(ctx, 2, "job:5:2", 0, model.JobStarted, nil); err != nil {
 			t.Fatal(err)
 		}
-		list, err := s.ListJobs(ctx, 2)
+		list, err := s.Jobs.ListJobs(ctx, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +337,7 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 		if err := db2.HSet(ctx, "message:5:1", "message_type", "chat", "message", "hi").Err(); err != nil {
 			t.Fatal(err)
 		}
-		m, err := s.LoadMessage(ctx, 2, 5, 1)
+		m, err := s.Bus.LoadMessage(ctx, 2, 5, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,10 +359,10 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetJobStatus(ctx, 2, key, 0, model.JobStarted, nil); err != nil {
+		if err := s.Jobs.SetJobStatus(ctx, 2, key, 0, model.JobStarted, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.CompleteJob(ctx, 2, key, 0, model.JobFinished, model.Hash{"result": `{"ok":"yes"}`}); err != nil {
+		if err := s.Jobs.CompleteJob(ctx, 2, key, 0, model.JobFinished, model.Hash{"result": `{"ok":"yes"}`}); err != nil {
 			t.Fatal(err)
 		}
 		if v, err := db2.BLPop(ctx, time.Second, "reply:job:9:1").Result(); err != nil || v[1] != "finished" {
@@ -376,13 +376,13 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 		if err := db2.HSet(ctx, "job:9:2", "script", "true", "script_type", "sh").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetJobStatus(ctx, 2, "job:9:2", 0, model.JobStarted, nil); err != nil {
+		if err := s.Jobs.SetJobStatus(ctx, 2, "job:9:2", 0, model.JobStarted, nil); err != nil {
 			t.Fatalf("minimal hand-written job: %v", err)
 		}
-		if _, err := s.RequeueJob(ctx, 2, "job:9:2", "sh", 0, nil); err != nil {
+		if _, err := s.Jobs.RequeueJob(ctx, 2, "job:9:2", "sh", 0, nil); err != nil {
 			t.Fatalf("minimal hand-written job: %v", err)
 		}
-		if err := s.CompleteJob(ctx, 2, "job:9:2", 0, model.JobError, nil); err != nil {
+		if err := s.Jobs.CompleteJob(ctx, 2, "job:9:2", 0, model.JobError, nil); err != nil {
 			t.Fatalf("minimal hand-written job: %v", err)
 		}
 	})
@@ -395,15 +395,15 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 			val   string
 			load  func() error
 		}{
-			{db2, "job:5:3", "timeout", "soon", func() error { _, err := s.LoadJob(ctx, 2, 5, 3); return err }},
-			{db2, "job:5:4", "prerequisites", "1,2", func() error { _, err := s.LoadJobKey(ctx, 2, "job:5:4"); return err }},
-			{db2, "job:5:5", "status", "done", func() error { _, err := s.LoadJob(ctx, 2, 5, 5); return err }},
-			{db2, "flow:1", "env_vars", "A=b", func() error { _, err := s.LoadFlow(ctx, 2, 1); return err }},
-			{db2, "runner:1", "local", "yes", func() error { _, err := s.LoadRunner(ctx, 2, 1); return err }},
-			{db2, "message:5:2", "timeout_ack", "5s", func() error { _, err := s.LoadMessage(ctx, 2, 5, 2); return err }},
-			{db2, "context:2", "admins", "alice", func() error { _, err := s.LoadContext(ctx, 2); return err }},
-			{db0, "actor:9", "created_at", "yesterday", func() error { _, err := s.LoadActor(ctx, 9); return err }},
-			{db0, "peer:12D3KooWX", "capacity", "lots", func() error { _, err := s.LoadPeer(ctx, "12D3KooWX"); return err }},
+			{db2, "job:5:3", "timeout", "soon", func() error { _, err := s.Jobs.LoadJob(ctx, 2, 5, 3); return err }},
+			{db2, "job:5:4", "prerequisites", "1,2", func() error { _, err := s.Jobs.LoadJobKey(ctx, 2, "job:5:4"); return err }},
+			{db2, "job:5:5", "status", "done", func() error { _, err := s.Jobs.LoadJob(ctx, 2, 5, 5); return err }},
+			{db2, "flow:1", "env_vars", "A=b", func() error { _, err := s.Flows.LoadFlow(ctx, 2, 1); return err }},
+			{db2, "runner:1", "local", "yes", func() error { _, err := s.Registry.LoadRunner(ctx, 2, 1); return err }},
+			{db2, "message:5:2", "timeout_ack", "5s", func() error { _, err := s.Bus.LoadMessage(ctx, 2, 5, 2); return err }},
+			{db2, "context:2", "admins", "alice", func() error { _, err := s.Registry.LoadContext(ctx, 2); return err }},
+			{db0, "actor:9", "created_at", "yesterday", func() error { _, err := s.Registry.LoadActor(ctx, 9); return err }},
+			{db0, "peer:12D3KooWX", "capacity", "lots", func() error { _, err := s.Registry.LoadPeer(ctx, "12D3KooWX"); return err }},
 		}
 		for _, c := range cases {
 			if err := c.db.HSet(ctx, c.key, "id", "1", c.field, c.val).Err(); err != nil {
@@ -422,23 +422,23 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 		if err := db2.HSet(ctx, "message:5:3", "job", `[{"id":"1","retries":"many"}]`).Err(); err != nil {
 			t.Fatal(err)
 		}
-		_, err := s.LoadMessage(ctx, 2, 5, 3)
+		_, err := s.Bus.LoadMessage(ctx, 2, 5, 3)
 		ctFieldError(t, err, "message:5:3 job", "retries")
 
 		// Listing reports the bad hash by key and field rather than
 		// skipping it silently.
-		_, err = s.ListJobs(ctx, 2)
+		_, err = s.Jobs.ListJobs(ctx, 2)
 		var fe *model.FieldError
 		if !errors.As(err, &fe) || !slices.Contains([]string{"job:5:3", "job:5:4", "job:5:5"}, fe.Key) {
 			t.Fatalf("ListJobs with garbage: %v", err)
 		}
-		_, err = s.ListActors(ctx)
+		_, err = s.Registry.ListActors(ctx)
 		ctFieldError(t, err, "actor:9", "created_at")
 		// Authorize on a context whose hash is garbage says so.
-		if _, err := s.EnsureActor(ctx, "12D3KooWAuth"); err != nil {
+		if _, err := s.Registry.EnsureActor(ctx, "12D3KooWAuth"); err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Authorize(ctx, 2, "12D3KooWAuth", model.RoleReader)
+		_, err = s.Registry.Authorize(ctx, 2, "12D3KooWAuth", model.RoleReader)
 		if !errors.Is(err, store.ErrDenied) {
 			t.Fatalf("Authorize on garbage context: %v", err)
 		}
@@ -449,7 +449,7 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 		if err := db2.Set(ctx, "job:6:1", "not a hash", 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		_, err := s.LoadJob(ctx, 2, 6, 1)
+		_, err := s.Jobs.LoadJob(ctx, 2, 6, 1)
 		if err == nil || !strings.Contains(err.Error(), "job:6:1") {
 			t.Fatalf("loading a string key: %v", err)
 		}
@@ -457,11 +457,11 @@ func TestStoreThirdPartyHashes(t *testing.T) {
 		if err := db0.Set(ctx, "peer:junk", "x", 0).Err(); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SavePeer(ctx, &model.Peer{PeerID: "12D3KooWOk"}); err != nil {
+		if err := s.Registry.SavePeer(ctx, &model.Peer{PeerID: "12D3KooWOk"}); err != nil {
 			t.Fatal(err)
 		}
 		db0.Del(ctx, "peer:12D3KooWX")
-		list, err := s.ListPeers(ctx)
+		list, err := s.Registry.ListPeers(ctx)
 		if err != nil || len(list) != 1 || list[0].PeerID != "12D3KooWOk" {
 			t.Fatalf("ListPeers with a string key under peer:* = %v, %v", list, err)
 		}

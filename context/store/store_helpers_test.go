@@ -76,7 +76,7 @@ func ctDispatched(t *testing.T, s *store.Store, ctxID, id uint64, attempt int64)
 	t.Helper()
 	j := &model.RunnerJob{ID: id, CallerID: 1, ContextID: ctxID, Script: "-", ScriptType: "sh",
 		Status: model.JobDispatched, Attempt: attempt}
-	if err := s.SaveJob(ctCtx(t), j); err != nil {
+	if err := s.Jobs.SaveJob(ctCtx(t), j); err != nil {
 		t.Fatal(err)
 	}
 	return store.JobKey(1, id)

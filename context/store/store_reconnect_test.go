@@ -21,16 +21,16 @@ func TestStoreReconnect(t *testing.T) {
 	s, srv := ctOpen(t, opts)
 	ctx := ctCtx(t)
 
-	alice, err := s.EnsureActor(ctx, "12D3KooWAlice")
+	alice, err := s.Registry.EnsureActor(ctx, "12D3KooWAlice")
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &model.Context{ID: 3, Admins: []uint64{alice.ID}}
-	if err := s.CreateContext(ctx, c); err != nil {
+	if err := s.Registry.CreateContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
 	before := &model.RunnerJob{CallerID: 1, ContextID: 3, Script: "echo before", ScriptType: "sh"}
-	if err := s.EnqueueJob(ctx, before); err != nil { // loads the script
+	if err := s.Jobs.EnqueueJob(ctx, before); err != nil { // loads the script
 		t.Fatal(err)
 	}
 
@@ -39,10 +39,10 @@ func TestStoreReconnect(t *testing.T) {
 	// While it is down, calls fail with an error rather than hang, and an
 	// outage is not reported as a missing actor.
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	if _, err := s.LoadJob(dctx, 3, 1, before.ID); err == nil {
+	if _, err := s.Jobs.LoadJob(dctx, 3, 1, before.ID); err == nil {
 		t.Fatal("LoadJob succeeded with redis-server killed")
 	}
-	_, err = s.Authorize(dctx, 3, "12D3KooWAlice", model.RoleAdmin)
+	_, err = s.Registry.Authorize(dctx, 3, "12D3KooWAlice", model.RoleAdmin)
 	cancel()
 	if err == nil {
 		t.Fatal("Authorize succeeded with redis-server killed")
@@ -62,31 +62,31 @@ func TestStoreReconnect(t *testing.T) {
 	// context DB has its own pool, which redials on its own schedule.
 	var got *model.RunnerJob
 	ctEventually(t, "context 3's pool to reconnect", func() bool {
-		got, err = s.LoadJob(ctx, 3, 1, before.ID)
+		got, err = s.Jobs.LoadJob(ctx, 3, 1, before.ID)
 		return err == nil
 	})
 	if got.Script != "echo before" || got.Status != model.JobDispatched {
 		t.Fatalf("job after restart: %+v, %v", got, err)
 	}
-	if _, err := s.Authorize(ctx, 3, "12D3KooWAlice", model.RoleAdmin); err != nil {
+	if _, err := s.Registry.Authorize(ctx, 3, "12D3KooWAlice", model.RoleAdmin); err != nil {
 		t.Fatalf("Authorize after restart: %v", err)
 	}
 	// Scripts run again on the fresh server (NOSCRIPT is handled).
 	after := &model.RunnerJob{CallerID: 1, ContextID: 3, Script: "echo after", ScriptType: "sh"}
-	if err := s.EnqueueJob(ctx, after); err != nil {
+	if err := s.Jobs.EnqueueJob(ctx, after); err != nil {
 		t.Fatalf("EnqueueJob after restart: %v", err)
 	}
 	if after.ID == before.ID {
 		t.Fatal("id counter went back after restart")
 	}
 	key := store.JobKey(1, after.ID)
-	if err := s.SetJobStatus(ctx, 3, key, 1, model.JobStarted, nil); err != nil {
+	if err := s.Jobs.SetJobStatus(ctx, 3, key, 1, model.JobStarted, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CompleteJob(ctx, 3, key, 1, model.JobFinished, model.Hash{"result": `{"ok":"1"}`}); err != nil {
+	if err := s.Jobs.CompleteJob(ctx, 3, key, 1, model.JobFinished, model.Hash{"result": `{"ok":"1"}`}); err != nil {
 		t.Fatal(err)
 	}
-	j, err := s.WaitJob(ctx, 3, key)
+	j, err := s.Jobs.WaitJob(ctx, 3, key)
 	if err != nil || j.Result["ok"] != "1" {
 		t.Fatalf("WaitJob after restart: %+v, %v", j, err)
 	}
@@ -96,7 +96,7 @@ func TestStoreReconnect(t *testing.T) {
 	}
 
 	// A context DB the Store had not used before the crash works too.
-	if err := s.SaveFlow(ctx, &model.Flow{ID: 1, ContextID: 7}); err != nil {
+	if err := s.Flows.SaveFlow(ctx, &model.Flow{ID: 1, ContextID: 7}); err != nil {
 		t.Fatal(err)
 	}
 }

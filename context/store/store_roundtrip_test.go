@@ -37,31 +37,31 @@ func TestStoreRoundTripActor(t *testing.T) {
 		CreatedAt: 1700000000,
 		Extra:     model.Hash{"nick": ctUni},
 	}
-	if err := s.SaveActor(ctx, a); err != nil {
+	if err := s.Registry.SaveActor(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	if a.ID == 0 || a.UpdatedAt == 0 || a.CreatedAt != 1700000000 {
 		t.Fatalf("SaveActor did not allocate id / stamp: %+v", a)
 	}
-	got, err := s.LoadActor(ctx, a.ID)
+	got, err := s.Registry.LoadActor(ctx, a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctSameJSONish(t, "actor", got, a)
-	byKey, err := s.ActorByPubkey(ctx, a.Pubkey)
+	byKey, err := s.Registry.ActorByPubkey(ctx, a.Pubkey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctSameJSONish(t, "actor by pubkey", byKey, a)
 
 	b := &model.Actor{Pubkey: "12D3KooWOther"}
-	if err := s.SaveActor(ctx, b); err != nil {
+	if err := s.Registry.SaveActor(ctx, b); err != nil {
 		t.Fatal(err)
 	}
 	if b.ID == a.ID {
 		t.Fatal("two actors got the same id")
 	}
-	list, err := s.ListActors(ctx)
+	list, err := s.Registry.ListActors(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,15 +73,15 @@ func TestStoreRoundTripActor(t *testing.T) {
 			ctSameJSONish(t, "listed actor", x, a)
 		}
 	}
-	if err := s.DeleteActor(ctx, a.ID); err != nil {
+	if err := s.Registry.DeleteActor(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.LoadActor(ctx, a.ID)
+	_, err = s.Registry.LoadActor(ctx, a.ID)
 	ctRequireNotFound(t, "load deleted actor", err)
-	_, err = s.ActorByPubkey(ctx, a.Pubkey)
+	_, err = s.Registry.ActorByPubkey(ctx, a.Pubkey)
 	ctRequireNotFound(t, "pubkey of deleted actor", err)
-	ctRequireNotFound(t, "delete twice", s.DeleteActor(ctx, a.ID))
-	if list, _ := s.ListActors(ctx); len(list) != 1 || list[0].ID != b.ID {
+	ctRequireNotFound(t, "delete twice", s.Registry.DeleteActor(ctx, a.ID))
+	if list, _ := s.Registry.ListActors(ctx); len(list) != 1 || list[0].ID != b.ID {
 		t.Fatalf("after delete ListActors = %v", list)
 	}
 }
@@ -97,40 +97,40 @@ func TestStoreRoundTripContext(t *testing.T) {
 		Executors: []uint64{4},
 		Extra:     model.Hash{"owner_note": ctUni},
 	}
-	if err := s.CreateContext(ctx, c); err != nil {
+	if err := s.Registry.CreateContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.LoadContext(ctx, 5)
+	got, err := s.Registry.LoadContext(ctx, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctSameJSONish(t, "context", got, c)
 	c.Readers = append(c.Readers, 9)
 	c.Name = ""
-	if err := s.SaveContext(ctx, c); err != nil {
+	if err := s.Registry.SaveContext(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	got, err = s.LoadContext(ctx, 5)
+	got, err = s.Registry.LoadContext(ctx, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got.Readers, []uint64{2, 3, 9}) {
 		t.Fatalf("saved readers not loaded: %v", got.Readers)
 	}
-	list, err := s.ListContexts(ctx)
+	list, err := s.Registry.ListContexts(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 1 || list[0].ID != 5 || !slices.Equal(list[0].Readers, got.Readers) {
 		t.Fatalf("ListContexts = %+v", list)
 	}
-	if err := s.DeleteContext(ctx, 5); err != nil {
+	if err := s.Registry.DeleteContext(ctx, 5); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.LoadContext(ctx, 5)
+	_, err = s.Registry.LoadContext(ctx, 5)
 	ctRequireNotFound(t, "load deleted context", err)
-	ctRequireNotFound(t, "delete twice", s.DeleteContext(ctx, 5))
-	if list, _ := s.ListContexts(ctx); len(list) != 0 {
+	ctRequireNotFound(t, "delete twice", s.Registry.DeleteContext(ctx, 5))
+	if list, _ := s.Registry.ListContexts(ctx); len(list) != 0 {
 		t.Fatalf("registry still lists %d contexts", len(list))
 	}
 }
@@ -149,31 +149,31 @@ func TestStoreRoundTripFlow(t *testing.T) {
 		CreatedAt: 100,
 		Extra:     model.Hash{"x-trace": "abc"},
 	}
-	if err := s.SaveFlow(ctx, f); err != nil {
+	if err := s.Flows.SaveFlow(ctx, f); err != nil {
 		t.Fatal(err)
 	}
 	if f.ID == 0 {
 		t.Fatal("no id allocated")
 	}
-	got, err := s.LoadFlow(ctx, 2, f.ID)
+	got, err := s.Flows.LoadFlow(ctx, 2, f.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctSameJSONish(t, "flow", got, f)
-	list, err := s.ListFlows(ctx, 2)
+	list, err := s.Flows.ListFlows(ctx, 2)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("ListFlows = %v, %v", list, err)
 	}
 	ctSameJSONish(t, "listed flow", list[0], f)
-	if list, _ := s.ListFlows(ctx, 3); len(list) != 0 {
+	if list, _ := s.Flows.ListFlows(ctx, 3); len(list) != 0 {
 		t.Fatalf("flow of context 2 listed in context 3")
 	}
-	if err := s.DeleteFlow(ctx, 2, f.ID); err != nil {
+	if err := s.Flows.DeleteFlow(ctx, 2, f.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.LoadFlow(ctx, 2, f.ID)
+	_, err = s.Flows.LoadFlow(ctx, 2, f.ID)
 	ctRequireNotFound(t, "deleted flow", err)
-	ctRequireNotFound(t, "delete twice", s.DeleteFlow(ctx, 2, f.ID))
+	ctRequireNotFound(t, "delete twice", s.Flows.DeleteFlow(ctx, 2, f.ID))
 }
 
 func TestStoreRoundTripRunner(t *testing.T) {
@@ -187,28 +187,28 @@ func TestStoreRoundTripRunner(t *testing.T) {
 		ScriptTypes: []string{"sh", "bash"},
 		Extra:       model.Hash{"zone": "eu"},
 	}
-	if err := s.SaveRunner(ctx, 4, r); err != nil {
+	if err := s.Registry.SaveRunner(ctx, 4, r); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.LoadRunner(ctx, 4, r.ID)
+	got, err := s.Registry.LoadRunner(ctx, 4, r.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctSameJSONish(t, "runner", got, r)
 	r2 := &model.Runner{Pubkey: "p2"}
-	if err := s.SaveRunner(ctx, 4, r2); err != nil {
+	if err := s.Registry.SaveRunner(ctx, 4, r2); err != nil {
 		t.Fatal(err)
 	}
-	list, err := s.ListRunners(ctx, 4)
+	list, err := s.Registry.ListRunners(ctx, 4)
 	if err != nil || len(list) != 2 {
 		t.Fatalf("ListRunners = %v, %v", list, err)
 	}
-	if err := s.DeleteRunner(ctx, 4, r.ID); err != nil {
+	if err := s.Registry.DeleteRunner(ctx, 4, r.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.LoadRunner(ctx, 4, r.ID)
+	_, err = s.Registry.LoadRunner(ctx, 4, r.ID)
 	ctRequireNotFound(t, "deleted runner", err)
-	ctRequireNotFound(t, "delete twice", s.DeleteRunner(ctx, 4, r.ID))
+	ctRequireNotFound(t, "delete twice", s.Registry.DeleteRunner(ctx, 4, r.ID))
 }
 
 func TestStoreRoundTripJob(t *testing.T) {
@@ -216,13 +216,13 @@ func TestStoreRoundTripJob(t *testing.T) {
 	ctx := ctCtx(t)
 	j := ctJob(3, 7, 0)
 	j.Script = ctBigScript
-	if err := s.SaveJob(ctx, j); err != nil {
+	if err := s.Jobs.SaveJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
 	if j.ID == 0 {
 		t.Fatal("no id allocated")
 	}
-	got, err := s.LoadJob(ctx, 3, 7, j.ID)
+	got, err := s.Jobs.LoadJob(ctx, 3, 7, j.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestStoreRoundTripJob(t *testing.T) {
 	if got.Script != ctBigScript {
 		t.Fatal("1 MiB script changed")
 	}
-	byKey, err := s.LoadJobKey(ctx, 3, store.JobKey(7, j.ID))
+	byKey, err := s.Jobs.LoadJobKey(ctx, 3, store.JobKey(7, j.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,13 +238,13 @@ func TestStoreRoundTripJob(t *testing.T) {
 
 	// Empty values survive too.
 	e := &model.RunnerJob{ContextID: 3, CallerID: 7}
-	if err := s.SaveJob(ctx, e); err != nil {
+	if err := s.Jobs.SaveJob(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	if e.ID == j.ID {
 		t.Fatal("ids not unique")
 	}
-	ge, err := s.LoadJob(ctx, 3, 7, e.ID)
+	ge, err := s.Jobs.LoadJob(ctx, 3, 7, e.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestStoreRoundTripJob(t *testing.T) {
 		t.Fatalf("empty job loaded as %+v", ge)
 	}
 
-	list, err := s.ListJobs(ctx, 3)
+	list, err := s.Jobs.ListJobs(ctx, 3)
 	if err != nil || len(list) != 2 {
 		t.Fatalf("ListJobs = %d jobs, %v", len(list), err)
 	}
@@ -261,12 +261,12 @@ func TestStoreRoundTripJob(t *testing.T) {
 			ctSameJSONish(t, "listed job", x, j)
 		}
 	}
-	if err := s.DeleteJob(ctx, 3, 7, j.ID); err != nil {
+	if err := s.Jobs.DeleteJob(ctx, 3, 7, j.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.LoadJob(ctx, 3, 7, j.ID)
+	_, err = s.Jobs.LoadJob(ctx, 3, 7, j.ID)
 	ctRequireNotFound(t, "deleted job", err)
-	ctRequireNotFound(t, "delete twice", s.DeleteJob(ctx, 3, 7, j.ID))
+	ctRequireNotFound(t, "delete twice", s.Jobs.DeleteJob(ctx, 3, 7, j.ID))
 }
 
 func TestStoreRoundTripMessage(t *testing.T) {
@@ -290,10 +290,10 @@ func TestStoreRoundTripMessage(t *testing.T) {
 		Extra:             model.Hash{"hop": "2"},
 	}
 	m.Job[1].Script = ctBigScript
-	if err := s.SaveMessage(ctx, m); err != nil {
+	if err := s.Bus.SaveMessage(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.LoadMessage(ctx, 3, 7, m.ID)
+	got, err := s.Bus.LoadMessage(ctx, 3, 7, m.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,17 +301,17 @@ func TestStoreRoundTripMessage(t *testing.T) {
 	if len(got.Job) != 2 || got.Job[1].Script != ctBigScript {
 		t.Fatal("embedded jobs changed")
 	}
-	list, err := s.ListMessages(ctx, 3)
+	list, err := s.Bus.ListMessages(ctx, 3)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("ListMessages = %v, %v", list, err)
 	}
 	ctSameJSONish(t, "listed message", list[0], m)
-	if err := s.DeleteMessage(ctx, 3, 7, m.ID); err != nil {
+	if err := s.Bus.DeleteMessage(ctx, 3, 7, m.ID); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.LoadMessage(ctx, 3, 7, m.ID)
+	_, err = s.Bus.LoadMessage(ctx, 3, 7, m.ID)
 	ctRequireNotFound(t, "deleted message", err)
-	ctRequireNotFound(t, "delete twice", s.DeleteMessage(ctx, 3, 7, m.ID))
+	ctRequireNotFound(t, "delete twice", s.Bus.DeleteMessage(ctx, 3, 7, m.ID))
 }
 
 func TestStoreRoundTripPeer(t *testing.T) {
@@ -331,23 +331,23 @@ func TestStoreRoundTripPeer(t *testing.T) {
 		LastSeen:    1700000000,
 		Extra:       model.Hash{"region": "eu"},
 	}
-	if err := s.SavePeer(ctx, p); err != nil {
+	if err := s.Registry.SavePeer(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.LoadPeer(ctx, p.PeerID)
+	got, err := s.Registry.LoadPeer(ctx, p.PeerID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctSameJSONish(t, "peer", got, p)
-	list, err := s.ListPeers(ctx)
+	list, err := s.Registry.ListPeers(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("ListPeers = %v, %v", list, err)
 	}
 	ctSameJSONish(t, "listed peer", list[0], p)
-	if err := s.SavePeer(ctx, &model.Peer{}); err == nil {
+	if err := s.Registry.SavePeer(ctx, &model.Peer{}); err == nil {
 		t.Fatal("peer without id saved")
 	}
-	_, err = s.LoadPeer(ctx, "12D3KooWUnknown")
+	_, err = s.Registry.LoadPeer(ctx, "12D3KooWUnknown")
 	ctRequireNotFound(t, "unknown peer", err)
 }
 
@@ -357,7 +357,7 @@ func TestStoreMeta(t *testing.T) {
 	if err := s.SetMeta(ctx, model.Hash{"peer_id": "12D3KooWMe", "version": ctUni}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := s.Meta(ctx)
+	h, err := s.Registry.Meta(ctx)
 	if err != nil || h["peer_id"] != "12D3KooWMe" || h["version"] != ctUni {
 		t.Fatalf("Meta = %v, %v", h, err)
 	}

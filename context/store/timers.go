@@ -34,8 +34,8 @@ func ParseRunAt(v string) (time.Time, bool) {
 // one step, pushes it on queue:<script_type> when at is not after now, or
 // else adds it to TimersKey, from where FireDueTimers pushes it when due.
 // It reports whether the job waits.
-func (s *Store) EnqueueJobAt(ctx context.Context, j *model.RunnerJob, at, now time.Time) (bool, error) {
-	db, err := s.DB(j.ContextID)
+func (s *Timing) EnqueueJobAt(ctx context.Context, j *model.RunnerJob, at, now time.Time) (bool, error) {
+	db, err := s.db(j.ContextID)
 	if err != nil {
 		return false, fmt.Errorf("store.EnqueueJobAt: %w", err)
 	}
@@ -78,8 +78,8 @@ return 1
 
 // AddTimer makes entry be pushed on list at due (FireDueTimers), once:
 // adding the same list and entry again only moves its time.
-func (s *Store) AddTimer(ctx context.Context, ctxID uint64, list, entry string, due time.Time) error {
-	db, err := s.DB(ctxID)
+func (s *Timing) AddTimer(ctx context.Context, ctxID uint64, list, entry string, due time.Time) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.AddTimer: %w", err)
 	}
@@ -103,8 +103,8 @@ const fireBatch = 500
 // removes it, in batches, each one atomic: an entry fires once even when
 // several agents fire the same context. It returns how many fired and the
 // due time of the earliest entry left (zero when none is).
-func (s *Store) FireDueTimers(ctx context.Context, ctxID uint64, now time.Time) (int, time.Time, error) {
-	db, err := s.DB(ctxID)
+func (s *Timing) FireDueTimers(ctx context.Context, ctxID uint64, now time.Time) (int, time.Time, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, time.Time{}, fmt.Errorf("store.FireDueTimers: %w", err)
 	}
@@ -155,8 +155,8 @@ return {n, #due, nxt[2] or ''}
 
 // nextTimer returns the due time of the context's earliest timer entry,
 // zero when there is none.
-func (s *Store) nextTimer(ctx context.Context, ctxID uint64) (time.Time, error) {
-	db, err := s.DB(ctxID)
+func (s *core) nextTimer(ctx context.Context, ctxID uint64) (time.Time, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("store.NextTimer: %w", err)
 	}
@@ -172,8 +172,8 @@ func (s *Store) nextTimer(ctx context.Context, ctxID uint64) (time.Time, error) 
 
 // timers lists the context's timer entries (member → due time), earliest
 // first, at most limit (0: all).
-func (s *Store) timers(ctx context.Context, ctxID uint64, limit int64) ([]redis.Z, error) {
-	db, err := s.DB(ctxID)
+func (s *core) timers(ctx context.Context, ctxID uint64, limit int64) ([]redis.Z, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, fmt.Errorf("store.Timers: %w", err)
 	}

@@ -37,7 +37,7 @@ func (e *TimerEvents) Close() error {
 // TimersChannel, from one goroutine. go-redis reconnects when the server
 // comes back; fn then gets a Resync event, since messages sent meanwhile
 // are lost.
-func (s *Store) SubscribeTimers(ctx context.Context, fn func(TimerEvent)) (*TimerEvents, error) {
+func (s *Timing) SubscribeTimers(ctx context.Context, fn func(TimerEvent)) (*TimerEvents, error) {
 	ps := s.global.Subscribe(ctx, TimersChannel)
 	if _, err := ps.Receive(ctx); err != nil { // the subscription's confirmation
 		ps.Close()

@@ -13,8 +13,8 @@ import (
 // when at is after now the message waits in TimersKey until then, and the
 // bridge sends it as it sends a client's message (its timeout counts from
 // the send, since the message is saved without created_at). One step.
-func (s *Store) SendAt(ctx context.Context, ctxID uint64, j *model.RunnerJob, m *model.Message, at, now time.Time) error {
-	db, err := s.DB(ctxID)
+func (s *Timing) SendAt(ctx context.Context, ctxID uint64, j *model.RunnerJob, m *model.Message, at, now time.Time) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return fmt.Errorf("store.SendAt: %w", err)
 	}

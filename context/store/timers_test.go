@@ -14,7 +14,7 @@ import (
 // tmContext creates context 1 and returns its DB client.
 func tmContext(t *testing.T, s *store.Store) {
 	t.Helper()
-	if err := s.CreateContext(ctCtx(t), &model.Context{ID: 1}); err != nil {
+	if err := s.Registry.CreateContext(ctCtx(t), &model.Context{ID: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -32,26 +32,26 @@ func TestEnqueueJobAtWaitsUntilDue(t *testing.T) {
 	now := time.Now()
 	at := now.Add(time.Hour)
 	j := tmJob()
-	waits, err := s.EnqueueJobAt(ctx, j, at, now)
+	waits, err := s.Timing.EnqueueJobAt(ctx, j, at, now)
 	if err != nil || !waits {
 		t.Fatalf("EnqueueJobAt: waits=%v err=%v, want it to wait", waits, err)
 	}
-	if cl, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || cl != nil {
+	if cl, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || cl != nil {
 		t.Fatalf("claim before its time: %+v, %v; want nothing", cl, err)
 	}
-	if n, next, err := s.FireDueTimers(ctx, 1, at.Add(-time.Second)); err != nil || n != 0 || next.UnixMilli() != at.UnixMilli() {
+	if n, next, err := s.Timing.FireDueTimers(ctx, 1, at.Add(-time.Second)); err != nil || n != 0 || next.UnixMilli() != at.UnixMilli() {
 		t.Fatalf("fire a second early: fired %d, next %v, %v; want 0 and %v", n, next, err, at)
 	}
-	if n, next, err := s.FireDueTimers(ctx, 1, at); err != nil || n != 1 || !next.IsZero() {
+	if n, next, err := s.Timing.FireDueTimers(ctx, 1, at); err != nil || n != 1 || !next.IsZero() {
 		t.Fatalf("fire on time: fired %d, next %v, %v; want 1 and none left", n, next, err)
 	}
 	// The runner's own clock is still an hour behind run_at: the fired
 	// timer lets it run anyway instead of putting it back.
-	cl, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+	cl, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil || cl == nil || cl.JobKey != store.JobKey(1, j.ID) || cl.Verdict != store.VerdictRun {
 		t.Fatalf("claim after firing: %+v, %v; want job %d to run", cl, err, j.ID)
 	}
-	if n, _, _ := s.FireDueTimers(ctx, 1, at.Add(time.Hour)); n != 0 {
+	if n, _, _ := s.Timing.FireDueTimers(ctx, 1, at.Add(time.Hour)); n != 0 {
 		t.Fatalf("fired again: %d", n)
 	}
 }
@@ -70,17 +70,17 @@ func TestRawQueuedJobWithRunAtWaits(t *testing.T) {
 	c.HSet(ctx, "job:9:2", "id", "2", "caller_id", "9", "context_id", "1", "script", "true",
 		"script_type", "sh", "status", "dispatched", "run_at", time.Now().Add(-time.Minute).Unix())
 	c.LPush(ctx, "queue:sh", "job:9:1", "job:9:2") // job:9:1 is taken first
-	cl, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
+	cl, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false)
 	if err != nil || cl == nil || cl.JobKey != "job:9:2" {
 		t.Fatalf("claim: %+v, %v; want job:9:2 (job:9:1 is not due)", cl, err)
 	}
-	if cl, err := s.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || cl != nil {
+	if cl, err := s.Queues.ClaimJob(ctx, 1, "r1", []string{"sh"}, time.Minute, false); err != nil || cl != nil {
 		t.Fatalf("second claim: %+v, %v; want nothing", cl, err)
 	}
 	if p := c.LRange(ctx, store.ProcessingKey("r1"), 0, -1).Val(); len(p) != 1 || p[0] != "job:9:2" {
 		t.Fatalf("processing list %v, want only job:9:2", p)
 	}
-	next, err := s.NextTimer(ctx, 1)
+	next, err := s.Timing.NextTimer(ctx, 1)
 	if err != nil || next.Unix() != later {
 		t.Fatalf("next timer %v, %v; want %d", next, err, later)
 	}
@@ -102,7 +102,7 @@ func TestFireDueTimersOnceWithTwoFirers(t *testing.T) {
 	now := time.Now()
 	const n = 1200 // more than one batch
 	for i := range n {
-		if err := s.AddTimer(ctx, 1, "queue:sh", "job:1:"+itoa(i+1), now.Add(time.Duration(i)*time.Millisecond)); err != nil {
+		if err := s.Timing.AddTimer(ctx, 1, "queue:sh", "job:1:"+itoa(i+1), now.Add(time.Duration(i)*time.Millisecond)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,7 +112,7 @@ func TestFireDueTimersOnceWithTwoFirers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f, _, err := st.FireDueTimers(ctx, 1, now.Add(time.Hour))
+			f, _, err := st.Timing.FireDueTimers(ctx, 1, now.Add(time.Hour))
 			if err != nil {
 				t.Error(err)
 			}
@@ -141,7 +141,7 @@ func TestTimersSurviveRedisKill(t *testing.T) {
 	ctx := ctCtx(t)
 	now := time.Now()
 	j := tmJob()
-	if _, err := s.EnqueueJobAt(ctx, j, now.Add(time.Minute), now); err != nil {
+	if _, err := s.Timing.EnqueueJobAt(ctx, j, now.Add(time.Minute), now); err != nil {
 		t.Fatal(err)
 	}
 	srv.Kill()
@@ -149,13 +149,13 @@ func TestTimersSurviveRedisKill(t *testing.T) {
 	var next time.Time
 	ctEventually(t, "the store to reconnect", func() bool {
 		var err error
-		next, err = s.NextTimer(ctx, 1)
+		next, err = s.Timing.NextTimer(ctx, 1)
 		return err == nil
 	})
 	if next.UnixMilli() != now.Add(time.Minute).UnixMilli() {
 		t.Fatalf("after the kill the next timer is %v, want %v", next, now.Add(time.Minute))
 	}
-	if n, _, err := s.FireDueTimers(ctx, 1, now.Add(time.Minute)); err != nil || n != 1 {
+	if n, _, err := s.Timing.FireDueTimers(ctx, 1, now.Add(time.Minute)); err != nil || n != 1 {
 		t.Fatalf("fired %d, %v; want 1", n, err)
 	}
 }
@@ -167,14 +167,14 @@ func TestSubscribeTimersAnnouncesTheEarliest(t *testing.T) {
 	tmContext(t, s)
 	ctx := ctCtx(t)
 	got := make(chan store.TimerEvent, 8)
-	ev, err := s.SubscribeTimers(ctx, func(e store.TimerEvent) { got <- e })
+	ev, err := s.Timing.SubscribeTimers(ctx, func(e store.TimerEvent) { got <- e })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ev.Close()
 	base := time.Now().Add(time.Hour)
 	for _, d := range []time.Duration{10 * time.Second, 20 * time.Second, 5 * time.Second} {
-		if err := s.AddTimer(ctx, 1, "queue:sh", "job:1:"+itoa(int(d/time.Second)), base.Add(d)); err != nil {
+		if err := s.Timing.AddTimer(ctx, 1, "queue:sh", "job:1:"+itoa(int(d/time.Second)), base.Add(d)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -200,17 +200,17 @@ func TestTakeQueuedTakesAWaitingJob(t *testing.T) {
 	ctx := ctCtx(t)
 	now := time.Now()
 	j := tmJob()
-	if _, err := s.EnqueueJobAt(ctx, j, now.Add(time.Hour), now); err != nil {
+	if _, err := s.Timing.EnqueueJobAt(ctx, j, now.Add(time.Hour), now); err != nil {
 		t.Fatal(err)
 	}
 	key := store.JobKey(j.CallerID, j.ID)
-	if _, ok, err := s.TakeQueued(ctx, 1, key, "sh", "r1", 1, time.Minute); err != nil || !ok {
+	if _, ok, err := s.Queues.TakeQueued(ctx, 1, key, "sh", "r1", 1, time.Minute); err != nil || !ok {
 		t.Fatalf("take the waiting job: %v %v", ok, err)
 	}
-	if next, err := s.NextTimer(ctx, 1); err != nil || !next.IsZero() {
+	if next, err := s.Timing.NextTimer(ctx, 1); err != nil || !next.IsZero() {
 		t.Fatalf("timers after the take: next %v, %v; want none", next, err)
 	}
-	if n, _, _ := s.FireDueTimers(ctx, 1, now.Add(2*time.Hour)); n != 0 {
+	if n, _, _ := s.Timing.FireDueTimers(ctx, 1, now.Add(2*time.Hour)); n != 0 {
 		t.Fatalf("the taken job fired later: %d", n)
 	}
 }

@@ -62,7 +62,7 @@ func benchTimers(b *testing.B, every time.Duration) {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func startB(b *testing.B, st *store.Store) *timers.Timers {
-	tm, err := timers.New(timers.Config{Contexts: func(context.Context) ([]uint64, error) { return []uint64{1}, nil }}, st, nil)
+	tm, err := timers.New(timers.Config{Contexts: func(context.Context) ([]uint64, error) { return []uint64{1}, nil }}, st.Timing, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func pingRTT(b *testing.B, st *store.Store) time.Duration {
 
 func addTimers(b *testing.B, st *store.Store, list string, n int, due func(int) time.Time) {
 	for i := range n {
-		if err := st.AddTimer(b.Context(), 1, list, "job:1:"+strconv.Itoa(i), due(i)); err != nil {
+		if err := st.Timing.AddTimer(b.Context(), 1, list, "job:1:"+strconv.Itoa(i), due(i)); err != nil {
 			b.Fatal(err)
 		}
 	}

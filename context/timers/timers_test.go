@@ -42,7 +42,7 @@ func open(t testing.TB) (*store.Store, *testredis.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	if err := st.CreateContext(t.Context(), &model.Context{ID: 1}); err != nil {
+	if err := st.Registry.CreateContext(t.Context(), &model.Context{ID: 1}); err != nil {
 		t.Fatal(err)
 	}
 	return st, srv
@@ -51,7 +51,7 @@ func open(t testing.TB) (*store.Store, *testredis.Server) {
 func start(t *testing.T, st *store.Store, cfg timers.Config) *timers.Timers {
 	t.Helper()
 	cfg.Contexts = func(context.Context) ([]uint64, error) { return []uint64{1}, nil }
-	tm, err := timers.New(cfg, st, nil)
+	tm, err := timers.New(cfg, st.Timing, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestDelayedJobQueuedWhenTheClockReachesIt(t *testing.T) {
 	r := make(rounds, 1)
 	tm := start(t, st, timers.Config{Now: c.Now, MaxSleep: time.Hour, Firers: []timers.Firer{r}})
 	j := &model.RunnerJob{CallerID: 1, ContextID: 1, Script: "true", ScriptType: "sh"}
-	if _, err := st.EnqueueJobAt(t.Context(), j, t0.Add(time.Hour), t0); err != nil {
+	if _, err := st.Timing.EnqueueJobAt(t.Context(), j, t0.Add(time.Hour), t0); err != nil {
 		t.Fatal(err)
 	}
 	db := srv.Client(t, 1)
@@ -113,7 +113,7 @@ func TestEarlierTimerWakesTheSleeper(t *testing.T) {
 	await(t, r, time.Time{}) // the first round: nothing due, sleeping an hour
 	now := time.Now()
 	j := &model.RunnerJob{CallerID: 1, ContextID: 1, Script: "true", ScriptType: "sh"}
-	if _, err := st.EnqueueJobAt(t.Context(), j, now.Add(200*time.Millisecond), now); err != nil {
+	if _, err := st.Timing.EnqueueJobAt(t.Context(), j, now.Add(200*time.Millisecond), now); err != nil {
 		t.Fatal(err)
 	}
 	db := srv.Client(t, 1)

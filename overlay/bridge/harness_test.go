@@ -52,7 +52,7 @@ func newSide(t *testing.T, n *fakeNet, tweak func(*Config)) *side {
 	}
 	s := &side{id: newTestIdentity(t), srv: srv, st: st, net: n, stop: make(chan string, 16)}
 	s.tr = n.attach(s.id.PeerID())
-	s.cfg = Config{Self: s.id, Contexts: st.ContextIDs, LocalTypes: func() []string { return nil },
+	s.cfg = Config{Self: s.id, Contexts: st.Registry.ContextIDs, LocalTypes: func() []string { return nil },
 		StopLocal: func(_ context.Context, _ uint64, key string) error { s.stop <- key; return nil }}
 	if tweak != nil {
 		tweak(&s.cfg)
@@ -68,7 +68,7 @@ func newSide(t *testing.T, n *fakeNet, tweak func(*Config)) *side {
 
 // parts hands the bridge the store's concern types.
 func parts(st *store.Store) Store {
-	return Store{Jobs: st, Queues: st, Bus: st, Flows: st, Events: st, Registry: st, Logs: st}
+	return Store{Jobs: st.Jobs, Queues: st.Queues, Bus: st.Bus, Flows: st.Flows, Events: st.Events, Registry: st.Registry, Logs: st.Logs}
 }
 
 // start runs a new bridge for s on its store and transport.
@@ -121,7 +121,7 @@ func (s *side) name() string  { return s.id.PeerID().String() }
 // context creates context id here and lets the bridge serve it.
 func (s *side) context(t *testing.T, id uint64) {
 	t.Helper()
-	if err := s.st.CreateContext(context.Background(), &model.Context{ID: id}); err != nil {
+	if err := s.st.Registry.CreateContext(context.Background(), &model.Context{ID: id}); err != nil {
 		t.Fatal(err)
 	}
 	s.b.Kick()
@@ -139,11 +139,11 @@ func (s *side) grant(t *testing.T, id uint64, pubkey string, role model.Role) {
 func (s *side) let(t *testing.T, id uint64, pubkey string, role model.Role) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := s.st.EnsureActor(ctx, pubkey)
+	a, err := s.st.Registry.EnsureActor(ctx, pubkey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.st.Grant(ctx, id, a.ID, role); err != nil {
+	if _, err := s.st.Registry.Grant(ctx, id, a.ID, role); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -191,7 +191,7 @@ func u64(v uint64) string { return strconv.FormatUint(v, 10) }
 // job is context ctxID's job key as stored now.
 func (s *side) job(t *testing.T, ctxID uint64, key string) *model.RunnerJob {
 	t.Helper()
-	j, err := s.st.LoadJobKey(context.Background(), ctxID, key)
+	j, err := s.st.Jobs.LoadJobKey(context.Background(), ctxID, key)
 	if err != nil {
 		t.Fatalf("job %s: %v", key, err)
 	}
@@ -201,7 +201,7 @@ func (s *side) job(t *testing.T, ctxID uint64, key string) *model.RunnerJob {
 // msg is context ctxID's message key as stored now.
 func (s *side) msg(t *testing.T, ctxID uint64, key string) *model.Message {
 	t.Helper()
-	m, err := s.st.LoadMessageKey(context.Background(), ctxID, key)
+	m, err := s.st.Bus.LoadMessageKey(context.Background(), ctxID, key)
 	if err != nil {
 		t.Fatalf("message %s: %v", key, err)
 	}
@@ -211,7 +211,7 @@ func (s *side) msg(t *testing.T, ctxID uint64, key string) *model.Message {
 // jobs lists context ctxID's jobs.
 func (s *side) jobs(t *testing.T, ctxID uint64) []*model.RunnerJob {
 	t.Helper()
-	js, err := s.st.ListJobs(context.Background(), ctxID)
+	js, err := s.st.Jobs.ListJobs(context.Background(), ctxID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func (s *side) rejected(reason string) int64 { return s.b.Stats().Snapshot().Rej
 func (s *side) finish(t *testing.T, ctxID uint64, key string, res map[string]string) {
 	t.Helper()
 	fields := (&model.RunnerJob{Result: res}).ToHash()
-	err := s.st.CompleteJob(context.Background(), ctxID, key, 0, model.JobFinished, model.Hash{"result": fields["result"]})
+	err := s.st.Jobs.CompleteJob(context.Background(), ctxID, key, 0, model.JobFinished, model.Hash{"result": fields["result"]})
 	if err != nil {
 		t.Fatalf("finish %s: %v", key, err)
 	}

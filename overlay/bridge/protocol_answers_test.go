@@ -105,7 +105,7 @@ func TestResentJobIsProcessedOnce(t *testing.T) {
 	if js := b.jobs(t, 2); len(js) != 1 {
 		t.Fatalf("the resend made %d jobs, want 1", len(js))
 	}
-	key, err := b.st.InboundJob(context.Background(), 2, x.name(), p.OriginCtx, p.OriginJob)
+	key, err := b.st.Bus.InboundJob(context.Background(), 2, x.name(), p.OriginCtx, p.OriginJob)
 	if err != nil || key != jobKey(first) {
 		t.Errorf("inbound job of the origin = %q, %v; want the first key %s", key, err, jobKey(first))
 	}

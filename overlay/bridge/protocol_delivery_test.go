@@ -74,7 +74,7 @@ func assertSettled(t *testing.T, s *side, ctxID uint64, key, msgKey string, stat
 
 func listMessages(t *testing.T, s *side, ctxID uint64) []*model.Message {
 	t.Helper()
-	ms, err := s.st.ListMessages(context.Background(), ctxID)
+	ms, err := s.st.Bus.ListMessages(context.Background(), ctxID)
 	if err != nil {
 		t.Fatal(err)
 	}

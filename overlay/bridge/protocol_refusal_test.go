@@ -129,21 +129,21 @@ func TestJobAfterSendersActorMadeAnew(t *testing.T) {
 	first := runOne()
 
 	ctx := context.Background()
-	old, err := b.st.ActorByPubkey(ctx, a.name())
+	old, err := b.st.Registry.ActorByPubkey(ctx, a.name())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.st.Revoke(ctx, 2, old.ID, model.RoleExecutor); err != nil {
+	if _, err := b.st.Registry.Revoke(ctx, 2, old.ID, model.RoleExecutor); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.st.DeleteActor(ctx, old.ID); err != nil {
+	if err := b.st.Registry.DeleteActor(ctx, old.ID); err != nil {
 		t.Fatal(err)
 	}
-	now, err := b.st.EnsureActor(ctx, a.name())
+	now, err := b.st.Registry.EnsureActor(ctx, a.name())
 	if err != nil || now.ID == old.ID {
 		t.Fatalf("actor made anew: %+v %v, old id %d", now, err, old.ID)
 	}
-	if _, err := b.st.Grant(ctx, 2, now.ID, model.RoleExecutor); err != nil {
+	if _, err := b.st.Registry.Grant(ctx, 2, now.ID, model.RoleExecutor); err != nil {
 		t.Fatal(err)
 	}
 	second := runOne()

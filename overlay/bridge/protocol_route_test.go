@@ -22,7 +22,7 @@ func TestJobToAnyGoesOnlyToARegisteredRunner(t *testing.T) {
 	x := newStranger(t, n)
 	a.context(t, 1)
 	b.grant(t, 1, a.name(), model.RoleExecutor)
-	if err := a.st.CreateRunner(context.Background(), 1, &model.Runner{Pubkey: b.name()}); err != nil {
+	if err := a.st.Registry.CreateRunner(context.Background(), 1, &model.Runner{Pubkey: b.name()}); err != nil {
 		t.Fatal(err)
 	}
 	a.tr.setPeer(&model.Peer{PeerID: b.name(), State: model.PeerUp, ScriptTypes: []string{"sh"}, Load: 1, Capacity: 1})
@@ -55,7 +55,7 @@ func TestJobToAnyWaitsForItsRunner(t *testing.T) {
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 1)
 	b.grant(t, 1, a.name(), model.RoleExecutor)
-	if err := a.st.CreateRunner(context.Background(), 1, &model.Runner{Pubkey: b.name(), ScriptTypes: []string{"sh"}}); err != nil {
+	if err := a.st.Registry.CreateRunner(context.Background(), 1, &model.Runner{Pubkey: b.name(), ScriptTypes: []string{"sh"}}); err != nil {
 		t.Fatal(err)
 	}
 	a.tr.setPeer(&model.Peer{PeerID: b.name(), State: model.PeerDown, ScriptTypes: []string{"sh"}, Capacity: 1})

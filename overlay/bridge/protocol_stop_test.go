@@ -43,7 +43,7 @@ func TestStopTravels(t *testing.T) {
 		return a.msg(t, 1, msgKey).Status == model.MsgProcessed
 	})
 	// The runner ends the job as stopped; its result goes home.
-	if err := b.st.CompleteJob(t.Context(), 2, jobKey(remote), 0, model.JobError, model.Hash{"error": "stopped"}); err != nil {
+	if err := b.st.Jobs.CompleteJob(t.Context(), 2, jobKey(remote), 0, model.JobError, model.Hash{"error": "stopped"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.waitEnded(t, 1, jobKey(j)); got.Status != model.JobError || got.Error != "stopped" {

@@ -27,7 +27,7 @@ func TestUnreadableEndedJobIsDeadLettered(t *testing.T) {
 	}
 	var dls []store.DeadLetter
 	poll.Eventually(t, waitFor, "the job dead-lettered", func() bool {
-		dls, _ = s.st.DeadLetters(ctx, 1, 10)
+		dls, _ = s.st.Queues.DeadLetters(ctx, 1, 10)
 		return len(dls) == 1
 	})
 	if dls[0].Key != "job:7:1" || !strings.Contains(dls[0].Reason, "timeout") {

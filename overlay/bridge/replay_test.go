@@ -19,7 +19,7 @@ func check(t *testing.T, r *replays, st *store.Store, env *envelope.Envelope) (f
 	if fresh, ok := r.fresh(env); ok {
 		return fresh, true
 	}
-	fresh, err := st.MarkSeen(context.Background(), env.ReplayKey(), r.ttl)
+	fresh, err := st.Bus.MarkSeen(context.Background(), env.ReplayKey(), r.ttl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +52,11 @@ func TestReplaysAcrossRestart(t *testing.T) {
 	defer st.Close()
 	const skew = time.Minute
 	first := newReplays(skew, time.Hour)
-	if err := first.start(ctx, st); err != nil {
+	if err := first.start(ctx, st.Bus); err != nil {
 		t.Fatal(err)
 	}
 	runDone := make(chan struct{})
-	go func() { defer close(runDone); first.run(ctx, st, func(string, error) {}) }()
+	go func() { defer close(runDone); first.run(ctx, st.Bus, func(string, error) {}) }()
 
 	env := envelopeAt(t, time.Now())
 	if fresh, mem := check(t, first, st, env); !fresh || !mem {
@@ -78,7 +78,7 @@ func TestReplaysAcrossRestart(t *testing.T) {
 	<-runDone
 
 	second := newReplays(skew, time.Hour)
-	if err := second.start(context.Background(), st); err != nil {
+	if err := second.start(context.Background(), st.Bus); err != nil {
 		t.Fatal(err)
 	}
 	if fresh, mem := check(t, second, st, env); fresh || mem {
@@ -100,7 +100,7 @@ func TestReplayIDsWrittenAtStop(t *testing.T) {
 	}
 	defer st.Close()
 	r := newReplays(time.Minute, time.Hour)
-	if err := r.start(t.Context(), st); err != nil {
+	if err := r.start(t.Context(), st.Bus); err != nil {
 		t.Fatal(err)
 	}
 	var envs []*envelope.Envelope
@@ -113,10 +113,10 @@ func TestReplayIDsWrittenAtStop(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel() // the bridge stops before its writer got to the ids
-	r.run(ctx, st, func(msg string, err error) { t.Errorf("%s: %v", msg, err) })
+	r.run(ctx, st.Bus, func(msg string, err error) { t.Errorf("%s: %v", msg, err) })
 
 	next := newReplays(time.Minute, time.Hour)
-	if err := next.start(t.Context(), st); err != nil {
+	if err := next.start(t.Context(), st.Bus); err != nil {
 		t.Fatal(err)
 	}
 	for i, env := range envs {

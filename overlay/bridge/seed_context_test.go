@@ -20,7 +20,7 @@ func TestContextWrittenOnlyInItsOwnDBIsAdoptedOrRefused(t *testing.T) {
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	a.context(t, 1)
 	ctx := t.Context()
-	actor, err := b.st.EnsureActor(ctx, a.name())
+	actor, err := b.st.Registry.EnsureActor(ctx, a.name())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestContextWrittenOnlyInItsOwnDBIsAdoptedOrRefused(t *testing.T) {
 	}
 
 	poll.Eventually(t, waitFor, "context 5 registered and served", func() bool {
-		reg, _ := b.st.ContextIDs(ctx)
+		reg, _ := b.st.Registry.ContextIDs(ctx)
 		return slices.Contains(reg, 5) && slices.Contains(b.b.contextIDs(), 5)
 	})
 	j := a.submit(t, 1, 5, b.name(), "echo adopted", 0)
@@ -54,7 +54,7 @@ func TestContextWrittenOnlyInItsOwnDBIsAdoptedOrRefused(t *testing.T) {
 	if !strings.HasPrefix(why, store.RefusedPrefix) || !strings.Contains(why, "says id 9") {
 		t.Fatalf("context:6 error = %q, want the reason it is not served", why)
 	}
-	if reg, _ := b.st.ContextIDs(ctx); slices.Contains(reg, 6) {
+	if reg, _ := b.st.Registry.ContextIDs(ctx); slices.Contains(reg, 6) {
 		t.Fatalf("refused context 6 registered: %v", reg)
 	}
 }

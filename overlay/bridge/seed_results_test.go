@@ -26,7 +26,7 @@ func TestResultComesHomeAsAMessageOnMsgIn(t *testing.T) {
 
 	j := a.submit(t, 1, 2, b.name(), "echo ran", 0)
 	remote := b.onlyJob(t, 2)
-	if err := b.st.AppendLogs(t.Context(), 2, jobKey(remote), []string{"first line", "last line"}, 100); err != nil {
+	if err := b.st.Logs.AppendLogs(t.Context(), 2, jobKey(remote), []string{"first line", "last line"}, 100); err != nil {
 		t.Fatal(err)
 	}
 	b.finish(t, 2, jobKey(remote), map[string]string{"answer": "42"})
@@ -81,7 +81,7 @@ func embeddedJobs(t *testing.T, h map[string]string) []map[string]string {
 // typ in context ctxID: an external worker on this agent (seed 001).
 func (s *side) externalRunner(t *testing.T, ctxID, id uint64, typ string) {
 	t.Helper()
-	if err := s.st.CreateRunner(t.Context(), ctxID, &model.Runner{ID: id, Local: true, ScriptTypes: []string{typ}}); err != nil {
+	if err := s.st.Registry.CreateRunner(t.Context(), ctxID, &model.Runner{ID: id, Local: true, ScriptTypes: []string{typ}}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -41,7 +41,7 @@ func InboundJobKey(sender string, originCtx uint64, originJob string) string {
 
 // MarkSeen records a bus envelope id for ttl; it reports false when it was
 // already seen (a replay).
-func (s *Store) MarkSeen(ctx context.Context, replayKey string, ttl time.Duration) (bool, error) {
+func (s *Bus) MarkSeen(ctx context.Context, replayKey string, ttl time.Duration) (bool, error) {
 	ok, err := s.global.SetNX(ctx, SeenKey(replayKey), 1, ttl).Result()
 	if err != nil {
 		return false, fmt.Errorf("store.MarkSeen: %w", err)
@@ -56,7 +56,7 @@ func (s *Store) MarkSeen(ctx context.Context, replayKey string, ttl time.Duratio
 const ReplayHorizonKey = "replay_horizon"
 
 // ReplayHorizon reads ReplayHorizonKey; the zero time when it was never set.
-func (s *Store) ReplayHorizon(ctx context.Context) (time.Time, error) {
+func (s *Bus) ReplayHorizon(ctx context.Context) (time.Time, error) {
 	ms, err := s.global.Get(ctx, ReplayHorizonKey).Int64()
 	if errors.Is(err, redis.Nil) {
 		return time.Time{}, nil
@@ -68,7 +68,7 @@ func (s *Store) ReplayHorizon(ctx context.Context) (time.Time, error) {
 }
 
 // SetReplayHorizon moves ReplayHorizonKey forward to t (never back).
-func (s *Store) SetReplayHorizon(ctx context.Context, t time.Time) error {
+func (s *Bus) SetReplayHorizon(ctx context.Context, t time.Time) error {
 	err := setMax.Run(ctx, s.global, []string{ReplayHorizonKey}, t.UnixMilli()).Err()
 	return scriptErr("store.SetReplayHorizon", err)
 }
@@ -83,7 +83,7 @@ return 1
 
 // RecordSeen records bus envelope ids as MarkSeen does, without asking
 // whether they were new (the caller knows), in one round trip.
-func (s *Store) RecordSeen(ctx context.Context, replayKeys []string, ttl time.Duration) error {
+func (s *Bus) RecordSeen(ctx context.Context, replayKeys []string, ttl time.Duration) error {
 	_, err := s.global.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, k := range replayKeys {
 			p.Set(ctx, SeenKey(k), 1, ttl)
@@ -94,8 +94,8 @@ func (s *Store) RecordSeen(ctx context.Context, replayKeys []string, ttl time.Du
 }
 
 // InboundJob finds the local job made from a sender's origin job.
-func (s *Store) InboundJob(ctx context.Context, ctxID uint64, sender string, originCtx uint64, originJob string) (string, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) InboundJob(ctx context.Context, ctxID uint64, sender string, originCtx uint64, originJob string) (string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", err
 	}
@@ -108,8 +108,8 @@ func (s *Store) InboundJob(ctx context.Context, ctxID uint64, sender string, ori
 
 // TakeMsgOut blocks up to wait for a key on msg_out and moves it to the
 // processing list; "" when none arrived.
-func (s *Store) TakeMsgOut(ctx context.Context, ctxID uint64, list, processing string, wait time.Duration) (string, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) TakeMsgOut(ctx context.Context, ctxID uint64, list, processing string, wait time.Duration) (string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return "", err
 	}
@@ -121,8 +121,8 @@ func (s *Store) TakeMsgOut(ctx context.Context, ctxID uint64, list, processing s
 }
 
 // Requeue moves every entry of processing back onto list (recovery).
-func (s *Store) Requeue(ctx context.Context, ctxID uint64, processing, list string) (int, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) Requeue(ctx context.Context, ctxID uint64, processing, list string) (int, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, err
 	}
@@ -140,8 +140,8 @@ func (s *Store) Requeue(ctx context.Context, ctxID uint64, processing, list stri
 }
 
 // Done removes key from a processing list.
-func (s *Store) Done(ctx context.Context, ctxID uint64, processing, key string) error {
-	db, err := s.DB(ctxID)
+func (s *Bus) Done(ctx context.Context, ctxID uint64, processing, key string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return err
 	}
@@ -149,14 +149,14 @@ func (s *Store) Done(ctx context.Context, ctxID uint64, processing, key string) 
 }
 
 // OutboxDue returns message keys due at now.
-func (s *Store) OutboxDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
+func (s *Bus) OutboxDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
 	return s.due(ctx, ctxID, OutboxKey, now, max)
 }
 
 // due returns up to max members of the sorted set key (scored in unix ms)
 // whose time has come at now, earliest first.
-func (s *Store) due(ctx context.Context, ctxID uint64, key string, now time.Time, max int64) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *core) due(ctx context.Context, ctxID uint64, key string, now time.Time, max int64) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, err
 	}
@@ -165,8 +165,8 @@ func (s *Store) due(ctx context.Context, ctxID uint64, key string, now time.Time
 }
 
 // OutboxRemove drops key from the outbox; it reports whether it was there.
-func (s *Store) OutboxRemove(ctx context.Context, ctxID uint64, key string) (bool, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) OutboxRemove(ctx context.Context, ctxID uint64, key string) (bool, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return false, err
 	}
@@ -175,8 +175,8 @@ func (s *Store) OutboxRemove(ctx context.Context, ctxID uint64, key string) (boo
 }
 
 // OutboxSize counts messages awaiting an ack in a context.
-func (s *Store) OutboxSize(ctx context.Context, ctxID uint64) (int64, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) OutboxSize(ctx context.Context, ctxID uint64) (int64, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return 0, err
 	}
@@ -184,8 +184,8 @@ func (s *Store) OutboxSize(ctx context.Context, ctxID uint64) (int64, error) {
 }
 
 // AwaitAdd records that message key's result is due by t.
-func (s *Store) AwaitAdd(ctx context.Context, ctxID uint64, key string, t time.Time) error {
-	db, err := s.DB(ctxID)
+func (s *Bus) AwaitAdd(ctx context.Context, ctxID uint64, key string, t time.Time) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return err
 	}
@@ -193,14 +193,14 @@ func (s *Store) AwaitAdd(ctx context.Context, ctxID uint64, key string, t time.T
 }
 
 // AwaitDue returns message keys whose result is overdue at now.
-func (s *Store) AwaitDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
+func (s *Bus) AwaitDue(ctx context.Context, ctxID uint64, now time.Time, max int64) ([]string, error) {
 	return s.due(ctx, ctxID, AwaitingKey, now, max)
 }
 
 // AwaitList returns up to max message keys awaiting a result, soonest
 // deadline first.
-func (s *Store) AwaitList(ctx context.Context, ctxID uint64, max int64) ([]string, error) {
-	db, err := s.DB(ctxID)
+func (s *Bus) AwaitList(ctx context.Context, ctxID uint64, max int64) ([]string, error) {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return nil, err
 	}
@@ -208,8 +208,8 @@ func (s *Store) AwaitList(ctx context.Context, ctxID uint64, max int64) ([]strin
 }
 
 // AwaitRemove forgets message key's pending result.
-func (s *Store) AwaitRemove(ctx context.Context, ctxID uint64, key string) error {
-	db, err := s.DB(ctxID)
+func (s *Bus) AwaitRemove(ctx context.Context, ctxID uint64, key string) error {
+	db, err := s.db(ctxID)
 	if err != nil {
 		return err
 	}
