@@ -12,7 +12,7 @@
 //	                 downloads, which job holds which blob, retention
 //	files/transfer   the stream protocol /hyphae/files/1.0.0 on the libp2p
 //	                 host: Server (serves blobs the Authorizer allows) and
-//	                 Client (Fetch, resumable, verified per chunk)
+//	                 Client (Fetch, FetchAll: resumable, verified per chunk)
 //
 // # Entries
 //

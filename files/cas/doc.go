@@ -12,14 +12,20 @@
 //	parts/abcd….part        a download under way: its verified prefix, then
 //	                        possibly a chunk that did not finish
 //	parts/abcd….part.ok     the part's sidecar: chunk size and count of
-//	                        verified chunks (8 + 8 bytes, big-endian)
+//	                        verified chunks (8 + 8 bytes, big-endian); none
+//	                        for a blob of one chunk (all or nothing)
 //	refs/<h>                the blobs one job holds, one sha256 a line
 //	                        (<h>: the first 32 hex digits of sha256(job ref))
 //	tmp/                    Put's files before they are named (emptied by Open)
 //
 // A blob becomes visible only whole and checked: its bytes are written to
 // a temporary file (or the part), synced, hashed, and renamed to their
-// name, the chunk list first. A part's sidecar is rewritten after every
+// name, the chunk list first. Store.CommitAll names many parts with one
+// syncfs before the renames and one after, instead of syncs for each.
+// On Linux a part of some size is written with O_DIRECT where the file
+// system takes it (from a ChunkBuffer; the last short chunk through the
+// page cache): no page-cache page is taken per byte received, and the
+// sync before the rename has little left to write. A part's sidecar is rewritten after every
 // verified chunk, so a fetch cut short (stream reset, either side killed,
 // a restart) resumes from its last verified chunk; the receiver hashes
 // the prefix again when it resumes, which also catches a prefix that a

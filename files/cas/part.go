@@ -3,9 +3,11 @@ package cas
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/hyphae-run/hyphae/files"
 )
@@ -22,6 +24,8 @@ type Part struct {
 	verified  int64 // chunks
 	reserved  int64 // bytes reserved against the store's bound
 	f, ok     *os.File
+	r         *os.File // f again, read through the page cache (ReadChunk)
+	direct    bool     // f writes past the page cache (openPartFile)
 	closed    bool
 }
 
@@ -124,8 +128,15 @@ func (p *Part) ReadChunk(i int64, buf []byte) ([]byte, error) {
 	if err := p.open(); err != nil {
 		return nil, err
 	}
+	if p.r == nil {
+		r, err := os.Open(p.path())
+		if err != nil {
+			return nil, fmt.Errorf("cas.ReadChunk: %w", err)
+		}
+		p.r = r
+	}
 	n := min(p.chunkSize, p.size-i*p.chunkSize)
-	if _, err := p.f.ReadAt(buf[:n], i*p.chunkSize); err != nil {
+	if _, err := p.r.ReadAt(buf[:n], i*p.chunkSize); err != nil {
 		return nil, fmt.Errorf("cas.ReadChunk: %w", err)
 	}
 	return buf[:n], nil
@@ -140,15 +151,37 @@ func (p *Part) WriteChunk(i int64, b []byte) error {
 	if err := p.open(); err != nil {
 		return err
 	}
-	if _, err := p.f.WriteAt(b, i*p.chunkSize); err != nil {
+	if err := p.writeAt(b, i*p.chunkSize); err != nil {
 		return fmt.Errorf("cas.WriteChunk: %w", err)
 	}
 	p.verified = i + 1
-	if p.verified%writebackChunks == 0 {
+	if !p.direct && p.verified%writebackChunks == 0 {
 		span := writebackChunks * p.chunkSize
 		startWriteback(p.f, p.verified*p.chunkSize-span, span)
 	}
 	return p.writeSidecar()
+}
+
+// writeAt writes b at off: past the page cache when the part's file is
+// open so and b suits it (a ChunkBuffer, not the last short chunk),
+// through it otherwise, from then on.
+func (p *Part) writeAt(b []byte, off int64) error {
+	if p.direct && !suitsDirect(b, off) {
+		if err := endDirect(p.f); err != nil {
+			return err
+		}
+		p.direct = false
+	}
+	_, err := p.f.WriteAt(b, off)
+	if err != nil && p.direct && errors.Is(err, syscall.EINVAL) {
+		// the file system took O_DIRECT at open and refuses it now
+		if err := endDirect(p.f); err != nil {
+			return err
+		}
+		p.direct = false
+		_, err = p.f.WriteAt(b, off)
+	}
+	return err
 }
 
 // writebackChunks is how many chunks a part writes between two starts of
@@ -172,6 +205,9 @@ func (p *Part) Rewind(k int64) error {
 }
 
 func (p *Part) writeSidecar() error {
+	if p.ok == nil {
+		return nil // a part of one chunk: none
+	}
 	var b [16]byte
 	binary.BigEndian.PutUint64(b[:], uint64(p.chunkSize))
 	binary.BigEndian.PutUint64(b[8:], uint64(p.verified))
@@ -186,18 +222,27 @@ func (p *Part) open() error {
 	if p.f != nil {
 		return nil
 	}
-	f, err := os.OpenFile(p.path(), os.O_RDWR|os.O_CREATE, 0o600)
+	f, direct, err := openPartFile(p.path(), p.size >= directMin)
 	if err != nil {
 		return fmt.Errorf("cas: part: %w", err)
+	}
+	p.f, p.direct = f, direct
+	if files.ChunkCount(p.size, p.chunkSize) <= 1 {
+		return nil // no prefix short of the whole to record
 	}
 	ok, err := os.OpenFile(p.path()+".ok", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		_ = f.Close()
+		p.f = nil
 		return fmt.Errorf("cas: part sidecar: %w", err)
 	}
-	p.f, p.ok = f, ok
+	p.ok = ok
 	return nil
 }
+
+// directMin is the smallest part written past the page cache: below it
+// the writes are too few for it to matter.
+const directMin = 256 << 10
 
 // Commit syncs the whole part, whose sum the caller checked against the
 // entry, names it as the blob and holds it for jobRef. The Part is closed.
@@ -253,9 +298,14 @@ func (p *Part) closeFiles() error {
 		return nil
 	}
 	err := p.f.Close()
-	if cerr := p.ok.Close(); err == nil {
-		err = cerr
+	if p.ok != nil {
+		if cerr := p.ok.Close(); err == nil {
+			err = cerr
+		}
 	}
-	p.f, p.ok = nil, nil
+	if p.r != nil {
+		_ = p.r.Close()
+	}
+	p.f, p.ok, p.r = nil, nil, nil
 	return err
 }

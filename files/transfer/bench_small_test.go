@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,10 +19,11 @@ import (
 const tarProtocol = "/hyphae-bench/tar/1.0.0"
 
 // BenchmarkSmallFilesVsTar moves a build tree of HYPHAE_FILES_BENCH_SMALL
-// (500 by default) files of 1 to 4 KiB: Fetch of every entry (as many at
-// once as the client allows) and Materialise into a folder, beside `tar
-// c | tar x` over a raw libp2p stream between the same two hosts (the
-// shape of `tar | ssh`, on the same transport).
+// (500 by default) files of 1 to 4 KiB: FetchAll of the entries and
+// Materialise into a folder, beside `tar c | tar x` over a raw libp2p
+// stream between the same two hosts (the shape of `tar | ssh`, on the
+// same transport), and the same followed by `sync -f` of the folder
+// (tarsync: durable, as the store is).
 func BenchmarkSmallFilesVsTar(b *testing.B) {
 	n := envInt("HYPHAE_FILES_BENCH_SMALL", 500)
 	srvHost, cliHost := newHost(b), newHost(b)
@@ -47,7 +47,7 @@ func BenchmarkSmallFilesVsTar(b *testing.B) {
 	b.Cleanup(func() { _ = srv.Close() })
 	serveTar(srvHost, src)
 
-	var ours, tar time.Duration
+	var ours, tar, tarSync time.Duration
 	b.SetBytes(total)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -56,8 +56,11 @@ func BenchmarkSmallFilesVsTar(b *testing.B) {
 		ours += time.Since(t0)
 		b.StopTimer()
 		t0 = time.Now()
-		tarCopy(b, cliHost, srvHost, b.TempDir())
+		tarCopy(b, cliHost, srvHost, b.TempDir(), false)
 		tar += time.Since(t0)
+		t0 = time.Now()
+		tarCopy(b, cliHost, srvHost, b.TempDir(), true)
+		tarSync += time.Since(t0)
 		b.StartTimer()
 	}
 	b.StopTimer()
@@ -65,6 +68,8 @@ func BenchmarkSmallFilesVsTar(b *testing.B) {
 	b.ReportMetric(fps(ours), "files/s")
 	b.ReportMetric(fps(tar), "tar-files/s")
 	b.ReportMetric(fps(ours)/fps(tar), "ratio")
+	b.ReportMetric(fps(tarSync), "tarsync-files/s")
+	b.ReportMetric(fps(ours)/fps(tarSync), "ratio-sync")
 }
 
 func write(b *testing.B, dir, rel string, body []byte) {
@@ -77,33 +82,13 @@ func write(b *testing.B, dir, rel string, body []byte) {
 	}
 }
 
-// fetchAll fetches entries into a new store, 8 goroutines at a time, and
-// materialises them into a new folder.
+// fetchAll fetches entries into a new store with one FetchAll (batches
+// on one stream each) and materialises them into a new folder.
 func fetchAll(b *testing.B, cliHost, srvHost host.Host, entries []files.Entry) {
 	st := openStore(b, filepath.Join(b.TempDir(), "files"))
-	cli := transfer.NewClient(cliHost, st, transfer.Config{MaxParallel: 8})
-	work := make(chan files.Entry)
-	var wg sync.WaitGroup
-	var failed error
-	var mu sync.Mutex
-	for range 8 {
-		wg.Go(func() {
-			for e := range work {
-				if err := cli.Fetch(context.Background(), srvHost.ID(), e, "consumer", nil); err != nil {
-					mu.Lock()
-					failed = err
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for _, e := range entries {
-		work <- e
-	}
-	close(work)
-	wg.Wait()
-	if failed != nil {
-		b.Fatal(failed)
+	cli := transfer.NewClient(cliHost, st, transfer.Config{})
+	if err := cli.FetchAll(context.Background(), srvHost.ID(), entries, "consumer", nil); err != nil {
+		b.Fatal(err)
 	}
 	if _, err := files.Materialise(context.Background(), b.TempDir(), "producer", entries, files.Limits{}, st.OpenFile); err != nil {
 		b.Fatal(err)
@@ -122,8 +107,9 @@ func serveTar(h host.Host, dir string) {
 	})
 }
 
-// tarCopy pipes tarProtocol's stream into `tar -x` in dst.
-func tarCopy(b *testing.B, cli, srv host.Host, dst string) {
+// tarCopy pipes tarProtocol's stream into `tar -x` in dst, then syncs
+// dst's file system when sync is set.
+func tarCopy(b *testing.B, cli, srv host.Host, dst string, sync bool) {
 	s, err := cli.NewStream(context.Background(), srv.ID(), tarProtocol)
 	if err != nil {
 		b.Fatal(err)
@@ -134,5 +120,10 @@ func tarCopy(b *testing.B, cli, srv host.Host, dst string) {
 	cmd.Stdin = io.Reader(s)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("tar -x: %v: %s", err, out)
+	}
+	if sync {
+		if out, err := exec.Command("sync", "-f", dst).CombinedOutput(); err != nil {
+			b.Fatalf("sync -f: %v: %s", err, out)
+		}
 	}
 }

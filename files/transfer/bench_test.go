@@ -27,7 +27,6 @@ import (
 // and a measurement can ask for the sizes:
 //
 //	HYPHAE_FILES_BENCH_MB=1024 go test -run XXX -bench FetchVsRaw -benchtime 3x ./files/transfer/
-//	HYPHAE_FILES_BENCH_RAW_SYNC=1 ... (the raw copy fsyncs its file too)
 //	HYPHAE_FILES_BENCH_SMALL=10000 go test -run XXX -bench SmallFiles -benchtime 1x ./files/transfer/
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
@@ -40,10 +39,14 @@ const rawProtocol = "/hyphae-bench/raw/1.0.0"
 
 // BenchmarkFetchVsRaw moves one file from one host to another on loopback
 // with Fetch (verified per chunk and whole, written to a part, synced,
-// named) beside, in the same loop, a raw libp2p stream copy between the
-// same two hosts (the same blob file, read and written through a buffer,
-// no hashing, no sync). It reports MB/s of each, their ratio, and the
-// process's peak RSS growth during each (both hosts are in it).
+// named) beside, in the same loop, two raw libp2p stream copies between
+// the same two hosts of the same blob file, read and written through a
+// buffer to a file on the same file system as the client's store, no
+// hashing: "raw" leaves the bytes in the page cache, "rawsync" syncs
+// them too (as durable as Fetch). The three take turns leading, so that
+// none always inherits the page cache the one before it freed. It
+// reports MB/s of each, the ratios, CPU per byte and the process's peak
+// RSS growth during each (both hosts are in it).
 func BenchmarkFetchVsRaw(b *testing.B) {
 	size := int64(envInt("HYPHAE_FILES_BENCH_MB", 64)) << 20
 	srvHost, cliHost := newHost(b), newHost(b)
@@ -56,41 +59,72 @@ func BenchmarkFetchVsRaw(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = srv.Close() })
 	serveRaw(srvHost, srvStore.Path(e.SHA256))
-	cliStore := openStore(b, filepath.Join(b.TempDir(), "files"))
+	cliDir := b.TempDir()
+	cliStore := openStore(b, filepath.Join(cliDir, "files"))
 	cli := transfer.NewClient(cliHost, cliStore, transfer.Config{})
-	rawOut := filepath.Join(b.TempDir(), "raw.out")
-
-	var ours, raw, oursCPU, rawCPU time.Duration
-	var oursRSS, rawRSS int64
+	rawOut := filepath.Join(cliDir, "raw.out")
+	sides := []*side{
+		{name: "", run: func() error {
+			err := cli.Fetch(context.Background(), srvHost.ID(), e, "bench", nil)
+			_ = cliStore.Release("bench")
+			_, _ = cliStore.Prune()
+			return err
+		}},
+		{name: "raw-", run: func() error { return rawCopy(cliHost, srvHost, rawOut, false) }, after: func() { _ = os.Remove(rawOut) }},
+		{name: "rawsync-", run: func() error { return rawCopy(cliHost, srvHost, rawOut, true) }, after: func() { _ = os.Remove(rawOut) }},
+	}
 	b.SetBytes(size)
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		d, c, rss := measure(b, func() error {
-			return cli.Fetch(context.Background(), srvHost.ID(), e, "bench", nil)
-		})
-		ours, oursCPU = ours+d, oursCPU+c
-		oursRSS = max(oursRSS, rss)
-		b.StopTimer()
-		_ = cliStore.Release("bench")
-		_, _ = cliStore.Prune()
-		d, c, rss = measure(b, func() error { return rawCopy(cliHost, srvHost, rawOut) })
-		raw, rawCPU = raw+d, rawCPU+c
-		rawRSS = max(rawRSS, rss)
-		_ = os.Remove(rawOut)
-		b.StartTimer()
-	}
 	b.StopTimer()
-	mb := func(d time.Duration) float64 { return float64(size) * float64(b.N) / d.Seconds() / 1e6 }
-	b.ReportMetric(mb(ours), "MB/s")
-	b.ReportMetric(mb(raw), "raw-MB/s")
-	b.ReportMetric(mb(ours)/mb(raw), "ratio")
-	// CPU time of the process (both hosts) per byte: steadier than MB/s
-	// on a machine other work shares.
-	perByte := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(size*int64(b.N)) }
-	b.ReportMetric(perByte(oursCPU), "cpu-ns/B")
-	b.ReportMetric(perByte(rawCPU), "raw-cpu-ns/B")
-	b.ReportMetric(float64(oursRSS)/(1<<20), "rss-growth-MiB")
-	b.ReportMetric(float64(rawRSS)/(1<<20), "raw-rss-growth-MiB")
+	for i := 0; i < b.N; i++ {
+		for k := range sides {
+			sides[(i+k)%len(sides)].measure(b)
+		}
+	}
+	total := float64(size) * float64(b.N)
+	for _, s := range sides {
+		s.report(b, total, sides[0])
+	}
+}
+
+// side is one way of moving the file in BenchmarkFetchVsRaw and what it
+// took.
+type side struct {
+	name     string
+	run      func() error
+	after    func() // untimed clean-up
+	wall     time.Duration
+	cpu      time.Duration
+	rssPeak  int64
+	measured int
+}
+
+func (s *side) measure(b *testing.B) {
+	if s.name == "" { // ns/op is ours
+		b.StartTimer()
+		defer b.StopTimer()
+	}
+	d, c, rss := measure(b, s.run)
+	s.wall, s.cpu, s.rssPeak = s.wall+d, s.cpu+c, max(s.rssPeak, rss)
+	if s.after != nil {
+		s.after()
+	}
+}
+
+// report gives s's MB/s, CPU time of the process (both hosts) per byte,
+// steadier than MB/s on a machine other work shares, and its peak RSS
+// growth; for a baseline, ours over it as ratio (raw) or ratio-sync.
+func (s *side) report(b *testing.B, total float64, ours *side) {
+	mbs := func(x *side) float64 { return total / x.wall.Seconds() / 1e6 }
+	b.ReportMetric(mbs(s), s.name+"MB/s")
+	b.ReportMetric(float64(s.cpu.Nanoseconds())/total, s.name+"cpu-ns/B")
+	b.ReportMetric(float64(s.rssPeak)/(1<<20), s.name+"rss-growth-MiB")
+	switch s.name {
+	case "raw-":
+		b.ReportMetric(mbs(ours)/mbs(s), "ratio")
+	case "rawsync-":
+		b.ReportMetric(mbs(ours)/mbs(s), "ratio-sync")
+	}
 }
 
 // putRandom puts size pseudo-random bytes into st, generated as they go.
@@ -121,8 +155,8 @@ func serveRaw(h host.Host, path string) {
 }
 
 // rawCopy fetches rawProtocol's bytes into the file out, synced too when
-// HYPHAE_FILES_BENCH_RAW_SYNC is set (a baseline as durable as Fetch).
-func rawCopy(cli, srv host.Host, out string) error {
+// sync is set (a baseline as durable as Fetch).
+func rawCopy(cli, srv host.Host, out string, sync bool) error {
 	s, err := cli.NewStream(context.Background(), srv.ID(), rawProtocol)
 	if err != nil {
 		return err
@@ -134,7 +168,7 @@ func rawCopy(cli, srv host.Host, out string) error {
 		return err
 	}
 	_, err = io.CopyBuffer(struct{ io.Writer }{f}, struct{ io.Reader }{s}, make([]byte, 256<<10))
-	if err == nil && os.Getenv("HYPHAE_FILES_BENCH_RAW_SYNC") != "" {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

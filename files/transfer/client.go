@@ -198,7 +198,7 @@ func (c *Client) readChunks(st network.Stream, r io.Reader, e files.Entry, first
 	free := make(chan []byte, readBuffers)
 	done := make(chan struct{})
 	for range readBuffers {
-		free <- make([]byte, min(e.ChunkSize, max(e.Size, 1)))
+		free <- cas.ChunkBuffer(int(min(e.ChunkSize, max(e.Size, 1))))
 	}
 	go func() {
 		defer close(done)

@@ -2,6 +2,7 @@ package transfer
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -95,39 +96,50 @@ func (s *Server) handle(st network.Stream) {
 // resets it.
 func (s *Server) serve(st network.Stream) error {
 	_ = st.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
-	req, err := readRequest(st)
+	w := deadlineWriter{st, s.cfg.IdleTimeout}
+	req, single, err := readAnyRequest(st)
 	if err != nil {
-		_ = s.answer(st, StatusBadRequest, err.Error())
+		_ = s.answer(w, StatusBadRequest, err.Error())
 		return err
 	}
-	sha := req.sha()
+	if !single {
+		return s.serveBatch(st, req)
+	}
+	it := req.Items[0]
+	sha := hex.EncodeToString(it.SHA256[:])
 	if err := s.allow(st, sha, req.JobRef); err != nil {
 		s.stats.refused.Add(1)
-		return s.answer(st, StatusRefused, err.Error())
+		return s.answer(w, StatusRefused, err.Error())
 	}
 	release, ok := s.acquire()
 	if !ok {
 		s.stats.busy.Add(1)
-		return s.answer(st, StatusBusy, "no free transfer slot")
+		return s.answer(w, StatusBusy, "no free transfer slot")
 	}
 	defer release()
+	return s.sendBlob(w, sha, it.First)
+}
+
+// sendBlob answers with the header and the bytes of blob sha from chunk
+// first on, or with a header that says why not (and a nil error).
+func (s *Server) sendBlob(w io.Writer, sha string, first uint32) error {
 	b, err := s.store.OpenBlob(sha)
 	if err != nil {
 		s.stats.notFound.Add(1)
-		return s.answer(st, StatusNotFound, "blob "+sha+" is not here")
+		return s.answer(w, StatusNotFound, "blob "+sha+" is not here")
 	}
 	defer b.Close()
-	if int64(req.First) > int64(len(b.Chunks)) {
-		return s.answer(st, StatusBadRequest, fmt.Sprintf("chunk %d of %d", req.First, len(b.Chunks)))
+	if int64(first) > int64(len(b.Chunks)) {
+		return s.answer(w, StatusBadRequest, fmt.Sprintf("chunk %d of %d", first, len(b.Chunks)))
 	}
 	s.stats.transfers.Add(1)
 	s.stats.active.Add(1)
 	defer s.stats.active.Add(-1)
 	hdr := encodeHeader(Header{Status: StatusOK, Size: b.Size, ChunkSize: b.ChunkSize, Chunks: b.Chunks})
-	if err := s.write(st, hdr); err != nil {
+	if err := s.write(w, hdr); err != nil {
 		return err
 	}
-	return s.send(st, b, int64(req.First)*b.ChunkSize)
+	return s.send(w, b, int64(first)*b.ChunkSize)
 }
 
 // allow asks the Authorizer, for no longer than IdleTimeout.
@@ -138,14 +150,24 @@ func (s *Server) allow(st network.Stream, sha, jobRef string) error {
 }
 
 // answer sends a header that is not ok; the stream then ends.
-func (s *Server) answer(st network.Stream, status Status, reason string) error {
-	return s.write(st, encodeHeader(Header{Status: status, Reason: reason}))
+func (s *Server) answer(w io.Writer, status Status, reason string) error {
+	return s.write(w, encodeHeader(Header{Status: status, Reason: reason}))
 }
 
-func (s *Server) write(st network.Stream, b []byte) error {
-	_ = st.SetWriteDeadline(time.Now().Add(s.cfg.IdleTimeout))
-	_, err := st.Write(b)
+func (s *Server) write(w io.Writer, b []byte) error {
+	_, err := w.Write(b)
 	return err
+}
+
+// deadlineWriter writes to a stream, each write due within idle.
+type deadlineWriter struct {
+	st   network.Stream
+	idle time.Duration
+}
+
+func (d deadlineWriter) Write(b []byte) (int, error) {
+	_ = d.st.SetWriteDeadline(time.Now().Add(d.idle))
+	return d.st.Write(b)
 }
 
 // acquire takes a transfer slot, waiting up to QueueWait.
@@ -162,14 +184,14 @@ func (s *Server) acquire() (release func(), ok bool) {
 }
 
 // send writes the blob from byte off to its end through one buffer.
-func (s *Server) send(st network.Stream, b *cas.Blob, off int64) error {
+func (s *Server) send(w io.Writer, b *cas.Blob, off int64) error {
 	buf := make([]byte, min(sendBuffer, max(b.Size-off, 1)))
 	for off < b.Size {
 		n, err := b.ReadAt(buf[:min(int64(len(buf)), b.Size-off)], off)
 		if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
 			return fmt.Errorf("read blob: %w", err)
 		}
-		if err := s.write(st, buf[:n]); err != nil {
+		if err := s.write(w, buf[:n]); err != nil {
 			return err
 		}
 		s.stats.bytes.Add(int64(n))

@@ -67,13 +67,22 @@ func encodeRequest(r Request) ([]byte, error) {
 
 // readRequest reads one request, reading no more than it holds.
 func readRequest(rd io.Reader) (Request, error) {
+	var prefix [4]byte
+	if _, err := io.ReadFull(rd, prefix[:]); err != nil {
+		return Request{}, fmt.Errorf("%w: request: %v", files.ErrProtocol, err)
+	}
+	if err := checkMagic(prefix[:]); err != nil {
+		return Request{}, err
+	}
+	return readRequestBody(rd)
+}
+
+// readRequestBody reads a one-blob request after its magic and version.
+func readRequestBody(rd io.Reader) (Request, error) {
 	var r Request
 	var fixed [42]byte
-	if _, err := io.ReadFull(rd, fixed[:]); err != nil {
+	if _, err := io.ReadFull(rd, fixed[4:]); err != nil {
 		return r, fmt.Errorf("%w: request: %v", files.ErrProtocol, err)
-	}
-	if err := checkMagic(fixed[:4]); err != nil {
-		return r, err
 	}
 	copy(r.SHA256[:], fixed[4:36])
 	r.First = binary.BigEndian.Uint32(fixed[36:40])
