@@ -88,8 +88,10 @@ func newScheduleAct(g *globals, verb, short string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   verb + " NAME --context N",
 		Short: short,
-		Long: short + `. NAME is the schedule's, its flow's name (hyphae flow schedule list
-shows them); the context is --context N (-c N), default $` + envContext + `.`,
+		Long: short + `.
+
+NAME is the schedule's name, its flow's (hyphae flow schedule list shows
+them); the context is --context N (-c N), default $` + envContext + `.`,
 		Example: fmt.Sprintf("  hyphae flow schedule %s nightly-backup -c 1\n  HYPHAE_CONTEXT=1 hyphae flow schedule %s nightly-backup", verb, verb),
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

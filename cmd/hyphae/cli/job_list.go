@@ -48,7 +48,7 @@ creation to its end (to now while it has not ended).`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
-	fl.StringVar(&f.status, "status", "", "only jobs in this status: dispatched, waiting_for_prerequisites, started, error, finished")
+	fl.StringVar(&f.status, "status", "", "only jobs in this status: dispatched, waiting_for_prerequisites, started, error, finished; e.g. --status error")
 	fl.Uint64Var(&f.flow, "flow", 0, "only the jobs of this flow, by id (hyphae flow list shows them), e.g. --flow 3")
 	fl.StringVar(&f.name, "name", "", "only jobs whose name or key holds this text, e.g. --name backup")
 	fl.StringVar(&f.typ, "type", "", "only jobs of this script type, e.g. --type python")
