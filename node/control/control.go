@@ -101,6 +101,7 @@ func (h *Handlers) Register(table *api.Table) {
 	h.registerMessageMethods()
 	h.registerEventMethods()
 	h.registerRunnerMethods()
+	h.registerInviteMethods() // methods_invite.go
 	if h.Sched != nil {
 		h.registerFlowMethods()
 	}

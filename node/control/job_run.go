@@ -83,8 +83,12 @@ func (h *Handlers) submitJob(ctx context.Context, p JobRunParams, run bool) (*wi
 }
 
 // resolveRunner turns a runner:<id> target into the peer ID its record
-// names (or self), once, at submission.
+// names (or self), and a peer's name into its peer ID, once, at submission.
 func (h *Handlers) resolveRunner(ctx context.Context, p *JobRunParams) error {
+	if id, ok := h.namedPeer(ctx, p.To); ok { // a name invite.join gave a peer
+		p.To = id
+		return nil
+	}
 	if !strings.HasPrefix(p.To, "runner:") {
 		return nil
 	}

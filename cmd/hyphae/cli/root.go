@@ -102,7 +102,7 @@ Start here:
 		return usage("%v (see %s --help)", err, c.CommandPath())
 	})
 	for _, add := range []func(*globals) *cobra.Command{
-		newInit, newID, newRun, newVersion, newContext, newActor, newRunner, newJob, newPeers, newNodeInfo, newDrain, newPrune, newFlow, newDemo, newUI, newStats,
+		newInit, newID, newRun, newVersion, newContext, newActor, newRunner, newJob, newPeers, newNodeInfo, newDrain, newPrune, newFlow, newDemo, newUI, newStats, newInvite, newJoin,
 	} {
 		root.AddCommand(add(g))
 	}
