@@ -13,7 +13,7 @@ import (
 	"github.com/hyphae-run/hyphae/executor/sandbox"
 )
 
-// Contain says which jobs run contained (DESIGN §5): in namespaces of
+// Contain says which jobs run contained (docs/design.md, "Contained jobs"): in namespaces of
 // their own, as a user that is not the agent's, the data dir hidden.
 type Contain struct {
 	// Own is how the agent's own jobs run (its API, CLI, flows, Redis and

@@ -1,5 +1,5 @@
-// Package executor is the runner role of a Hyphae agent (DESIGN.md §3
-// queues, §5 execution): it takes jobs from the queue:<script_type> lists
+// Package executor is the runner role of a Hyphae agent (docs/design.md: "Redis layout"
+// for its queues, "Running jobs" for execution): it takes jobs from the queue:<script_type> lists
 // of the context DBs it serves, runs them as processes and writes status,
 // result, error and logs back onto the job, so any client that follows the
 // Redis contract (HSET job:<caller>:<id> …; LPUSH queue:<type> <key>) gets

@@ -351,7 +351,7 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 					return rejected(t, b, c.reason) >= n0+1
 				})
 				if c.reason == "not_for_me" {
-					// Ignored by the validator (DESIGN §4), before the replay
+					// Ignored by the validator (docs/design.md, "Between agents"), before the replay
 					// check: no seen:<sender>/<id> marker was written.
 					env, err := envelope.Unmarshal(data, 0)
 					if err != nil {

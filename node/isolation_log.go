@@ -11,7 +11,7 @@ import (
 
 // logHostIsolation warns once, at start, of each context an admin opted
 // out of containment (isolation host, hyphae context set): its jobs from
-// other actors run on this machine as the agent's user (DESIGN §5, "logged
+// other actors run on this machine as the agent's user (docs/design.md, "Running jobs", "logged
 // at start"). It reads each context's own record, as the runner does.
 func (n *Node) logHostIsolation(ctx context.Context) {
 	if n.runner == nil {
@@ -35,7 +35,7 @@ func (n *Node) logHostIsolation(ctx context.Context) {
 
 // logReachableStore warns when contained jobs, which keep the network,
 // could reach this agent's store: a Redis on a loopback TCP port with no
-// password (DESIGN §5 lists it among what a contained job can reach).
+// password (docs/design.md, "Contained jobs" lists it among what a contained job can reach).
 func (n *Node) logReachableStore() {
 	if n.runner == nil || n.cfg.Runner.Isolation.Remote == model.IsolationHost {
 		return

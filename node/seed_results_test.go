@@ -11,7 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
-// Seed 000 §4–5, seed 001 Runner.local (DESIGN §8): bob's context 2 has
+// Seed 000 §4–5, seed 001 Runner.local (docs/design.md, "How Hyphae reads the specifications it follows"): bob's context 2 has
 // a runner record with local: true for type v, which bob's own runner
 // does not run — an external worker. A job of type v that alice sends
 // there is not failed fast for want of a runner: it waits on queue:v for

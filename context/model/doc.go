@@ -1,6 +1,6 @@
 // Package model holds Hyphae's data types — Actor, Context, Flow, Message,
 // Runner, RunnerJob, Peer — their status enums, and the codec between each
-// type and its Redis hash (DESIGN.md §3, the contract).
+// type and its Redis hash (docs/design.md, "Redis layout", the contract).
 //
 // Hash field encoding: integers and ids are decimal strings; booleans are
 // "true"/"false"; lists and maps are JSON; timestamps are unix seconds; enums

@@ -5,7 +5,7 @@ import "fmt"
 // JobStatus is the lifecycle state of a RunnerJob.
 type JobStatus string
 
-// Job states (DESIGN.md §3).
+// Job states (docs/design.md, "Redis layout").
 const (
 	JobDispatched JobStatus = "dispatched"
 	JobWaiting    JobStatus = "waiting_for_prerequisites"

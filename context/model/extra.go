@@ -2,7 +2,7 @@ package model
 
 import "strconv"
 
-// Fields of ours that the bus keeps on seed hashes, in their Extra (DESIGN
+// Fields of ours that the bus keeps on seed hashes, in their Extra (docs/design.md
 // §3: additions use names of their own). Code reads and writes them
 // through these names, or through the typed accessors below.
 const (

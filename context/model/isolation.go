@@ -2,7 +2,7 @@ package model
 
 import "fmt"
 
-// Containment settings (DESIGN §5, contained jobs), kept as additions in
+// Containment settings (docs/design.md, "Contained jobs", contained jobs), kept as additions in
 // the job's and the context's hashes.
 const (
 	// ExtraIsolation on a context: "host" runs its jobs from other actors

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// A RunnerJob's DAG fields, as seed 001 and DESIGN.md §8 read them:
+// A RunnerJob's DAG fields, as seed 001 and docs/design.md, "How Hyphae reads the specifications it follows" read them:
 // dependends are ids of jobs of the same context (job:<caller_id>:<id>)
 // that must finish before the job starts; prerequisites are names of
 // external prerequisites, met when prereq:<name> exists in the context DB.

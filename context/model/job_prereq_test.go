@@ -39,7 +39,7 @@ func TestOldNumericPrerequisitesStillDecode(t *testing.T) {
 
 // A flow job stored before keeps its upstream ids in prerequisites and its
 // downstream ids in dependends; one stored now keeps upstream ids in
-// dependends (DESIGN.md §8). Upstream reads both.
+// dependends (docs/design.md, "How Hyphae reads the specifications it follows"). Upstream reads both.
 func TestUpstreamOfOldAndNewFlowJobs(t *testing.T) {
 	old := &model.RunnerJob{FlowID: 3, Prerequisites: []string{"1", "2"}, Dependends: []uint64{9}}
 	if got := old.Upstream(); !reflect.DeepEqual(got, []uint64{1, 2}) {

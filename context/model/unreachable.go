@@ -20,7 +20,7 @@ const (
 
 // StateUnknown is how views show a job, or a flow's node, whose status is
 // not final while its runner is unreachable (RunnerJob.Unreachable). It is
-// never stored: the job hash keeps its seed status (DESIGN §3).
+// never stored: the job hash keeps its seed status (docs/design.md, "Redis layout").
 const StateUnknown = "unknown"
 
 // NodeUnknown is StateUnknown as a flow view's node state (never stored in

@@ -120,7 +120,7 @@ func BenchmarkStoreEnqueueDequeue(b *testing.B) {
 }
 
 // BenchmarkRawEnqueueDequeue: HSET job:<c>:<id> then LPUSH queue:sh then
-// BRPOP — what a plain client does per DESIGN.md §3 — with the job's fields
+// BRPOP — what a plain client does per docs/design.md, "Redis layout" — with the job's fields
 // encoded once, up front.
 func BenchmarkRawEnqueueDequeue(b *testing.B) {
 	_, srv := ctOpen(b)

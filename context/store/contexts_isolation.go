@@ -7,7 +7,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// SetContextIsolation records context id's containment settings (DESIGN
+// SetContextIsolation records context id's containment settings (docs/design.md
 // §5) on both copies of its record, the context's own (which the runner
 // reads) and the DB 0 registry's: isolation "host", "contained" or "",
 // network "none", "host" or "". nil keeps a setting as it is; "" removes

@@ -13,7 +13,7 @@ import (
 // a context is its own Redis DB); the agent keeps a registry copy in DB 0
 // and serves the contexts listed there. A context written only in its own
 // DB is adopted: registered, then served like one made through the API
-// (DESIGN §8). One that cannot be read is refused, and says why on its
+// (docs/design.md, "How Hyphae reads the specifications it follows"). One that cannot be read is refused, and says why on its
 // own hash (field error, RefusedPrefix), never silently ignored.
 
 // RefusedPrefix starts the error field a refused context hash gets.

@@ -1,5 +1,5 @@
 // Package store is Hyphae's only door to Redis: it saves, loads, lists and
-// deletes the contract's objects (DESIGN.md §3) and runs the atomic
+// deletes the contract's objects (docs/design.md, "Redis layout") and runs the atomic
 // multi-key operations as Lua scripts.
 //
 // DB 0 is node-global (actors, the context registry, the peer table, node

@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// Hero dispatcher protocol (DESIGN.md §3, DB 0). The field layout of
+// Hero dispatcher protocol (docs/design.md, "Redis layout", DB 0). The field layout of
 // hero:job:<id> is documented in package executor, which serves it.
 
 // HeroTime formats t as the protocol's ISO-8601 timestamps (RFC 3339, UTC).

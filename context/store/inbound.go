@@ -78,7 +78,7 @@ func (s *Bus) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref
 
 // inboundIDs gives a received job m, j its ids without writing to the
 // target DB before the role check, so a refused job leaves nothing there,
-// not even a moved counter (DESIGN.md §4): ids come from the blocks
+// not even a moved counter (docs/design.md, "Between agents"): ids come from the blocks
 // already reserved in memory when there are some (no round trip; a
 // refused job only leaves a gap), else from Redis (INCRBY seq:*, a write),
 // but only once mayMaterialize, reading only, has found the caller

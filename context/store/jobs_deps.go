@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The job DAG on plain queued jobs (seed 000/001, DESIGN.md §8). A job's
+// The job DAG on plain queued jobs (seed 000/001, docs/design.md, "How Hyphae reads the specifications it follows"). A job's
 // dependends are ids of jobs of its context (job:<caller_id>:<id>, the
 // caller of the job's own key, as a flow's jobs list names them) that
 // must finish before it starts; its prerequisites are names, met when

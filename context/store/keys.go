@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Seed keys (DESIGN.md §3). These helpers are the only place keys are built.
+// Seed keys (docs/design.md, "Redis layout"). These helpers are the only place keys are built.
 
 // ActorKey is actor:<id> (DB 0).
 func ActorKey(id uint64) string { return actorKeyPrefix + u(id) }

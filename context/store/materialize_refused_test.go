@@ -18,7 +18,7 @@ import (
 // context's DB — no message, job or mapping, and no counter moved
 // (seq:message, seq:job) — whether the agent must ask Redis for ids or
 // has some reserved in memory, and however many a stranger sends
-// (DESIGN.md §4: a refused message writes nothing to the target). The
+// (docs/design.md, "Between agents": a refused message writes nothing to the target). The
 // same holds for a context that does not exist.
 func TestRefusedMaterializeChangesNothing(t *testing.T) {
 	s, srv := ctOpen(t)

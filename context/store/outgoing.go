@@ -84,7 +84,7 @@ const (
 // one round trip: it checks that the message went to from, takes it out of
 // the outbox and, unless it carries a job, settles it. A message with no
 // dst yet (it waits for a runner) went to no one, so any ack of it is a
-// stranger's (DESIGN §4, "Trust goes both ways"). A message that does not
+// stranger's (docs/design.md, "Trust", "Trust goes both ways"). A message that does not
 // exist is ErrNotFound.
 func (s *Bus) AckMessage(ctx context.Context, ctxID uint64, key, from string) (AckOutcome, error) {
 	db, err := s.db(ctxID)

@@ -10,7 +10,7 @@ import (
 )
 
 // ResultHome is the result message a sent job's result leaves at its
-// origin (seed 000 steps 5–6, DESIGN §8): message:<caller>:<ID> of type
+// origin (seed 000 steps 5–6, docs/design.md, "How Hyphae reads the specifications it follows"): message:<caller>:<ID> of type
 // result, pushed on the origin context's msg_in, where the actor RPOPs it.
 type ResultHome struct {
 	ID   uint64   // the message's id (its caller is the job's)

@@ -10,7 +10,7 @@ import (
 )
 
 // SchemaKey is the DB 0 string that says which layout the data in this
-// Redis has (DESIGN.md §3 and our own keys): a decimal integer. Absent in
+// Redis has (docs/design.md, "Redis layout" and our own keys): a decimal integer. Absent in
 // a Redis that holds data: written by a release from before schema
 // numbers, whose layout is schema 1's.
 const SchemaKey = "hyphae:schema"

@@ -59,7 +59,7 @@ func ctRequireHash(t *testing.T, c *redis.Client, key string, want map[string]st
 }
 
 // TestStoreSeedKeysAndEncodings reads what the store wrote with a plain
-// client and compares it with DESIGN.md §3 written out by hand.
+// client and compares it with docs/design.md, "Redis layout" written out by hand.
 func TestStoreSeedKeysAndEncodings(t *testing.T) {
 	s, srv := ctOpen(t)
 	ctx := ctCtx(t)

@@ -1,7 +1,7 @@
 // Package sandbox runs a job's process contained: as a user that is not
 // the agent's, in its own mount, pid and ipc namespaces (and network
 // namespace for network none), with the agent's data dir hidden, a private
-// /tmp and the host's files read-only (DESIGN §5, contained jobs).
+// /tmp and the host's files read-only (docs/design.md, "Contained jobs", contained jobs).
 //
 // It needs no program besides the agent's own binary. Wrap rewrites a
 // job's command to re-execute that binary with the job's argv behind the

@@ -6,7 +6,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-// RunnerIsolation says which jobs run contained (runner.isolation; DESIGN
+// RunnerIsolation says which jobs run contained (runner.isolation; docs/design.md
 // §5): as a user that is not the agent's, in their own mount, pid and ipc
 // namespaces, the data dir hidden.
 type RunnerIsolation struct {

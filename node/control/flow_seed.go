@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/scheduler"
 )
 
-// Flows made the seed way (DESIGN.md §8): jobs written as hashes or with
+// Flows made the seed way (docs/design.md, "How Hyphae reads the specifications it follows"): jobs written as hashes or with
 // job.create, each naming in `dependends` the jobs that must finish
 // first; then a flow:<id> whose `jobs` lists them; then flow.start. The
 // scheduler runs flows from its own records (a node name per job, the

@@ -65,7 +65,7 @@ func (h *Handlers) registerContextMethods() {
 		func(ctx context.Context, p wire.GrantParams) (*wire.ContextView, error) {
 			return h.grant(ctx, p, false)
 		})
-	api.Register(h.table, "context.set", "Set a context's containment (an admin's choice, DESIGN §5): "+
+	api.Register(h.table, "context.set", "Set a context's containment (an admin's choice, docs/design.md, Contained jobs): "+
 		"isolation host (jobs from other actors run uncontained: they can read this agent's key, token and store), "+
 		"contained (this agent's own jobs run contained too) or \"\" (the runner's configuration); "+
 		"network none (every job of the context runs contained with only loopback), host or \"\" (each job's own). "+

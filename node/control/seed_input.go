@@ -11,7 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
-// The seed models as the API takes them in `<object>.create` (DESIGN.md
+// The seed models as the API takes them in `<object>.create` (docs/design.md
 // §8): every field a Seed* answer carries is accepted, so an object read
 // back can be sent again; ids left out (0) are allocated.
 

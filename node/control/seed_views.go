@@ -10,8 +10,8 @@ import (
 )
 
 // The seed models as the API answers with them when a call uses the seed
-// coordinator's params (DESIGN.md §8): the seed's field names with natural
-// JSON types (numbers, lists, maps), plus the additions of DESIGN.md §3.
+// coordinator's params (docs/design.md, "How Hyphae reads the specifications it follows"): the seed's field names with natural
+// JSON types (numbers, lists, maps), plus the additions of docs/design.md, "Redis layout".
 // A client's typed decoder for the seed models reads them unchanged.
 
 // seedJob shows j the seed's way: dependends are its upstream ids and

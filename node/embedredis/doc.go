@@ -1,5 +1,5 @@
 // Package embedredis runs the agent's own Redis when no redis.url is
-// configured (DESIGN.md §7, "Store default").
+// configured (docs/design.md, "The JSON-RPC API", "Store default").
 //
 // Start picks one of two kinds of server:
 //

@@ -10,7 +10,7 @@ import (
 
 // A seed client makes a context by writing context:<N> in DB N only. The
 // agent serves the contexts of its DB 0 registry, so such a context would
-// be silently ignored. DESIGN §8 lets the agent adopt or refuse it; a
+// be silently ignored. docs/design.md, "How Hyphae reads the specifications it follows" lets the agent adopt or refuse it; a
 // seed client expects its context to work, so it is adopted (registered,
 // then served by every part as it next refreshes its list of contexts), and
 // one whose hash cannot be read is refused with the reason written on the

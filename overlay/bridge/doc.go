@@ -61,7 +61,7 @@
 // Status messages read a sent job's log at the agent running it, on
 // request, without an outbox (see logs.go).
 //
-// Seed clients (DESIGN §8): a result that comes home also leaves a result
+// Seed clients (docs/design.md, "How Hyphae reads the specifications it follows"): a result that comes home also leaves a result
 // message (the ended job embedded, its log tail in logs) on the origin
 // context's msg_in, written by the same script as the job's end
 // (result_home.go). A runner record with local: true declares an external
@@ -71,7 +71,7 @@
 // its own DB is adopted, or refused with the reason on its hash
 // (adopt.go).
 //
-// Trust goes both ways (DESIGN §4). A job leaves only for the peer its
+// Trust goes both ways (docs/design.md, "Trust"). A job leaves only for the peer its
 // message or its runner names, or, when the agent chooses (no dst, no
 // runner), for a runner registered in its context, else this agent; with
 // none of those it is refused (ErrNoRunner). The rule is context/route's,

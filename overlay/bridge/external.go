@@ -11,7 +11,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 )
 
-// External workers (seed 000 §4–5, seed 001 Runner.local; DESIGN §8). A
+// External workers (seed 000 §4–5, seed 001 Runner.local; docs/design.md, "How Hyphae reads the specifications it follows"). A
 // runner record with local: true declares a worker on this agent's Redis
 // that is not this agent's runner: it BRPOPs queue:<type>, HSETs the job
 // started, runs it and HSETs its result and final status, and may push a

@@ -84,7 +84,7 @@ func TestResultFromAStrangerChangesNothing(t *testing.T) {
 // A job received again (its ack was lost, so its sender resent it: the
 // same ref in a new envelope) is acknowledged again at once and
 // materialised once: the dedupe answers with the first job's key
-// (DESIGN §4: effectively-once).
+// (docs/design.md, "Between agents": effectively-once).
 func TestResentJobIsProcessedOnce(t *testing.T) {
 	t.Parallel()
 	n := newFakeNet()

@@ -10,7 +10,7 @@ import (
 // refused counts a message from peer from that this agent refused after
 // it passed the inbox validator (reason labels the rejected counter) and
 // holds it against from (Transport.Penalize): repeated refusals cost the
-// sender peer score and get its frames rate limited (DESIGN §4). A
+// sender peer score and get its frames rate limited (docs/design.md, "Between agents"). A
 // refused message changes nothing here; err, when given, is logged with
 // it (at most once per sender and reason every 10 s).
 func (b *Bridge) refused(from peer.ID, reason string, err error) {

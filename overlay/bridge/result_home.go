@@ -12,7 +12,7 @@ import (
 // completeHome writes the result p brings (from the peer its job went to)
 // onto the origin job and settles the job's message msgKey, as
 // CompleteSentJob does, and in the same step leaves the result at home as
-// a message (seed 000 steps 5–6, DESIGN §8): message:<caller>:<id> of
+// a message (seed 000 steps 5–6, docs/design.md, "How Hyphae reads the specifications it follows"): message:<caller>:<id> of
 // type result, the ended job embedded as its one job and the job's log
 // tail as its logs, pushed on the origin context's msg_in for the actor
 // to RPOP. A duplicate or late result leaves no message (the script is

@@ -111,7 +111,7 @@ func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 // message in the same step, then acknowledges:
 // a duplicate at once, a new result a little later (pendingAcks), so the
 // ack usually rides on the next message to that runner. Only the peer the
-// job was sent to may answer it (DESIGN §4).
+// job was sent to may answer it (docs/design.md, "Between agents").
 func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	if _, _, err := store.ParseJobKey(p.OriginJob); err != nil {
 		b.refused(from, "unexpected_result", err)

@@ -13,7 +13,7 @@ import (
 // A context a seed client writes only in its own DB (context:<N> in DB N,
 // no registry copy in DB 0) is adopted: registered and served — a job
 // sent to it is accepted; one whose hash cannot be read is refused, saying
-// why on the hash itself (DESIGN §8: never silently ignored).
+// why on the hash itself (docs/design.md, "How Hyphae reads the specifications it follows": never silently ignored).
 func TestContextWrittenOnlyInItsOwnDBIsAdoptedOrRefused(t *testing.T) {
 	t.Parallel()
 	n := newFakeNet()

@@ -13,7 +13,7 @@ import (
 	"github.com/hyphae-run/hyphae/internal/poll"
 )
 
-// Seed 000 steps 5–6 (DESIGN §8): a job sent to another agent comes back
+// Seed 000 steps 5–6 (docs/design.md, "How Hyphae reads the specifications it follows"): a job sent to another agent comes back
 // as a result message on the origin context's msg_in, which the actor
 // RPOPs: message_type result, the finished job embedded, the job's log
 // tail in logs — besides the origin job record.

@@ -21,7 +21,7 @@ const (
 	fuzzDir  = "/nonexistent/hyphae-fuzz"
 )
 
-// parseSeeds: the flows of configs/flows, DESIGN.md §6 and README.md, and
+// parseSeeds: the flows of configs/flows, docs/design.md, "Flows" and README.md, and
 // files the parser must refuse.
 var parseSeeds = []string{
 	"name: diamond\ncontext: 1\nenv: {GREETING: hello}\njobs:\n  fetch:\n    type: sh\n    script: |\n      echo \"items=3\" >> \"$HYPHAE_RESULT\"\n  count-words:\n    type: sh\n    needs: fetch\n    script: |\n      echo \"words=1\" >> \"$HYPHAE_RESULT\"\n  count-lines:\n    type: sh\n    needs: fetch\n    script: echo lines\n  report:\n    type: sh\n    needs: [count-words, count-lines]\n    script: |\n      echo \"$GREETING: $HYPHAE_IN_COUNT_WORDS_WORDS words\"\n",

@@ -1,5 +1,5 @@
 // Package conformance checks an implementation against the seed documents
-// (../shared/seeds in the project's workspace, summarised in DESIGN.md §8)
+// (../shared/seeds in the project's workspace, summarised in docs/design.md, "How Hyphae reads the specifications it follows")
 // and nothing else: its tests speak raw JSON-RPC over HTTP and WebSocket
 // and raw Redis, and import no package of this project, so a third party
 // can run them against any implementation of the seed coordinator.

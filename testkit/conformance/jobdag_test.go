@@ -13,7 +13,7 @@ import (
 // The job DAG on plain queued jobs (seed 000 §2.3 state diagram, seed 001
 // RunnerJob and JobStatus): `dependends` are ids of jobs of the context
 // that must finish before a job starts, `prerequisites` names of external
-// prerequisites (DESIGN.md §8: met when prereq:<name> exists in the
+// prerequisites (docs/design.md, "How Hyphae reads the specifications it follows": met when prereq:<name> exists in the
 // context DB). A job whose DAG is not met sits in
 // waiting_for_prerequisites, starts when it is, and ends error when it
 // cannot be ("waiting_for_prerequisites --> error : timeout /
