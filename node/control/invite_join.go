@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/invite"
@@ -58,7 +60,10 @@ func (h *Handlers) inviteJoin(ctx context.Context, p wire.InviteJoinParams) (*wi
 
 // namedPeer is the peer ID this agent named to (invite.join), if any.
 func (h *Handlers) namedPeer(ctx context.Context, to string) (string, bool) {
-	if to == "" || to == "self" || to == wire.ToAny || strings.HasPrefix(to, "runner:") || strings.HasPrefix(to, "12D3KooW") {
+	if to == "" || to == "self" || to == wire.ToAny || strings.HasPrefix(to, "runner:") {
+		return "", false
+	}
+	if _, err := peer.Decode(to); err == nil {
 		return "", false
 	}
 	st, err := h.invites()

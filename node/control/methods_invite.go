@@ -3,7 +3,6 @@ package control
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -186,7 +185,7 @@ func (h *Handlers) checkSwarm(c *invite.Code) error {
 		return nil
 	}
 	path := filepath.Join(h.Cfg.DataDir, "swarm.key")
-	if err := os.WriteFile(path, []byte(c.SwarmKey), 0o600); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := os.WriteFile(path, []byte(c.SwarmKey), 0o600); err != nil {
 		return fmt.Errorf("invite: write the swarm key: %w", err)
 	}
 	return api.Errorf(api.CodeUnavailable, "that agent's network is private: its swarm key is in %s; "+

@@ -101,7 +101,8 @@ func printInvites(w io.Writer, vs []wire.InviteView) {
 }
 
 func newInviteRevoke(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:     "revoke ID",
 		Short:   "Withdraw an open invite: its code is refused from now on",
 		Example: "  hyphae invite list\n  hyphae invite revoke 3f2a9c0d1e4b5a67",
@@ -111,8 +112,13 @@ func newInviteRevoke(g *globals) *cobra.Command {
 			if err := g.call(cmd.Context(), "invite.revoke", wire.InviteRef{ID: args[0]}, &v); err != nil {
 				return err
 			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), v)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "invite %s revoked\n", v.ID)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
 }
