@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	defer stopBus()
 	target.url = os.Getenv("CONFORMANCE_URL")
 	target.token = os.Getenv("CONFORMANCE_TOKEN")
 	target.redis = os.Getenv("CONFORMANCE_REDIS")
@@ -43,6 +44,9 @@ func run(m *testing.M) int {
 	defer stop()
 	return m.Run()
 }
+
+// builtBin is the hyphae binary startHyphae built, for the bus agents.
+var builtBin string
 
 // startHyphae builds the hyphae binary, starts a redis-server and an
 // agent on it in a temp dir, and points target at them.
@@ -64,6 +68,7 @@ func startHyphae() (func(), error) {
 		stop()
 		return nil, fmt.Errorf("build hyphae: %v\n%s", err, out)
 	}
+	builtBin = bin
 	redisPort, apiPort := freePort(), freePort()
 	start := func(name string, args ...string) error {
 		cmd := exec.Command(name, args...)

@@ -14,6 +14,12 @@
 //	CONFORMANCE_LOCAL  "1" when its runners share this machine's /tmp
 //	                   (the order checks read a file the jobs write)
 //
+// The bus tests (bus_test.go) start two more agents, alice and bob, with
+// a redis-server each, paired as the README's two-machine section pairs
+// them, and send from one to the other; they skip under CONFORMANCE_URL.
+// Those failing today are listed in knownGaps and skip unless
+// HYPHAE_CONFORMANCE_STRICT=1 (docs/conformance.md gives the score).
+//
 // Each test names the seed requirement it checks (seed 001 = model
 // fields and statuses, seed 002 = the coordinator).
 package conformance
