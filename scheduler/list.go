@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hyphae-run/hyphae/context/model"
 )
@@ -20,7 +21,8 @@ type Summary struct {
 	UpdatedAt int64            `json:"updated_at"`
 }
 
-// List returns the flows of a context, oldest first, with job counts.
+// List returns the flows of a context, oldest first, with job counts:
+// the flow's own jobs, as Status counts them (a compensation is not one).
 func (s *Scheduler) List(ctx context.Context, ctxID uint64) ([]Summary, error) {
 	fs, err := s.st.Flows.ListFlows(ctx, ctxID)
 	if err != nil {
@@ -35,8 +37,10 @@ func (s *Scheduler) List(ctx context.Context, ctxID uint64) ([]Summary, error) {
 		}
 		sum := Summary{ID: f.ID, ContextID: f.ContextID, Name: f.Name, Status: f.Status,
 			Error: f.Extra[fError], CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
-		for _, st := range nodes {
-			sum.Progress.add(model.NodeState(st))
+		for name, st := range nodes {
+			if !strings.HasSuffix(name, compSuffix) { // shown on its job, as Status does
+				sum.Progress.add(model.NodeState(st))
+			}
 		}
 		out = append(out, sum)
 	}
