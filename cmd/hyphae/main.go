@@ -1,6 +1,7 @@
 // Command hyphae is the Hyphae agent and its command-line interface: one
 // binary that runs on every machine (`hyphae run`) and talks to the local
-// agent (`hyphae job run …`). See `hyphae --help`.
+// agent (`hyphae job run …`). See `hyphae --help`. Main only turns signals
+// into a cancelled context and hands the CLI the in-process agent.
 package main
 
 import (
@@ -10,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 	"github.com/hyphae-run/hyphae/cmd/hyphae/cli"
 )
 
@@ -24,7 +26,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "hyphae: second signal, exiting now")
 		os.Exit(1)
 	}()
-	code := cli.Main(ctx, os.Args[1:])
+	code := cli.Main(ctx, agent.New(), os.Args[1:])
 	cancel()
 	os.Exit(code)
 }

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"syscall"
-
-	"github.com/hyphae-run/hyphae/node"
 )
 
 // systemDataDir is the data dir of a system install (configs/hyphae.service).
@@ -18,7 +16,7 @@ const systemDataDir = "/var/lib/hyphae"
 // accessDoc is where the user-facing text on access lives.
 const accessDoc = "docs/access-and-upgrades.md"
 
-func (g *globals) socket() string { return node.PathsFor(g.dataDir).Socket }
+func (g *globals) socket() string { return g.agent.Socket(g.dataDir) }
 
 // noAgentAdvice: nothing answers. On the socket, the command that starts
 // an agent, and the system install's data dir when its socket is there
@@ -28,7 +26,7 @@ func (g *globals) noAgentAdvice() string {
 		return fmt.Sprintf("no agent answers at %s (connection refused): is it running, with api.listen on that address (`hyphae info` on its machine shows it)?", g.remote.addr)
 	}
 	msg := fmt.Sprintf("no agent is running on data dir %s; start one with `hyphae run --data-dir %s` (or `hyphae init` first)", g.dataDir, g.dataDir)
-	sys := node.PathsFor(systemDataDir).Socket
+	sys := g.agent.Socket(systemDataDir)
 	if abs, _ := filepath.Abs(g.dataDir); abs != systemDataDir {
 		if _, err := os.Lstat(sys); err == nil || os.IsPermission(err) {
 			msg += fmt.Sprintf("; a system agent's socket is at %s: use --data-dir %s (or export HYPHAE_DATA_DIR=%s)", sys, systemDataDir, systemDataDir)

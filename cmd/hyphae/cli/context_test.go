@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 )
 
 // `context create --id 0` used to create the lowest free context and print
@@ -11,7 +13,7 @@ import (
 // bad usage before the agent is asked (none runs on this data dir).
 func TestContextCreateRefusesIDZero(t *testing.T) {
 	var out, errb bytes.Buffer
-	g := &globals{stdout: &out, stderr: &errb}
+	g := &globals{agent: agent.New(), stdout: &out, stderr: &errb}
 	root := newRoot(g)
 	root.SetArgs([]string{"context", "create", "--id", "0", "--data-dir", t.TempDir()})
 	root.SetOut(&out)

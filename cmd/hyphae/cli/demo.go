@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/hyphae-run/hyphae/node/demo"
 )
 
 func newDemo(g *globals) *cobra.Command {
@@ -24,13 +22,11 @@ The demo shows the DAG as it runs, prints the results and explains what
 crossed the wire. Exits 0 when the flow finished.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o := demo.Options{Dir: dir, Keep: keep, Out: cmd.OutOrStdout(), Timeout: timeout}
-			o.Log = slog.New(slog.DiscardHandler)
+			log := slog.New(slog.DiscardHandler)
 			if verbose {
-				o.Log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
+				log = slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil))
 			}
-			routeRedisLog(o.Log)
-			if err := demo.Run(cmd.Context(), o); err != nil {
+			if err := g.agent.Demo(cmd.Context(), cmd.OutOrStdout(), log, dir, keep, timeout); err != nil {
 				return failed("demo: %v", err)
 			}
 			return nil

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 )
 
 // runCLI runs the CLI in process and returns its exit code, stdout and
@@ -11,7 +13,7 @@ import (
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := mainWith(t.Context(), &globals{stdout: &out, stderr: &errb}, args)
+	code := mainWith(t.Context(), &globals{agent: agent.New(), stdout: &out, stderr: &errb}, args)
 	return code, out.String(), errb.String()
 }
 

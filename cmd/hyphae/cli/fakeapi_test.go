@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
@@ -29,6 +30,6 @@ func fakeAPI(t *testing.T, register func(*api.Table)) string {
 func runAt(t *testing.T, addr string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := mainWith(t.Context(), &globals{stdout: &out, stderr: &errb}, append(args, "--addr", addr))
+	code := mainWith(t.Context(), &globals{agent: agent.New(), stdout: &out, stderr: &errb}, append(args, "--addr", addr))
 	return code, out.String(), errb.String()
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/hyphae-run/hyphae/node/config"
 )
 
 // pasteable is the command line `hyphae ARGS...` as the user can paste it
@@ -23,7 +21,7 @@ func (g *globals) pasteable(args ...string) string {
 		if g.remote.tokenFile != "" && g.remote.tokenFile != os.Getenv(envTokenFile) {
 			line = append(line, "--token-file", absPath(g.remote.tokenFile))
 		}
-	case g.dataDir != config.DefaultDataDir():
+	case g.dataDir != g.agent.DefaultDataDir():
 		line = append(line, "--data-dir", absPath(g.dataDir))
 	}
 	for i, a := range line {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
 )
@@ -57,7 +58,7 @@ func TestPasteableNamesTheAgent(t *testing.T) {
 		"/tmp/a":      "hyphae job logs -f -c 1 job:1:2 --data-dir /tmp/a",
 		"/tmp/it's a": `hyphae job logs -f -c 1 job:1:2 --data-dir '/tmp/it'\''s a'`,
 	} {
-		if got := followHint(&globals{dataDir: dir}, 1, "job:1:2"); got != want {
+		if got := followHint(&globals{agent: agent.New(), dataDir: dir}, 1, "job:1:2"); got != want {
 			t.Errorf("data dir %s: %q, want %q", dir, got, want)
 		}
 	}

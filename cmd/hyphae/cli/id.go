@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/crypto/identity"
-	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
@@ -31,11 +29,11 @@ the age recipient messages to this agent are encrypted to, the data dir, and
 agent.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			id, err := identity.Load(node.PathsFor(g.dataDir).Key)
+			peerID, ageRecipient, err := g.agent.Identity(g.dataDir)
 			if err != nil {
 				return failed("%v (run `hyphae init --data-dir %s` first)", err, g.dataDir)
 			}
-			v := idView{PeerID: id.PeerID().String(), AgeRecipient: id.AgeRecipient(), DataDir: g.dataDir, ListenAddrs: []string{}}
+			v := idView{PeerID: peerID, AgeRecipient: ageRecipient, DataDir: g.dataDir, ListenAddrs: []string{}}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Second)
 			defer cancel()
 			var info wire.InfoView

@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
-
-	"github.com/hyphae-run/hyphae/node"
 )
 
 func newInit(g *globals) *cobra.Command {
@@ -23,27 +19,9 @@ refused unless the data dir has a swarm.key (init does not edit a config).`,
 		Example: "  hyphae init\n  hyphae init --data-dir /var/lib/hyphae --swarm-key",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := node.Init(g.dataDir, swarm)
-			if err != nil {
+			if err := g.agent.Init(cmd.OutOrStdout(), g.dataDir, swarm); err != nil {
 				return failed("%v", err)
 			}
-			w := cmd.OutOrStdout()
-			if res.Existed {
-				fmt.Fprintf(w, "%s is initialised already: nothing written\n", res.Paths.Dir)
-				fmt.Fprintf(w, "  peer id:       %s\n", res.Identity.PeerID())
-				fmt.Fprintf(w, "  age recipient: %s\n", res.Identity.AgeRecipient())
-				return nil
-			}
-			fmt.Fprintf(w, "initialised %s\n", res.Paths.Dir)
-			fmt.Fprintf(w, "  peer id:       %s\n", res.Identity.PeerID())
-			fmt.Fprintf(w, "  age recipient: %s\n", res.Identity.AgeRecipient())
-			for _, f := range res.Created {
-				fmt.Fprintf(w, "  wrote          %s\n", f)
-			}
-			if res.SwarmKey != "" {
-				fmt.Fprintf(w, "copy %s to every agent of this private network\n", res.SwarmKey)
-			}
-			fmt.Fprintf(w, "next: hyphae run --data-dir %s\n", res.Paths.Dir)
 			return nil
 		},
 	}

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 )
 
 // hyInit runs `hyphae init args...` and returns its stdout and error.
 func hyInit(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	g := &globals{stdout: &out, stderr: &errOut}
+	g := &globals{agent: agent.New(), stdout: &out, stderr: &errOut}
 	root := newRoot(g)
 	root.SetArgs(append([]string{"init"}, args...))
 	root.SetOut(&out)

@@ -1,11 +1,15 @@
 package cli
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
+)
 
 // job run takes --concurrency-key and --max-in-flight, and they reach
 // job.run's params.
 func TestJobRunConcurrencyFlags(t *testing.T) {
-	cmd := newJobRun(&globals{})
+	cmd := newJobRun(&globals{agent: agent.New()})
 	for _, name := range []string{"concurrency-key", "max-in-flight"} {
 		if cmd.Flags().Lookup(name) == nil {
 			t.Errorf("job run has no --%s", name)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
 )
@@ -33,7 +34,7 @@ func TestJobStatusShowsTraceID(t *testing.T) {
 	addr := fakeAgent(t, wire.JobView{Key: "job:1:7", ID: 7, CallerID: 1, ContextID: 1, Type: "sh",
 		Status: "finished", State: "finished", Attempt: 1, TraceID: tp})
 	var out, errOut bytes.Buffer
-	g := &globals{stdout: &out, stderr: &errOut}
+	g := &globals{agent: agent.New(), stdout: &out, stderr: &errOut}
 	if code := mainWith(context.Background(), g, []string{"job", "status", "-c", "1", "job:1:7", "--addr", addr}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 )
 
 // Every command that shows or changes something takes --json, so scripts
@@ -27,5 +29,5 @@ func TestEveryCommandTakesJSON(t *testing.T) {
 			t.Errorf("%s has no --json", c.CommandPath())
 		}
 	}
-	walk(newRoot(&globals{}))
+	walk(newRoot(&globals{agent: agent.New()}))
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
 )
@@ -52,7 +53,7 @@ func fakeLogsAgent(t *testing.T, old bool) *globals {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	return &globals{dataDir: t.TempDir(), remote: remote{addr: "unix://" + sock}}
+	return &globals{agent: agent.New(), dataDir: t.TempDir(), remote: remote{addr: "unix://" + sock}}
 }
 
 // job run --wait and flow watch mark the lines a job wrote on stderr

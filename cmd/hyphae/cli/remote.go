@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hyphae-run/hyphae/node"
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
@@ -53,7 +52,7 @@ func (r *remote) token() (string, error) {
 // else the socket of --data-dir.
 func (g *globals) dial() (*api.Client, error) {
 	if g.remote.addr == "" {
-		return api.NewUnixClient(node.PathsFor(g.dataDir).Socket), nil
+		return api.NewUnixClient(g.socket()), nil
 	}
 	u, err := url.Parse(g.remote.addr)
 	if err != nil || u.Host == "" && u.Scheme != "unix" {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 	"github.com/hyphae-run/hyphae/node/api"
 )
 
@@ -23,7 +24,7 @@ func TestDialAddr(t *testing.T) {
 		{"ftp://x:1", "", true},
 		{"nonsense", "", true},
 	} {
-		g := &globals{dataDir: t.TempDir(), remote: remote{addr: c.addr}}
+		g := &globals{agent: agent.New(), dataDir: t.TempDir(), remote: remote{addr: c.addr}}
 		cl, err := g.dial()
 		if c.usage {
 			if err == nil || exitCodeOf(err) != ExitUsage {

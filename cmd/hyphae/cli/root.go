@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hyphae-run/hyphae/node/api"
-	"github.com/hyphae-run/hyphae/node/config"
 )
 
 // Exit codes.
@@ -44,15 +43,17 @@ func usage(format string, args ...any) error {
 
 // globals are the flags every command takes.
 type globals struct {
+	agent   Agent // the agent in this process: init, id, run, demo, paths
 	dataDir string
 	remote  remote // --addr, --token-file (remote.go)
 	stdout  io.Writer
 	stderr  io.Writer
 }
 
-// Main runs the CLI with args and returns the process exit code.
-func Main(ctx context.Context, args []string) int {
-	return mainWith(ctx, &globals{stdout: os.Stdout, stderr: os.Stderr}, args)
+// Main runs the CLI with args and returns the process exit code. a is the
+// agent the local commands run in this process (cmd/hyphae/agent).
+func Main(ctx context.Context, a Agent, args []string) int {
+	return mainWith(ctx, &globals{agent: a, stdout: os.Stdout, stderr: os.Stderr}, args)
 }
 
 // mainWith is Main writing to g's stdout and stderr.
@@ -94,8 +95,8 @@ Start here:
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	setVersionFlag(root)
-	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", config.DefaultDataDir(),
+	setVersionFlag(root, g.agent.Version())
+	root.PersistentFlags().StringVar(&g.dataDir, "data-dir", g.agent.DefaultDataDir(),
 		"agent data directory (env HYPHAE_DATA_DIR, default ~/.hyphae)")
 	g.remote.register(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

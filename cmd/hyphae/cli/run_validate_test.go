@@ -3,12 +3,13 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 )
 
 // `hyphae run --api 127.0.0.1:9752x` is bad usage, said before anything
@@ -16,11 +17,11 @@ import (
 // the message names the key, not another agent holding the port.
 func TestRunRejectsBadAPIAddressBeforeStarting(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := node.Init(dir, false); err != nil {
+	if err := agent.New().Init(io.Discard, dir, false); err != nil {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	g := &globals{stdout: &bytes.Buffer{}, stderr: &stderr}
+	g := &globals{agent: agent.New(), stdout: &bytes.Buffer{}, stderr: &stderr}
 	root := newRoot(g)
 	root.SetArgs([]string{"run", "--data-dir", dir, "--api", "127.0.0.1:9752x", "--listen", "/ip4/127.0.0.1/tcp/0", "--no-mdns"})
 	root.SetOut(g.stdout)

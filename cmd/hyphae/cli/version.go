@@ -6,8 +6,6 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-
-	"github.com/hyphae-run/hyphae/node"
 )
 
 // Set by scripts/release with -ldflags -X (node.Version too). A plain
@@ -42,9 +40,9 @@ func orUnknown(s string) string {
 
 // currentVersion is this binary's version (node.Version), with the commit
 // and date from ldflags first, then build info.
-func currentVersion() versionInfo {
+func currentVersion(version string) versionInfo {
 	bi, _ := debug.ReadBuildInfo()
-	return resolveVersion(versionInfo{Version: node.Version, Commit: commit, Date: buildDate}, bi)
+	return resolveVersion(versionInfo{Version: version, Commit: commit, Date: buildDate}, bi)
 }
 
 // resolveVersion fills the commit and date ldflags left unset from bi (nil
@@ -72,13 +70,13 @@ func resolveVersion(ld versionInfo, bi *debug.BuildInfo) versionInfo {
 	return v
 }
 
-func newVersion(*globals) *cobra.Command {
+func newVersion(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and build date",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "hyphae version %s\n", currentVersion().detail())
+			fmt.Fprintf(cmd.OutOrStdout(), "hyphae version %s\n", currentVersion(g.agent.Version()).detail())
 		},
 	}
 }
@@ -87,6 +85,6 @@ func newVersion(*globals) *cobra.Command {
 // `hyphae version` prints. Cobra's default version output is used as is:
 // a custom template would link text/template, whose reflection makes the
 // linker keep every exported method in the binary.
-func setVersionFlag(root *cobra.Command) {
-	root.Version = currentVersion().detail()
+func setVersionFlag(root *cobra.Command, version string) {
+	root.Version = currentVersion(version).detail()
 }

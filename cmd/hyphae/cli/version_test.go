@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/cmd/hyphae/agent"
 	"github.com/hyphae-run/hyphae/node"
 )
 
@@ -43,7 +44,7 @@ func TestVersionIsNodeVersion(t *testing.T) {
 			t.Errorf("module version %s: resolveVersion says %q, node.Version is %q", mv, got.Version, node.Version)
 		}
 	}
-	if v := currentVersion().Version; v != node.Version {
+	if v := currentVersion(agent.New().Version()).Version; v != node.Version {
 		t.Errorf("hyphae version says %q, node.Version is %q", v, node.Version)
 	}
 }
@@ -69,7 +70,7 @@ func TestVersionCommandAndFlag(t *testing.T) {
 	run := func(args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		g := &globals{stdout: &out, stderr: &errOut}
+		g := &globals{agent: agent.New(), stdout: &out, stderr: &errOut}
 		root := newRoot(g)
 		root.SetArgs(args)
 		root.SetOut(&out)
