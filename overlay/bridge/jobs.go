@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -126,6 +127,8 @@ func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.Ru
 	if p.Message != nil {
 		m.Message = p.Message["message"]
 		m.MessageFormatType = p.Message["message_format_type"]
+		m.Timeout, m.TimeoutAck, m.TimeoutResult = seconds(p.Message["timeout"]),
+			seconds(p.Message["timeout_ack"]), seconds(p.Message["timeout_result"])
 	}
 	return j, m
 }
@@ -316,4 +319,15 @@ func (b *Bridge) onMail(ctx context.Context, from peer.ID, target uint64, typ en
 	}
 	b.reply(ctx, from, envelope.TypeAck, target, p.Ref, "") // a resend is acked again, stored once
 	return nil
+}
+
+// seconds reads a time-out of a received message hash: the sender's
+// value is kept on the receiver's copy (issue 39); a missing or
+// malformed one is 0, as before.
+func seconds(v string) int64 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

@@ -92,7 +92,7 @@ func (b *Bridge) prepareJob(ctx context.Context, ctxID uint64, key string, m *mo
 	if err != nil {
 		return nil, false, err
 	}
-	traceOnSend(j, o.JobFields, o.Fields)
+	traceOnSend(j, m, o.JobFields, o.Fields)
 	m.Job = []*model.RunnerJob{j}
 	o.Fields["job"] = m.ToHash()["job"]
 	return j, existed, nil

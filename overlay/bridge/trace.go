@@ -16,13 +16,23 @@ func receivedTrace(tp string) string {
 	return tp
 }
 
-// traceOnSend gives job j of a message a client put on msg_out its
-// traceparent when it has none, recording it with the job and the
-// message (o's fields): the agent first sees such a job here.
-func traceOnSend(j *model.RunnerJob, jobFields, msgFields model.Hash) {
-	if j.TraceID() == "" {
-		j.SetTraceID(tracing.New())
-		jobFields[model.ExtraTraceID] = j.TraceID()
+// traceOnSend gives job j of message m a client put on msg_out its
+// traceparent, recording it with the job and the message (o's fields):
+// the agent first sees such a job here. A client's trace (the job's
+// trace_id, else the message's), a traceparent or a bare 32-hex trace id,
+// is kept (issue 39); a job with none, or a malformed one, gets a new one.
+func traceOnSend(j *model.RunnerJob, m *model.Message, jobFields, msgFields model.Hash) {
+	from := j.TraceID()
+	if from == "" {
+		from = m.TraceID()
+	}
+	if tracing.TraceID(from) == "" {
+		tp, err := tracing.Adopt(from)
+		if err != nil {
+			tp = tracing.New()
+		}
+		j.SetTraceID(tp)
+		jobFields[model.ExtraTraceID] = tp
 	}
 	msgFields[model.ExtraTraceID] = j.TraceID()
 }
