@@ -1,6 +1,9 @@
 // Package cli implements the hyphae commands, one noun per file. Every
 // command except init, id, run and demo talks to the agent running on
-// --data-dir through its API socket; none opens Redis itself.
+// --data-dir through its API socket; none opens Redis itself. Those four
+// act in this process through the Agent that main hands in (agent.go), so
+// that this package imports the API client and its wire types, not the
+// agent's own packages.
 package cli
 
 import (

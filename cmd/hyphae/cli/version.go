@@ -38,8 +38,8 @@ func orUnknown(s string) string {
 	return s
 }
 
-// currentVersion is this binary's version (node.Version), with the commit
-// and date from ldflags first, then build info.
+// currentVersion is this binary's version (Agent.Version, node.Version
+// there), with the commit and date from ldflags first, then build info.
 func currentVersion(version string) versionInfo {
 	bi, _ := debug.ReadBuildInfo()
 	return resolveVersion(versionInfo{Version: version, Commit: commit, Date: buildDate}, bi)
