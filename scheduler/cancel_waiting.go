@@ -20,7 +20,7 @@ func (s *Scheduler) endWaiting(ctx context.Context, r *flowRun) {
 			keys = append(keys, r.nodes[name].key)
 		}
 	}
-	reason := fmt.Sprintf("cancelled: flow %d ended error: %s", r.key.id, r.fatal)
+	reason := fmt.Sprintf(model.CancelledPrefix+"flow %d ended error: %s", r.key.id, r.fatal)
 	if _, err := s.st.Jobs.EndWaitingJobs(ctx, r.key.ctx, keys, reason); err != nil {
 		s.log.Warn("flow ended: waiting jobs", "context", r.key.ctx, "flow", r.key.id, "err", err)
 	}

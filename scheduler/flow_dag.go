@@ -43,6 +43,10 @@ type DAGNode struct {
 	// running, completed, failed or cancelled.
 	NodeStatus string
 	Status     string // the job hash's own status
+	// Runner is where the job ran (peer ID or runner id, "" before it
+	// went); ReusedFrom the earlier run's job whose result a rerun reused.
+	Runner     string
+	ReusedFrom string
 }
 
 // DAGEdge says job From must finish before job To starts.
@@ -89,7 +93,8 @@ func DAGOf(ctxID uint64, g *store.FlowGraph) (*DAG, error) {
 		upstream[j.ID] = up
 		st := dagNodeState(g.Nodes[j.Name], j.Status)
 		d.Nodes[strconv.FormatUint(j.ID, 10)] = DAGNode{ID: j.ID, Name: j.Name, Depends: up, Prerequisites: prereq,
-			ScriptType: j.ScriptType, NodeStatus: string(st), Status: string(j.Status)}
+			ScriptType: j.ScriptType, NodeStatus: string(st), Status: string(j.Status), Runner: j.Runner,
+			ReusedFrom: j.Extra[fReusedFrom]}
 		d.track(j.ID, st)
 	}
 	if cyc := FindCycle(f.Jobs, upstream); cyc != nil {

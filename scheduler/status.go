@@ -57,6 +57,9 @@ type JobState struct {
 	Depth           int               `json:"depth"`
 	ContinueOnError bool              `json:"continue_on_error,omitempty"`
 	Compensation    *CompState        `json:"compensation,omitempty"` // its compensation, once it runs
+	// ReusedFrom is the earlier run's job whose result this rerun reused
+	// (the job did not run again); "" for a job that ran.
+	ReusedFrom string `json:"reused_from,omitempty"`
 }
 
 // Progress counts jobs by state; Done = completed + failed + cancelled.
@@ -143,7 +146,7 @@ func (s *Scheduler) jobState(j *model.RunnerJob, st model.NodeState, byID map[ui
 	}
 	js := JobState{Name: j.Name, Key: store.JobKey(j.CallerID, j.ID), State: st, Status: j.Status,
 		Type: j.ScriptType, Runner: j.Runner, Attempt: j.Attempt, Retries: j.Retries, Result: j.Result,
-		Error: j.Error, ContinueOnError: j.Extra[fContinue] == "true", Needs: []string{}}
+		Error: j.Error, ContinueOnError: j.Extra[fContinue] == "true", Needs: []string{}, ReusedFrom: j.Extra[fReusedFrom]}
 	if js.Result == nil {
 		js.Result = map[string]string{}
 	}

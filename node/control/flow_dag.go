@@ -17,7 +17,7 @@ func (h *Handlers) flowDAG(ctx context.Context, p wire.SeedRef) (*wire.FlowDAG, 
 	}
 	g, err := h.Store.Flows.LoadFlowGraph(ctx, p.ContextID, p.ID)
 	if err != nil {
-		return nil, err
+		return nil, h.notFound(ctx, err, p.ContextID, flowWhat(p.ID))
 	}
 	d, err := scheduler.DAGOf(p.ContextID, g)
 	var bad *scheduler.DAGError
@@ -29,7 +29,7 @@ func (h *Handlers) flowDAG(ctx context.Context, p wire.SeedRef) (*wire.FlowDAG, 
 	case err != nil:
 		return nil, err
 	}
-	return dagView(d), nil
+	return h.dagHosts(ctx, dagView(d)), nil
 }
 
 func dagView(d *scheduler.DAG) *wire.FlowDAG {
@@ -38,7 +38,8 @@ func dagView(d *scheduler.DAG) *wire.FlowDAG {
 		ReverseEdges: edgeViews(d.ReverseEdges), Roots: d.Roots, Leaves: d.Leaves, Levels: d.Levels,
 		Started: d.Started, Completed: d.Completed, Failed: d.Failed, FailedJob: d.FailedJob}
 	for id, n := range d.Nodes {
-		v.Nodes[id] = wire.DAGNode(n)
+		v.Nodes[id] = wire.DAGNode{ID: n.ID, Name: n.Name, Depends: n.Depends, Prerequisites: n.Prerequisites,
+			ScriptType: n.ScriptType, NodeStatus: n.NodeStatus, Status: n.Status, Runner: n.Runner, ReusedFrom: n.ReusedFrom}
 	}
 	return v
 }

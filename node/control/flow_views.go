@@ -27,7 +27,7 @@ func flowState(st *scheduler.Status) wire.FlowState {
 	for i, j := range st.Jobs {
 		v.Jobs[i] = wire.FlowJobState{Name: j.Name, Key: j.Key, State: j.State, Status: j.Status, Type: j.Type,
 			Runner: j.Runner, Attempt: j.Attempt, Retries: j.Retries, Duration: j.Duration, Result: j.Result,
-			Error: j.Error, Needs: j.Needs, Depth: j.Depth, ContinueOnError: j.ContinueOnError}
+			Error: j.Error, Needs: j.Needs, Depth: j.Depth, ContinueOnError: j.ContinueOnError, ReusedFrom: j.ReusedFrom}
 		if c := j.Compensation; c != nil {
 			v.Jobs[i].Compensation = &wire.CompState{Key: c.Key, State: c.State, Status: c.Status,
 				Attempt: c.Attempt, Error: c.Error, Result: c.Result}

@@ -42,6 +42,9 @@ func (h *Handlers) registerContextMethods() {
 			ID uint64 `json:"id"`
 		}) (*wire.ContextView, error) {
 			c, err := h.Store.Registry.LoadContext(ctx, p.ID)
+			if errors.Is(err, store.ErrNotFound) {
+				return nil, contextNotFound(p.ID)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -97,6 +100,11 @@ func (h *Handlers) grant(ctx context.Context, p wire.GrantParams, give bool) (*w
 	if err != nil {
 		return nil, err
 	}
+	if !give && role == model.RoleAdmin {
+		if err := h.keepAnAdmin(ctx, p.ID, a.ID); err != nil {
+			return nil, err
+		}
+	}
 	var c *model.Context
 	if give {
 		c, err = h.Store.Registry.Grant(ctx, p.ID, a.ID, role)
@@ -107,4 +115,20 @@ func (h *Handlers) grant(ctx context.Context, p wire.GrantParams, give bool) (*w
 		return nil, err
 	}
 	return contextView(c), nil
+}
+
+// keepAnAdmin refuses to take the admin role from a context's only admin:
+// nobody could grant or revoke in it any more.
+func (h *Handlers) keepAnAdmin(ctx context.Context, ctxID, actorID uint64) error {
+	c, err := h.Store.Registry.LoadContext(ctx, ctxID)
+	if errors.Is(err, store.ErrNotFound) {
+		return contextNotFound(ctxID)
+	}
+	if err != nil {
+		return err
+	}
+	if len(c.Admins) == 1 && c.Admins[0] == actorID {
+		return api.Errorf(api.CodeConflict, "actor %d is the last admin of context %d: grant another admin first", actorID, ctxID)
+	}
+	return nil
 }

@@ -93,7 +93,7 @@ func (h *Handlers) flowAct(ctx context.Context, p wire.FlowRef, op func(context.
 		return nil, err
 	}
 	if err := op(ctx, p.Context, p.ID); err != nil {
-		return nil, err
+		return nil, h.notFound(ctx, err, p.Context, flowWhat(p.ID))
 	}
 	return h.flowStatus(ctx, p)
 }
@@ -104,9 +104,9 @@ func (h *Handlers) flowStatus(ctx context.Context, p wire.FlowRef) (*wire.FlowVi
 	}
 	st, err := h.Sched.Status(ctx, p.Context, p.ID)
 	if err != nil {
-		return nil, err
+		return nil, h.notFound(ctx, err, p.Context, flowWhat(p.ID))
 	}
-	return flowView(st), nil
+	return h.withHosts(ctx, flowView(st)), nil
 }
 
 func (h *Handlers) flowWait(ctx context.Context, p wire.FlowWaitParams) (*wire.FlowView, error) {
@@ -126,9 +126,9 @@ func (h *Handlers) flowWait(ctx context.Context, p wire.FlowWaitParams) (*wire.F
 		st, err = h.Sched.Status(ctx, p.Context, p.ID)
 	}
 	if err != nil {
-		return nil, err
+		return nil, h.notFound(ctx, err, p.Context, flowWhat(p.ID))
 	}
-	return flowView(st), nil
+	return h.withHosts(ctx, flowView(st)), nil
 }
 
 // checkFlowContext refuses context ids this agent cannot serve.

@@ -170,7 +170,7 @@ func (h *Handlers) jobLoad(ctx context.Context, p wire.JobRef) (*wire.JobView, e
 	}
 	j, err := h.Store.Jobs.LoadJobKey(ctx, p.Context, p.Key)
 	if err != nil {
-		return nil, err
+		return nil, h.notFound(ctx, err, p.Context, p.Key)
 	}
 	return jobView(j), nil
 }
@@ -191,11 +191,11 @@ func (h *Handlers) jobWait(ctx context.Context, p wire.JobRef, d time.Duration, 
 	defer cancel()
 	j, err := wait(wctx, p.Context, p.Key)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, err
+		return nil, h.notFound(ctx, err, p.Context, p.Key)
 	}
 	if j == nil { // the wait ran out: answer with the job as it is now
 		if j, err = h.Store.Jobs.LoadJobKey(ctx, p.Context, p.Key); err != nil {
-			return nil, err
+			return nil, h.notFound(ctx, err, p.Context, p.Key)
 		}
 	}
 	return jobView(j), nil

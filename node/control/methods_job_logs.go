@@ -51,7 +51,7 @@ func (h *Handlers) jobLogs(ctx context.Context, p wire.JobRef, from int64) (*log
 	}
 	j, err := h.Store.Jobs.LoadJobKey(ctx, p.Context, p.Key)
 	if err != nil {
-		return nil, err
+		return nil, h.notFound(ctx, err, p.Context, p.Key)
 	}
 	if j.MessageKey() != "" { // sent to another agent
 		return h.sentJobLogs(ctx, p, j, from)

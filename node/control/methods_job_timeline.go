@@ -19,7 +19,7 @@ func (h *Handlers) registerJobTimelineMethods() {
 				return nil, api.InvalidParams("key", "%v", err)
 			}
 			if _, err := h.Store.Jobs.LoadJobKey(ctx, p.Context, p.Key); err != nil {
-				return nil, err
+				return nil, h.notFound(ctx, err, p.Context, p.Key)
 			}
 			es, err := h.Store.Jobs.Timeline(ctx, p.Context, p.Key)
 			if err != nil {

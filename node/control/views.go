@@ -22,6 +22,9 @@ func jobView(j *model.RunnerJob) *wire.JobView {
 	if at, ok := store.ParseRunAt(j.Extra[store.RunAtField]); ok {
 		v.RunAt = float64(at.UnixMilli()) / 1000
 	}
+	if j.Cancelled() { // the word its flow shows (model.StateCancelled)
+		v.State = model.StateCancelled
+	}
 	if since, away := j.Unreachable(); away {
 		v.State, v.UnreachableSince = model.StateUnknown, since.Unix()
 	}

@@ -74,11 +74,12 @@ func printJobTable(w io.Writer, js []wire.JobView) {
 	tw.Flush()
 }
 
-// shownState is the job's status, or "unknown (STATUS)" while the agent
-// it went to is unreachable: it may be running or done there.
+// shownState is the job's status, "cancelled (error)" for a job its flow
+// cancelled (the word the flow shows), or "unknown (STATUS)" while the
+// agent it went to is unreachable: it may be running or done there.
 func shownState(j *wire.JobView) string {
-	if j.State == model.StateUnknown {
-		return model.StateUnknown + " (" + j.Status + ")"
+	if j.State == model.StateUnknown || j.State == model.StateCancelled {
+		return j.State + " (" + j.Status + ")"
 	}
 	return j.Status
 }

@@ -45,7 +45,8 @@ func (g *globals) notFound(ctx context.Context, method string, params any, err e
 	switch {
 	case noun == "job" && p.Key != "" && strings.Contains(rpcErr.Message, p.Key):
 		what = p.Key
-	case noun == "flow" && id != "" && strings.Contains(rpcErr.Message, "flow:"+id):
+	case noun == "flow" && id != "" && (strings.Contains(rpcErr.Message, "flow:"+id) ||
+		strings.HasPrefix(rpcErr.Message, "flow "+id+" not found")): // the agent's own words (node/control/notfound.go)
 		what = "flow " + id
 	case noun == "runner" && id != "" && strings.Contains(rpcErr.Message, "runner:"+id):
 		what = "runner:" + id

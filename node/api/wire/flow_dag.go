@@ -33,6 +33,12 @@ type DAGNode struct {
 	// running, completed, failed or cancelled.
 	NodeStatus string `json:"node_status"`
 	Status     string `json:"status"` // the job hash's own status
+	// Runner is where the job ran (peer ID or runner id), Host that
+	// agent's host name when known; ReusedFrom the earlier run's job whose
+	// result a rerun reused.
+	Runner     string `json:"runner,omitempty"`
+	Host       string `json:"host,omitempty"`
+	ReusedFrom string `json:"reused_from,omitempty"`
 }
 
 // DAGEdge says job From must finish before job To starts.

@@ -52,6 +52,10 @@ type FlowJobState struct {
 	Depth           int               `json:"depth"`
 	ContinueOnError bool              `json:"continue_on_error,omitempty"`
 	Compensation    *CompState        `json:"compensation,omitempty"` // its compensation, once it runs
+	// Host is the host name of the agent that ran it, when known;
+	// ReusedFrom the earlier run's job whose result a rerun reused.
+	Host       string `json:"host,omitempty"`
+	ReusedFrom string `json:"reused_from,omitempty"`
 }
 
 // CompState is a job's compensation, once it runs (docs/sagas.md).

@@ -83,8 +83,8 @@ type JobView struct {
 	CreatedAt int64             `json:"created_at"`
 	UpdatedAt int64             `json:"updated_at"`
 
-	// State is Status, or "unknown" while the agent the job went to is
-	// unreachable (since UnreachableSince, unix s): it may be running or
+	// State is Status, "cancelled" for a job its flow cancelled (Status
+	// error), or "unknown" while the agent the job went to is unreachable (since UnreachableSince, unix s): it may be running or
 	// done there, and its result is taken when the agent returns.
 	State            string `json:"state"`
 	UnreachableSince int64  `json:"unreachable_since,omitempty"`

@@ -72,16 +72,24 @@ function flowDetail(ctx, st, dag) {
     card('DAG', dagSVG(ctx, dag, keyOf, compOf),
       el('p', {class: 'muted'}, 'Click a job to open it. Once the flow ended, "Rerun from here" in the jobs below runs ' +
         'that job and everything that depends on it again, reusing the other results (flow.rerun).')),
-    card('Jobs', table(['JOB', 'KEY', 'STATE', 'TYPE', 'ATTEMPT',
+    card('Jobs', table(['JOB', 'KEY', 'STATE', ['RAN ON', 'the agent that ran the job; reused: a rerun took its result from the earlier run'], 'TYPE', 'ATTEMPT',
       ['WAIT+RUN', 'from dispatch to end: the wait in the queue and the run (the job page shows them apart)'], 'NEEDS', 'COMPENSATION', 'ERROR', ''], st.jobs.map(j =>
       el('tr', {class: 'click', 'data-name': j.name, onclick: () => j.key && go(jobHref(ctx, j.key))},
         el('td', {}, j.name), el('td', {}, el('code', {}, j.key || '—')),
-        el('td', {}, badge(j.state)), el('td', {}, j.script_type), el('td', {}, String(j.attempt)), el('td', {}, ['pending', 'ready'].includes(j.state) ? '—' : dur(j.duration_seconds)),
+        el('td', {}, badge(j.state)), el('td', {class: 'ran-on', 'data-runner': j.runner || '', 'data-reused': j.reused_from || '',
+          title: (j.runner || '') + (j.reused_from ? ' (result reused from ' + j.reused_from + ')' : '')}, ranOn(j)), el('td', {}, j.script_type), el('td', {}, String(j.attempt)), el('td', {}, ['pending', 'ready'].includes(j.state) ? '—' : dur(j.duration_seconds)),
         el('td', {}, (j.needs || []).join(', ')),
         el('td', {'data-compensation': j.compensation ? j.compensation.state : ''}, j.compensation ? compensationLink(ctx, j.compensation) : ''),
         el('td', {class: 'muted text'}, j.error || ''),
         el('td', {}, live ? '' : el('button', {class: 'rerun-from', onclick: e => { e.stopPropagation(); rerun(ctx, st.id, j.name); }},
           'Rerun from here')))))));
+}
+
+// ranOn says where a job ran: its agent's host name, else its short peer
+// or runner id; "reused" when a rerun took its result from the earlier run.
+function ranOn(j) {
+  const where = j.host || (j.runner ? short(j.runner) : '');
+  return j.reused_from ? 'reused' + (where ? ' · ' + where : '') : where || '—';
 }
 
 function compensationLink(ctx, c) {
@@ -114,12 +122,16 @@ function dagSVG(ctx, dag, keyOf, compOf) {
   const nodes = Object.values(dag.nodes).filter(n => pos[n.id]).map(n => {
     const p = pos[n.id], key = keyOf[n.name] || ('job:' + dag.caller_id + ':' + n.id);
     const label = (n.name || String(n.id)), comp = compOf[label];
+    const where = ranOn(n), line = n.node_status + ' · ' + (comp ? (comp === 'completed' ? 'undone' : 'undo ' + comp)
+      : where !== '—' ? where : n.script_type);
     return svgEl('g', {class: 'node st-' + n.node_status, 'data-job': key, 'data-name': label, 'data-state': n.node_status,
-      'data-compensation': comp || '', transform: `translate(${p.x},${p.y})`, onclick: () => go(jobHref(ctx, key))},
-    svgEl('title', {}, label + ': ' + n.node_status + (comp ? ', compensation ' + comp : '') + ' (' + key + ')'),
+      'data-compensation': comp || '', 'data-runner': n.runner || '', 'data-host': n.host || '', 'data-reused': n.reused_from || '',
+      transform: `translate(${p.x},${p.y})`, onclick: () => go(jobHref(ctx, key))},
+    svgEl('title', {}, label + ': ' + n.node_status + (comp ? ', compensation ' + comp : '') +
+      (where !== '—' ? ', ran on ' + where : '') + ' (' + key + ')'),
     svgEl('rect', {width: nw, height: nh}),
     svgEl('text', {x: 10, y: 15}, label.length > 18 ? label.slice(0, 17) + '…' : label),
-    svgEl('text', {x: 10, y: 28, 'font-size': 10, opacity: 0.85}, n.node_status + (comp ? ' · ' + (comp === 'completed' ? 'undone' : 'undo ' + comp) : ' · ' + n.script_type)));
+    svgEl('text', {x: 10, y: 28, 'font-size': 10, opacity: 0.85}, line.length > 26 ? line.slice(0, 25) + '…' : line));
   });
   // Scaled to the card's width (never above its own size, never below
   // half of it); a DAG wider than that scrolls inside its box.
