@@ -138,7 +138,7 @@ func (b *Bridge) plan(ctx context.Context, ctxID uint64, m *model.Message, job *
 	}
 	name := b.names.name(dst)
 	o.Fields[model.ExtraSends], o.Fields["dst"], o.Fields["error"] = strconv.Itoa(sends+1), name, ""
-	o.Next = time.Now().Add(b.backoff(m, sends))
+	o.Next = time.Now().Add(b.untilExpiry(m, b.backoff(m, sends)))
 	if job == nil {
 		return dst, nil
 	}

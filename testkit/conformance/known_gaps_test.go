@@ -14,7 +14,6 @@ var knownGaps = map[string]string{
 	"TestBusChatWithoutDstArrives":                   "(2) a chat on msg_out without dst is quarantined: dst required",
 	"TestBusMessageCreateWithoutDst":                 "(2) message.create refuses a chat without dst",
 	"TestBusVJobToRemoteExternalWorker":              "(3) the sender wants a registered runner announcing v; the record is not taken as the authority",
-	"TestBusMessageTimeoutToUnreachable/timeout":     "(4) timeout 4 to an unreachable runner ends error only after the default time-outs",
 	"TestBusMessageTimeoutToUnreachable/timeout_ack": "(4) timeout_ack 3 leaves the message dispatched",
 	"TestBusDownRunnerHoldsMessage":                  "(5) a job without dst runs on the sender when the context's registered runner is down",
 }
