@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/context/model"
 )
@@ -21,26 +24,82 @@ const RefusedPrefix = "not served by this agent: "
 
 // UnregisteredContexts lists the ids N (1 .. databases-1), other than
 // those known (the DB 0 registry's, as ContextIDs lists them), whose DB N
-// holds context:<N>: contexts written only in their own DB.
+// holds context:<N>: contexts written only in their own DB. Only DBs that
+// hold keys (INFO keyspace, or every DB when the server does not say) are
+// looked at, in one round trip on one connection (ContextsOnlyInOwnDB).
 func (s *Registry) UnregisteredContexts(ctx context.Context, known []uint64) ([]uint64, error) {
 	reg := make(map[uint64]bool, len(known))
 	for _, id := range known {
 		reg[id] = true
 	}
-	var out []uint64
+	used := s.usedDBs(ctx)
+	var ids []uint64
 	for id := uint64(1); id < s.maxDB; id++ {
-		if reg[id] {
+		if !reg[id] && (used == nil || used[id]) {
+			ids = append(ids, id)
+		}
+	}
+	out, err := s.ContextsOnlyInOwnDB(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("store.UnregisteredContexts: %w", err)
+	}
+	return out, nil
+}
+
+// usedDBs lists the DBs that hold keys, from INFO keyspace; nil when the
+// server does not answer it (then every DB is looked at).
+func (s *core) usedDBs(ctx context.Context) map[uint64]bool {
+	info, err := s.global.Info(ctx, "keyspace").Result()
+	if err != nil || !strings.Contains(info, "# Keyspace") {
+		return nil
+	}
+	used := map[uint64]bool{}
+	for _, line := range strings.Split(info, "\n") {
+		num, _, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "db"), ":keys=")
+		if !ok {
 			continue
 		}
-		db, err := s.db(id)
-		if err != nil {
-			return nil, fmt.Errorf("store.UnregisteredContexts: %w", err)
+		if n, err := strconv.ParseUint(num, 10, 64); err == nil {
+			used[n] = true
 		}
-		n, err := db.Exists(ctx, ContextKey(id)).Result()
-		if err != nil {
-			return nil, fmt.Errorf("store.UnregisteredContexts: DB %d: %w", id, err)
+	}
+	return used
+}
+
+// ContextsOnlyInOwnDB returns those of ids whose DB holds context:<id>
+// while the DB 0 registry does not: one pipeline (SELECT, EXISTS) on the
+// probe connection, so looking opens no client per DB.
+func (s *Registry) ContextsOnlyInOwnDB(ctx context.Context, ids []uint64) ([]uint64, error) {
+	for _, id := range ids {
+		if err := s.checkContextID(id); err != nil {
+			return nil, fmt.Errorf("store.ContextsOnlyInOwnDB: %w", err)
 		}
-		if n == 1 {
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	p, err := s.probeClient()
+	if err != nil {
+		return nil, fmt.Errorf("store.ContextsOnlyInOwnDB: %w", err)
+	}
+	inReg, inOwn := make([]*redis.IntCmd, len(ids)), make([]*redis.IntCmd, len(ids))
+	_, err = p.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+		pipe.Select(ctx, 0)
+		for i, id := range ids {
+			inReg[i] = pipe.Exists(ctx, ContextKey(id))
+		}
+		for i, id := range ids {
+			pipe.Select(ctx, int(id))
+			inOwn[i] = pipe.Exists(ctx, ContextKey(id))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store.ContextsOnlyInOwnDB: %w", err)
+	}
+	var out []uint64
+	for i, id := range ids {
+		if inReg[i].Val() == 0 && inOwn[i].Val() == 1 {
 			out = append(out, id)
 		}
 	}

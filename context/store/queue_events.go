@@ -16,32 +16,44 @@ import (
 // polling. It reports false, with the reason, when the server refuses
 // CONFIG (managed or embedded servers); runners then poll.
 func (s *Queues) EnableQueueEvents(ctx context.Context) (bool, error) {
+	return s.enableKeyspace(ctx, "store.EnableQueueEvents", "l")
+}
+
+// enableKeyspace adds K and the event class (one letter) to
+// notify-keyspace-events, keeping the flags already set, with the classes
+// asked for before in this process: a restarted server forgets CONFIG SET,
+// and whichever part re-checks first restores them all. Callers take turns,
+// so one's flags do not undo another's.
+func (s *core) enableKeyspace(ctx context.Context, op, class string) (bool, error) {
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
+	if !strings.Contains(s.notifyWant, class) {
+		s.notifyWant += class
+	}
 	res, err := s.global.ConfigGet(ctx, "notify-keyspace-events").Result()
 	if err != nil {
-		return false, fmt.Errorf("store.EnableQueueEvents: config get: %w", err)
+		return false, fmt.Errorf("%s: config get: %w", op, err)
 	}
 	cur, ok := res["notify-keyspace-events"]
 	if !ok {
-		return false, fmt.Errorf("store.EnableQueueEvents: server has no notify-keyspace-events")
-	}
-	if hasListKeyspace(cur) {
-		return true, nil
+		return false, fmt.Errorf("%s: server has no notify-keyspace-events", op)
 	}
 	want := cur
 	if !strings.Contains(want, "K") {
 		want += "K"
 	}
-	if !strings.ContainsAny(want, "lA") {
-		want += "l"
+	for _, c := range s.notifyWant {
+		if !strings.ContainsAny(want, string(c)+"A") {
+			want += string(c)
+		}
+	}
+	if want == cur {
+		return true, nil
 	}
 	if err := s.global.ConfigSet(ctx, "notify-keyspace-events", want).Err(); err != nil {
-		return false, fmt.Errorf("store.EnableQueueEvents: config set %q: %w", want, err)
+		return false, fmt.Errorf("%s: config set %q: %w", op, want, err)
 	}
 	return true, nil
-}
-
-func hasListKeyspace(flags string) bool {
-	return strings.Contains(flags, "K") && strings.ContainsAny(flags, "lA")
 }
 
 // RunnerEvent is a queue push or a stop request seen on the runner's

@@ -29,6 +29,10 @@ type core struct {
 	mu      sync.Mutex
 	clients map[uint64]*redis.Client // guarded by mu
 	closed  bool                     // guarded by mu
+	probe   *redis.Client            // guarded by mu; one connection that SELECTs each DB it looks at
+
+	notifyMu   sync.Mutex // held while notify-keyspace-events is read and set
+	notifyWant string     // guarded by notifyMu; the event classes asked for (enableKeyspace)
 
 	ids  *idBlocks  // reserved id ranges, for NextIDs
 	ends endWatches // jobs waited for in this process (WatchEnd)
@@ -118,6 +122,23 @@ func (s *core) db(id uint64) (*redis.Client, error) {
 	return c, nil
 }
 
+// probeClient returns the one-connection client that looks into DBs with
+// an explicit SELECT before each command (ContextsOnlyInOwnDB), opened on
+// first use; its DB never leaks into the clients of db.
+func (s *core) probeClient() (*redis.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("store: closed")
+	}
+	if s.probe == nil {
+		o := *s.base
+		o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1
+		s.probe = redis.NewClient(&o)
+	}
+	return s.probe, nil
+}
+
 // checkContextID refuses 0 and ids beyond the server's databases.
 func (s *core) checkContextID(id uint64) error {
 	if id == 0 {
@@ -143,6 +164,9 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	var first error
+	if s.probe != nil {
+		first = s.probe.Close()
+	}
 	for _, c := range s.clients {
 		if err := c.Close(); err != nil && first == nil {
 			first = err

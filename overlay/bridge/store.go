@@ -97,10 +97,13 @@ type RegistryStore interface {
 	AdoptOwnDBContext(ctx context.Context, id uint64) (*model.Context, error)
 	Authorize(ctx context.Context, id uint64, pubkey string, role model.Role) (*model.Actor, error)
 	CheckContextID(id uint64) error
+	ContextsOnlyInOwnDB(ctx context.Context, ids []uint64) ([]uint64, error)
+	EnableContextEvents(ctx context.Context) (bool, error)
 	ListRunners(ctx context.Context, ctxID uint64) ([]*model.Runner, error)
 	LoadContext(ctx context.Context, id uint64) (*model.Context, error)
 	LoadRunner(ctx context.Context, ctxID uint64, id uint64) (*model.Runner, error)
 	MarkContextRefused(ctx context.Context, id uint64, why string) error
+	SubscribeContextWrites(ctx context.Context, fn func(id uint64)) (*store.ContextWrites, error)
 	UnregisteredContexts(ctx context.Context, known []uint64) ([]uint64, error)
 }
 
