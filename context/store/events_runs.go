@@ -50,16 +50,6 @@ func (s *Events) SetEventRun(ctx context.Context, ctxID uint64, eventID, trigger
 	return wrap("store.SetEventRun", db.HSet(ctx, EventRunsKey(eventID), trigger, flowID).Err())
 }
 
-// eventRuns returns trigger → flow id of the runs event eventID started.
-func (s *core) eventRuns(ctx context.Context, ctxID uint64, eventID string) (map[string]string, error) {
-	db, err := s.db(ctxID)
-	if err != nil {
-		return nil, fmt.Errorf("store.EventRuns: %w", err)
-	}
-	m, err := db.HGetAll(ctx, EventRunsKey(eventID)).Result()
-	return m, wrap("store.EventRuns", err)
-}
-
 // SaveTrigger stores trigger t (JSON) under flow name.
 func (s *Events) SaveTrigger(ctx context.Context, ctxID uint64, name, t string) error {
 	db, err := s.db(ctxID)

@@ -76,25 +76,6 @@ local function timeline(job, event, detail)
 end
 `, JobChangesKey, TimelineCap, TimelineCap, JobChangesKeep.Milliseconds())
 
-// addTimeline appends an event to a job's timeline from Go, for moves
-// that are not made by a script (a job sent to another agent, say).
-func (s *core) addTimeline(ctx context.Context, ctxID uint64, jobKey, event, detail string) error {
-	db, err := s.db(ctxID)
-	if err != nil {
-		return fmt.Errorf("store.AddTimeline: %w", err)
-	}
-	err = addTimeline.Run(ctx, db, []string{jobKey}, event, detail).Err()
-	return scriptErr("store.AddTimeline", err)
-}
-
-// addTimeline: see AddTimeline. KEYS[1] job key, ARGV[1] event, ARGV[2]
-// detail. Only for a job that exists.
-var addTimeline = newScript("addTimeline", luaTimeline, `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-timeline(KEYS[1], ARGV[1], ARGV[2])
-return 1
-`)
-
 // timelineSent queues on p, for a job handed to another agent (o.Job with
 // a new runner, store.Dispatch), its "sent" entry.
 func timelineSent(ctx context.Context, p redis.Pipeliner, o Outgoing) {

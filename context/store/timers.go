@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
@@ -168,20 +166,6 @@ func (s *core) nextTimer(ctx context.Context, ctxID uint64) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	return time.UnixMilli(int64(zs[0].Score)), nil
-}
-
-// timers lists the context's timer entries (member → due time), earliest
-// first, at most limit (0: all).
-func (s *core) timers(ctx context.Context, ctxID uint64, limit int64) ([]redis.Z, error) {
-	db, err := s.db(ctxID)
-	if err != nil {
-		return nil, fmt.Errorf("store.Timers: %w", err)
-	}
-	zs, err := db.ZRangeWithScores(ctx, TimersKey, 0, limit-1).Result()
-	if err != nil {
-		return nil, fmt.Errorf("store.Timers: %w", err)
-	}
-	return zs, nil
 }
 
 func msTime(v string) time.Time {

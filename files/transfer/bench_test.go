@@ -90,13 +90,12 @@ func BenchmarkFetchVsRaw(b *testing.B) {
 // side is one way of moving the file in BenchmarkFetchVsRaw and what it
 // took.
 type side struct {
-	name     string
-	run      func() error
-	after    func() // untimed clean-up
-	wall     time.Duration
-	cpu      time.Duration
-	rssPeak  int64
-	measured int
+	name    string
+	run     func() error
+	after   func() // untimed clean-up
+	wall    time.Duration
+	cpu     time.Duration
+	rssPeak int64
 }
 
 func (s *side) measure(b *testing.B) {

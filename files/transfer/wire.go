@@ -2,7 +2,6 @@ package transfer
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"io"
 
@@ -48,8 +47,6 @@ type Header struct {
 	ChunkSize int64
 	Chunks    [][32]byte
 }
-
-func (r Request) sha() string { return hex.EncodeToString(r.SHA256[:]) }
 
 // encodeRequest returns the request's bytes.
 func encodeRequest(r Request) ([]byte, error) {
