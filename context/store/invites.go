@@ -113,7 +113,7 @@ func (s *Registry) ListInvites(ctx context.Context) ([]*Invite, error) {
 
 // takeInvite: see TakeInvite. It answers "ok", or why not: "unknown",
 // "used", "revoked", "expired".
-var takeInvite = redis.NewScript(`
+var takeInvite = newScript("takeInvite", `
 local st = redis.call('HGET', KEYS[1], 'state')
 if not st then return 'unknown' end
 if st ~= 'open' then return st end
@@ -135,7 +135,7 @@ func (s *Registry) TakeInvite(ctx context.Context, id string, by string, now int
 }
 
 // revokeInvite: see RevokeInvite.
-var revokeInvite = redis.NewScript(`
+var revokeInvite = newScript("revokeInvite", `
 local st = redis.call('HGET', KEYS[1], 'state')
 if not st then return 'unknown' end
 if st ~= 'open' then return st end
