@@ -15,7 +15,7 @@ import (
 // message saved under the id its caller chose (or a new one) and pushed
 // on msg_out in the same step, so the bridge sends it: a job message to
 // dst (or, without one, to a runner registered in the context), a chat or
-// mail message to dst.
+// mail message likewise.
 func (h *Handlers) seedMessageCreate(ctx context.Context, p wire.SeedMessageParams) (*wire.SeedMessage, error) {
 	if err := h.seedContext(ctx, p.ContextID); err != nil {
 		return nil, err
@@ -55,10 +55,7 @@ func checkSeedMessage(in *wire.SeedMessageIn, m *model.Message) error {
 		if len(in.Job) == 0 {
 			return api.InvalidParams("message.job", "required: a job message carries the job to run")
 		}
-	case model.MsgTypeChat, model.MsgTypeMail:
-		if in.Dst == "" {
-			return api.InvalidParams("message.dst", "required: the peer ID a %s message goes to", m.MessageType)
-		}
+	case model.MsgTypeChat, model.MsgTypeMail: // without dst: to a runner registered in the context
 	default:
 		return api.InvalidParams("message.message_type", "%q: want job, chat or mail", in.MessageType)
 	}

@@ -64,9 +64,11 @@ func (b *Bridge) prepare(ctx context.Context, ctxID uint64, key string, m *model
 	switch m.MessageType {
 	case model.MsgTypeJob:
 		return b.prepareJob(ctx, ctxID, key, m, o)
-	case model.MsgTypeChat, model.MsgTypeMail, model.MsgTypeStop, model.MsgTypeEvent:
+	case model.MsgTypeChat, model.MsgTypeMail: // without dst: to a registered runner (route_chat.go)
+		return nil, false, nil
+	case model.MsgTypeStop, model.MsgTypeEvent:
 		if m.Dst == "" {
-			return nil, false, bad("dst (recipient peer ID) is required for chat, mail and stop messages")
+			return nil, false, bad("dst (recipient peer ID) is required for stop messages")
 		}
 		return nil, false, nil
 	case "":

@@ -11,7 +11,8 @@ import (
 )
 
 // destination picks the recipient of m: its dst, else (for a job) the
-// job's runner, else one the agent chooses (byType). An empty result comes
+// job's runner, else one the agent chooses (byType); a chat or mail
+// without dst goes to a runner registered in the context. An empty result comes
 // with the reason it waits; err (wrapping ErrNoRunner) says the message
 // can never go.
 func (b *Bridge) destination(ctx context.Context, ctxID uint64, m *model.Message) (peer.ID, string, error) {
@@ -21,6 +22,9 @@ func (b *Bridge) destination(ctx context.Context, ctxID uint64, m *model.Message
 			return "", fmt.Sprintf("dst %q is not a peer ID", m.Dst), nil
 		}
 		return p, "", nil
+	}
+	if m.MessageType == model.MsgTypeChat || m.MessageType == model.MsgTypeMail {
+		return b.toRegistered(ctx, ctxID) // route_chat.go
 	}
 	if m.MessageType != model.MsgTypeJob || len(m.Job) != 1 {
 		return "", "no dst", nil

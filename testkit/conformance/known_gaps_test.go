@@ -11,8 +11,6 @@ import (
 // score. A fix removes its entry.
 var knownGaps = map[string]string{
 	"TestBusMessageAndJobIDsKept":                    "(1) ids renumbered: message:1:501 with job 5001 arrives as message:<a>:<n>, job:<a>:<n>",
-	"TestBusChatWithoutDstArrives":                   "(2) a chat on msg_out without dst is quarantined: dst required",
-	"TestBusMessageCreateWithoutDst":                 "(2) message.create refuses a chat without dst",
 	"TestBusVJobToRemoteExternalWorker":              "(3) the sender wants a registered runner announcing v; the record is not taken as the authority",
 	"TestBusMessageTimeoutToUnreachable/timeout_ack": "(4) timeout_ack 3 leaves the message dispatched",
 	"TestBusDownRunnerHoldsMessage":                  "(5) a job without dst runs on the sender when the context's registered runner is down",
