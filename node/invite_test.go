@@ -49,8 +49,11 @@ func TestInviteJoinThenRunByName(t *testing.T) {
 	}
 
 	revoked := createInvite(t, alice, map[string]any{"context": 1, "role": "reader"})
-	list := inviteList(t, alice)
-	alice.call(t, "invite.revoke", map[string]any{"id": list[len(list)-1].ID}, nil)
+	rc, err := invite.Parse(revoked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice.call(t, "invite.revoke", map[string]any{"id": rc.ID}, nil)
 	refused(t, bob, revoked, "revoked")
 
 	forged, err := invite.Parse(createInvite(t, alice, map[string]any{"context": 1, "role": "admin"}))

@@ -12,6 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/node/api/wire"
+	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/invite"
 )
 
@@ -187,6 +188,11 @@ func (h *Handlers) checkSwarm(c *invite.Code) error {
 	path := filepath.Join(h.Cfg.DataDir, "swarm.key")
 	if err := os.WriteFile(path, []byte(c.SwarmKey), 0o600); err != nil {
 		return fmt.Errorf("invite: write the swarm key: %w", err)
+	}
+	if named, err := config.NameSwarmKey(h.Cfg.File, path); err == nil && named {
+		return api.Errorf(api.CodeUnavailable, "that agent's network is private: its swarm key is now in %s "+
+			"and this agent's config (%s) names it; restart this agent and run the same hyphae join again "+
+			"(the code is not used)", path, h.Cfg.File)
 	}
 	return api.Errorf(api.CodeUnavailable, "that agent's network is private: its swarm key is in %s; "+
 		"set overlay.swarm_key: %s in the config, restart this agent and join again (the code is not used)", path, path)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	ma "github.com/multiformats/go-multiaddr"
@@ -60,7 +61,9 @@ func Join(ctx context.Context, h host.Host, c *Code, req *Request) (*Answer, err
 	if err := h.Connect(ctx, peer.AddrInfo{ID: alice}); err != nil {
 		return nil, fmt.Errorf("invite.Join: dial %s: %w", alice, err)
 	}
-	st, err := h.NewStream(ctx, alice, Protocol)
+	// The handshake is one small line each way: it may cross a relay
+	// (alice behind NAT) rather than wait for a hole punch that may fail.
+	st, err := h.NewStream(network.WithAllowLimitedConn(ctx, "invite"), alice, Protocol)
 	if err != nil {
 		return nil, fmt.Errorf("invite.Join: open a stream to %s: %w", alice, err)
 	}
