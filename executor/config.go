@@ -71,6 +71,10 @@ type Config struct {
 
 	// Tracer exports a run span per attempt; nil: off.
 	Tracer *tracing.Tracer
+
+	// Files carries a job's inputs and outputs (outputs.go); nil: jobs
+	// with either end error.
+	Files Files
 }
 
 // withDefaults returns c with every zero field set.

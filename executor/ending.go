@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"maps"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -34,6 +35,10 @@ func (a *attempt) ended(status model.JobStatus, out outcome) *model.RunnerJob {
 	job := *a.job
 	job.ContextID, job.Attempt = a.ctxID, a.lease.Attempt
 	job.Status, job.Error, job.Result, job.UpdatedAt = status, out.reason, out.result, time.Now().Unix()
+	if out.files != "" {
+		job.Extra = maps.Clone(job.Extra) // a.job's own is not changed
+		job.SetFilesJSON(out.files)
+	}
 	return &job
 }
 

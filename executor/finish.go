@@ -18,6 +18,7 @@ type outcome struct {
 	reason string            // "" = success, else the error text
 	cause  error             // why it was killed, if it was
 	logs   []string          // the last EndingLogLines lines of its Redis log
+	files  string            // the files its outputs matched, JSON (outputs.go)
 }
 
 // settle writes the end of an attempt: finished, failed, retried or — for
@@ -29,7 +30,7 @@ func (r *Runner) settle(a *attempt, out outcome) {
 		r.releaseLease(context.Background(), a.ctxID, a.lease)
 	case out.reason == "":
 		r.complete(a, model.JobFinished, out)
-	case errors.Is(out.cause, errStopped), errors.Is(out.cause, errUncontainable):
+	case errors.Is(out.cause, errStopped), errors.Is(out.cause, errUncontainable), errors.Is(out.cause, errOutputs):
 		r.complete(a, model.JobError, out)
 	case errors.Is(out.cause, errDrained):
 		r.retryOrFail(a, out, 0)
@@ -44,6 +45,9 @@ func (r *Runner) complete(a *attempt, status model.JobStatus, out outcome) {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
 	fields := a.traced(model.Hash{"result": encodeResult(out.result), "error": out.reason})
+	if out.files != "" {
+		fields[model.ExtraFiles] = out.files
+	}
 	job := a.ended(status, out)
 	written := r.jobEnding(a.ctxID, job, out.logs)
 	err := r.st.Queues.CompleteLeased(ctx, a.ctxID, a.lease, r.cfg.RunnerID, status, fields)

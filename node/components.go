@@ -25,6 +25,9 @@ func (n *Node) startComponents(ctx context.Context) error {
 	if err := n.startTracing(ctx); err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}
+	if err := n.openFiles(ctx); err != nil {
+		return fmt.Errorf("files: %w", err)
+	}
 	if n.cfg.HasRole("runner") {
 		if err := n.startRunner(ctx); err != nil {
 			return fmt.Errorf("runner: %w", err)
@@ -32,6 +35,9 @@ func (n *Node) startComponents(ctx context.Context) error {
 	}
 	if err := n.startOverlay(ctx); err != nil {
 		return fmt.Errorf("overlay: %w", err)
+	}
+	if err := n.serveFiles(ctx); err != nil {
+		return fmt.Errorf("files: %w", err)
 	}
 	if err := n.startBridge(ctx); err != nil {
 		return fmt.Errorf("bridge: %w", err)
@@ -92,6 +98,7 @@ func (n *Node) startRunner(ctx context.Context) error {
 		MaxInFlightPerContext: n.cfg.Runner.MaxInFlightPerContext,
 		TypeLimits:            config.TypeLimits(n.cfg.Runner.Types),
 		Contain:               n.containConfig(),
+		Files:                 n.files,
 	}, runnerStore(n.store), n.log.With("part", "runner"))
 	if err != nil {
 		return err

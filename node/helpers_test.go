@@ -43,6 +43,7 @@ type agentOpts struct {
 	plainOnly []string            // only these shortcuts off (config.Bus.PlainOnly)
 	log       *slog.Logger        // the agent's logger (default: testlog's; trace_test.go reads its lines)
 	breaker   config.Breaker      // circuit breakers (default: config's defaults)
+	files     config.Files        // files between jobs' bounds (default: config's defaults)
 	// contained runs jobs from other agents contained, as by default.
 	// Without it they run on the host (runner.isolation.remote: host):
 	// most tests here watch a remote job through a file in the test's
@@ -80,7 +81,7 @@ func startAgent(t testing.TB, o agentOpts) *agent {
 			MDNS: &f, NATPortMap: &f, PresenceInterval: 300 * time.Millisecond, Direct: ptr(!o.noDirect)},
 		Bus: config.Bus{TimeoutAck: cmp.Or(o.ackAfter, 500*time.Millisecond), Plain: o.plain || testBusPlain(),
 			PlainOnly: o.plainOnly}, Executors: o.executors,
-		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}, Breaker: o.breaker}
+		Runner: config.Runner{DrainGrace: o.grace, Concurrency: o.slots}, Breaker: o.breaker, Files: o.files}
 	if !o.contained {
 		cfg.Runner.Isolation.Remote = model.IsolationHost
 	}

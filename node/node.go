@@ -23,9 +23,11 @@ import (
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/control"
 	"github.com/hyphae-run/hyphae/node/embedredis"
+	"github.com/hyphae-run/hyphae/node/jobfiles"
 	"github.com/hyphae-run/hyphae/node/metrics"
 	"github.com/hyphae-run/hyphae/node/ui"
 	"github.com/hyphae-run/hyphae/overlay"
@@ -54,6 +56,7 @@ type Node struct {
 	metrics  *metrics.Metrics     // before Start: the runner counts ended jobs
 	handlers *control.Handlers    // the control API's methods and endpoints
 	tracer   *tracing.Tracer      // span export; nil: off (tracing.go)
+	files    *jobfiles.Service    // files between jobs (files.go)
 	ctxCache contextCache
 	api      *api.Server
 	parts    parts // one handle per started component
@@ -62,6 +65,7 @@ type Node struct {
 	draining atomic.Bool
 	ready    atomic.Bool
 	apiAddr  string
+	reload   func() (*wire.ReloadView, error) // re-reads the config (SetReloader); nil: not supported
 
 	shutdownOnce sync.Once
 	drainOnce    sync.Once

@@ -46,6 +46,8 @@ type Config struct {
 	Quarantine  Quarantine  `yaml:"quarantine"`
 	// Breaker tunes the circuit breakers per destination peer (breaker.go).
 	Breaker Breaker `yaml:"breaker"`
+	// Files bounds files between jobs and the content store (files.go).
+	Files Files `yaml:"files"`
 }
 
 // Supervisor tunes the flow scheduler and what happens to jobs sent to an
@@ -241,6 +243,7 @@ func (c *Config) Defaults() {
 	c.Idempotency.defaults()
 	c.Quarantine.defaults()
 	c.Breaker.defaults()
+	c.Files.defaults()
 }
 
 func (o *Overlay) defaults() {
@@ -334,6 +337,7 @@ func (c *Config) validateMore() []error {
 	errs = append(errs, c.Retention.validate()...)
 	errs = append(errs, c.Idempotency.validate()...)
 	errs = append(errs, c.Breaker.validate()...)
+	errs = append(errs, c.Files.validate()...)
 	errs = append(errs, validateHost(c)...)
 	errs = append(errs, validateOverlay(c)...)
 	return append(errs, validateAddrs(c)...)

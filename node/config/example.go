@@ -109,4 +109,11 @@ breaker:
   threshold: 5             # -1: off
   window: 1m               # the faults count only within this span
   cooldown: 30s
+
+# Files between jobs (docs/design.md): a job's outputs, kept in the content
+# store <data_dir>/files until the jobs that hold them are pruned.
+files:
+  max_file_mb: 4096        # one output or input file
+  max_job_mb: 16384        # one job's files together
+  max_store_mb: 65536      # the content store; past it, what no job holds is pruned first
 `

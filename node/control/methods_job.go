@@ -36,6 +36,7 @@ func (h *Handlers) RunJob(ctx context.Context, p wire.JobRunParams) (*wire.JobVi
 
 func (h *Handlers) registerJobMethods() {
 	h.registerJobRetryMethods()
+	h.registerFilesMethods()
 	api.RegisterShapes(h.table, "job.run", "Submit a job to this agent's runner (to=self), to another agent (to=peer ID, or runner:<id>, a runner record of the context here) or to the least loaded runner registered in the context that is up and runs its type, else this agent (to=any); with wait=N, block up to N seconds for its end and return it. "+
 		"The seed's {job:{…}, secret} queues the job here, in its context_id.",
 		api.Alt(h.RunJob), api.Alt(h.seedJobRun))
@@ -123,6 +124,7 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*w
 	j.SetIdempotencyKey(p.IdempotencyKey)
 	j.SetTraceID(p.trace)
 	j.SetConcurrency(p.Concurrency())
+	j.SetOutputs(p.Outputs)
 	var err error
 	if at, ok := runAt(p.JobRunParams, time.Now()); ok {
 		err = h.enqueueAt(ctx, j, at, run)
@@ -159,6 +161,9 @@ func checkJobParams(p wire.JobRunParams) error {
 		return api.InvalidParams("wait", "seconds to wait for the job's end: 0 (do not wait) to 3600")
 	}
 	if err := checkKeyed(p.KeyedParams); err != nil {
+		return err
+	}
+	if err := checkOutputs(p.Outputs); err != nil {
 		return err
 	}
 	return checkJobAt(p)

@@ -30,6 +30,7 @@ func jobView(j *model.RunnerJob) *wire.JobView {
 	}
 	v.IdempotencyKey, v.DuplicateOf = j.IdempotencyKey(), j.DuplicateOf()
 	v.KeyedParams = keyedOf(j)
+	filesView(j, v) // methods_files.go
 	return v
 }
 

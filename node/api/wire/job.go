@@ -39,6 +39,10 @@ type JobRunParams struct {
 	KeyedParams
 	// TraceParams: the caller's traceparent or trace_id, kept.
 	TraceParams
+	// Outputs are paths or globs relative to the job's directory: the
+	// files they match when it finishes become its files (docs/design.md,
+	// "Files between jobs").
+	Outputs []string `json:"outputs,omitempty"`
 }
 
 // ToAny, as JobRunParams.To, sends the job to the least loaded runner
@@ -107,6 +111,12 @@ type JobView struct {
 	TraceID string `json:"trace_id,omitempty"`
 	// KeyedParams: the job's concurrency key and limit (docs/flow-control.md).
 	KeyedParams
+	// Outputs are the job's output patterns, Files what they matched when
+	// it finished (path, size, sha256, mode), on the agent RanOn names
+	// (this one when empty).
+	Outputs []string   `json:"outputs,omitempty"`
+	Files   []FileView `json:"files,omitempty"`
+	RanOn   string     `json:"ran_on,omitempty"`
 }
 
 // KeyedParams orders jobs per key (JobRunParams embeds it): jobs of a

@@ -1,0 +1,55 @@
+package node
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/node/jobfiles"
+)
+
+// openFiles opens the content store of files between jobs (node/jobfiles),
+// before the runner: outputs need only the store.
+func (n *Node) openFiles(context.Context) error {
+	f := n.cfg.Files
+	s, err := jobfiles.Open(jobfiles.Config{DataDir: n.cfg.DataDir, Limits: f.Limits(), MaxStoreMB: f.MaxStoreMB,
+		Log: n.log.With("part", "files")}, filesLookup{n.store})
+	if err != nil {
+		return err
+	}
+	n.files = s
+	return nil
+}
+
+// serveFiles serves the store on the overlay's host, under
+// /hyphae/files/1.0.0; it stops just before the overlay does.
+func (n *Node) serveFiles(context.Context) error {
+	if err := n.files.Serve(n.overlay.Host()); err != nil {
+		return err
+	}
+	stopOverlay := n.parts.overlay.shutdown
+	n.parts.overlay.shutdown = func(ctx context.Context) error {
+		return errors.Join(n.files.Shutdown(ctx), stopOverlay(ctx))
+	}
+	return nil
+}
+
+// filesLookup is what jobfiles' Authorizer reads of the store.
+type filesLookup struct{ st *store.Store }
+
+func (l filesLookup) LoadJobKey(ctx context.Context, ctxID uint64, key string) (*model.RunnerJob, error) {
+	return l.st.Jobs.LoadJobKey(ctx, ctxID, key)
+}
+
+func (l filesLookup) LoadMessageKey(ctx context.Context, ctxID uint64, key string) (*model.Message, error) {
+	return l.st.Bus.LoadMessageKey(ctx, ctxID, key)
+}
+
+func (l filesLookup) Authorize(ctx context.Context, id uint64, pubkey string, role model.Role) (*model.Actor, error) {
+	return l.st.Registry.Authorize(ctx, id, pubkey, role)
+}
+
+func (l filesLookup) PeerByName(ctx context.Context, name string) (string, error) {
+	return l.st.Registry.PeerByName(ctx, name)
+}
