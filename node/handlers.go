@@ -24,6 +24,7 @@ func (n *Node) controlDeps() control.Deps {
 			n.draining.Store(true) // at once: node.info says so before Run begins to drain
 			n.Drain()
 		},
+		Reload: n.reload,
 	}
 	d.RedisSocket = unixSocket(n.cfg.Redis.URL)
 	if n.redis != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/hyphae-run/hyphae/executor"
 	"github.com/hyphae-run/hyphae/internal/tracing"
 	"github.com/hyphae-run/hyphae/node/api"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/config"
 	"github.com/hyphae-run/hyphae/node/metrics"
 	"github.com/hyphae-run/hyphae/overlay"
@@ -64,6 +65,7 @@ type Deps struct {
 	Ready           func() bool                             // the agent has started
 	Drain           func()                                  // mark the agent draining, then drain and stop it as SIGTERM does
 	APIAddr         func() string                           // the bound TCP API address ("" when off)
+	Reload          func() (*wire.ReloadView, error)        // re-read the config and apply it (nil: not supported)
 	StoreHealth     func() error                            // nil while the store answers, else why not (may be nil)
 }
 

@@ -13,12 +13,13 @@ import (
 // RegisterHTTP adds the plain endpoints to srv: /health (store and
 // overlay reachable), /ready (started, not draining), /info and /metrics —
 // open on TCP so probes need no token — and the event streams (token on
-// TCP).
+// TCP), and the admin endpoints (token on TCP).
 func (h *Handlers) RegisterHTTP(srv *api.Server) {
 	srv.Handle("GET /health", http.HandlerFunc(h.serveHealth), true)
 	srv.Handle("GET /ready", http.HandlerFunc(h.serveReady), true)
 	srv.Handle("GET /info", http.HandlerFunc(h.serveInfo), true)
 	srv.Handle("GET /metrics", h.Metrics.Handler(), true)
+	h.registerAdmin(srv) // http_admin.go
 	h.registerEvents(srv)
 }
 

@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/api/wire"
 	"github.com/hyphae-run/hyphae/node/config"
 )
 
@@ -43,7 +45,8 @@ func (Agent) Run(ctx context.Context, dataDir string, fs *pflag.FlagSet, stderr 
 	if err != nil {
 		return err
 	}
-	stop := reloadOnHUP(dataDir, fs, n, level, log)
+	n.SetReloader(reloader(dataDir, fs, n, level))
+	stop := reloadOnHUP(n, log)
 	defer stop()
 	return n.Run(ctx)
 }
@@ -68,6 +71,9 @@ func loadRunConfig(dataDir string, fs *pflag.FlagSet) (*config.Config, error) {
 	if fs.Changed("data-dir") || cfg.DataDir == "" {
 		cfg.DataDir = dataDir
 	}
+	if a, b := flagValue(fs, "redis"), flagValue(fs, "redis-url"); fs.Changed("redis") && fs.Changed("redis-url") && a != b {
+		return nil, fmt.Errorf("--redis %q and --redis-url %q differ: give one", a, b)
+	}
 	applyRunFlags(cfg, fs)
 	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
@@ -86,6 +92,9 @@ func splitList(s string) []string {
 	return out
 }
 
+// flagValue is the string value of flag name in fs ("" when unknown).
+func flagValue(fs *pflag.FlagSet, name string) string { v, _ := fs.GetString(name); return v }
+
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func newLogger(c config.Log, level *slog.LevelVar, w io.Writer) *slog.Logger {
@@ -97,9 +106,26 @@ func newLogger(c config.Log, level *slog.LevelVar, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// reloadOnHUP re-reads the config on SIGHUP: the log level changes at
-// once, other changes are reported as needing a restart.
-func reloadOnHUP(dataDir string, fs *pflag.FlagSet, n *node.Node, level *slog.LevelVar, log *slog.Logger) func() {
+// reloader re-reads the config the agent started with (file and flags)
+// and hands it to n: the log level changes at once, other changes are
+// reported as needing a restart. SIGHUP and POST /admin/reload share it;
+// one reload runs at a time.
+func reloader(dataDir string, fs *pflag.FlagSet, n *node.Node, level *slog.LevelVar) func() (*wire.ReloadView, error) {
+	var mu sync.Mutex
+	return func() (*wire.ReloadView, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		cfg, err := loadRunConfig(dataDir, fs)
+		if err != nil {
+			return nil, err
+		}
+		_ = level.UnmarshalText([]byte(cfg.Log.Level))
+		return n.Reload(cfg), nil
+	}
+}
+
+// reloadOnHUP reloads the config on SIGHUP (n's reloader).
+func reloadOnHUP(n *node.Node, log *slog.Logger) func() {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGHUP)
 	done := make(chan struct{})
@@ -109,13 +135,9 @@ func reloadOnHUP(dataDir string, fs *pflag.FlagSet, n *node.Node, level *slog.Le
 			case <-done:
 				return
 			case <-ch:
-				cfg, err := loadRunConfig(dataDir, fs)
-				if err != nil {
+				if _, err := n.ReloadConfig(); err != nil {
 					log.Error("SIGHUP: config not reloaded", "err", err)
-					continue
 				}
-				_ = level.UnmarshalText([]byte(cfg.Log.Level))
-				n.Reload(cfg)
 			}
 		}
 	}()

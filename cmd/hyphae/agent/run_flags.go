@@ -11,6 +11,7 @@ import (
 func (Agent) RunFlags(fl *pflag.FlagSet) {
 	fl.String("config", "", "config file (default <data-dir>/hyphae.yaml if present)")
 	fl.String("redis", "", "Redis URL (redis://, rediss://, unix://); empty = embedded")
+	fl.String("redis-url", "", "the same as --redis, as the coordinator (seed 002) spells it")
 	fl.String("api", "", `TCP API address host:port (default 127.0.0.1:9652; "off" = socket only)`)
 	fl.String("roles", "", "comma-separated roles: supervisor,runner (default both)")
 	fl.StringArray("listen", nil, "overlay listen multiaddr (repeatable)")
@@ -34,6 +35,9 @@ func applyRunFlags(cfg *config.Config, fl *pflag.FlagSet) {
 	str := func(name string) string { v, _ := fl.GetString(name); return v }
 	list := func(name string) []string { v, _ := fl.GetStringArray(name); return v }
 	flag := func(name string) bool { v, _ := fl.GetBool(name); return v }
+	if set("redis-url") {
+		cfg.Redis.URL = str("redis-url")
+	}
 	if set("redis") {
 		cfg.Redis.URL = str("redis")
 	}

@@ -62,3 +62,16 @@ func TestRunNoNATPortMapFlag(t *testing.T) {
 		}
 	}
 }
+
+// --redis-url, the coordinator's spelling (seed 002), sets redis.url as
+// --redis does; the two given with different URLs are refused.
+func TestRunRedisURLFlag(t *testing.T) {
+	cfg, err := loadRunConfig(t.TempDir(), runFlagSet(t, []string{"--redis-url", "redis://127.0.0.1:2"}))
+	if err != nil || cfg.Redis.URL != "redis://127.0.0.1:2" {
+		t.Fatalf("--redis-url: %v, redis.url %q", err, cfg.Redis.URL)
+	}
+	_, err = loadRunConfig(t.TempDir(), runFlagSet(t, []string{"--redis-url", "redis://127.0.0.1:2", "--redis", "redis://127.0.0.1:3"}))
+	if err == nil {
+		t.Fatal("--redis and --redis-url with different URLs were taken")
+	}
+}
