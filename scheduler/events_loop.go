@@ -35,9 +35,12 @@ func (s *Scheduler) entryLoop(ctx context.Context, ctxID uint64, list, proc stri
 		}
 		log.Warn("recovering entries; retrying", "err", err)
 	}
+	take := s.taker(ctxID, list, proc, func(ctx context.Context) (string, error) {
+		return s.st.Events.NextEntry(ctx, ctxID, list, proc, s.cfg.Block)
+	})
 	b := newBackoff()
 	for ctx.Err() == nil {
-		entry, err := s.st.Events.NextEntry(ctx, ctxID, list, proc, s.cfg.Block)
+		entry, err := take(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("reading entries", "err", err)

@@ -65,9 +65,12 @@ func (s *Scheduler) loop(ctx context.Context, ctxID uint64) {
 		}
 		log.Warn("recovery failed; retrying", "err", err)
 	}
+	take := s.taker(ctxID, store.JobsDoneKey, s.proc, func(ctx context.Context) (string, error) {
+		return s.st.Flows.NextJobDone(ctx, ctxID, s.proc, s.cfg.Block)
+	})
 	b := newBackoff()
 	for ctx.Err() == nil {
-		key, err := s.st.Flows.NextJobDone(ctx, ctxID, s.proc, s.cfg.Block)
+		key, err := take(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("reading jobs_done", "err", err)

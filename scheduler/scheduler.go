@@ -30,6 +30,8 @@ type Scheduler struct {
 	runs    map[runKey]*flowRun                 // guarded by mu
 	subs    map[runKey]map[*subscriber]struct{} // guarded by mu
 
+	wake loopWake // the loops' wake-ups (wake.go)
+
 	cron *starters.Schedules // the starters: cron schedules and event triggers (starters.go)
 	trig *starters.Triggers
 }

@@ -1,0 +1,47 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// MoveNext moves the oldest entry of list (its right end) to the left of
+// processing and returns it, without blocking: "" when list is empty. A
+// loop woken by a KeyWatch takes its entries with it, as a blocked
+// BLMOVE would have.
+func (s *core) MoveNext(ctx context.Context, ctxID uint64, list, processing string) (string, error) {
+	db, err := s.db(ctxID)
+	if err != nil {
+		return "", fmt.Errorf("store.MoveNext: %w", err)
+	}
+	k, err := db.LMove(ctx, list, processing, "RIGHT", "LEFT").Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store.MoveNext %s: %w", list, err)
+	}
+	return k, nil
+}
+
+// Earliest returns the lowest score of the sorted set key (scored in unix
+// ms: outbox, awaiting_result, prereq_waiting) as a time; ok is false when
+// the set is empty. A loop woken by a KeyWatch sets its timer by it.
+func (s *core) Earliest(ctx context.Context, ctxID uint64, key string) (at time.Time, ok bool, err error) {
+	db, err := s.db(ctxID)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store.Earliest: %w", err)
+	}
+	zs, err := db.ZRangeWithScores(ctx, key, 0, 0).Result()
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("store.Earliest %s: %w", key, err)
+	}
+	if len(zs) == 0 {
+		return time.Time{}, false, nil
+	}
+	return time.UnixMilli(int64(zs[0].Score)), true, nil
+}
