@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -47,20 +48,26 @@ func (r *Runner) heroAwait(intake context.Context, a *attempt, hj heroJob, open 
 }
 
 // heroWaitDeps polls the job's dependencies until all finished, one ended
-// error or is missing, the job is stopped, or the worker shuts down.
+// error, the job is stopped, or the worker shuts down. A dependency not
+// written yet is waited for (a client may store the jobs one by one),
+// for up to the job's timeout.
 func (r *Runner) heroWaitDeps(intake context.Context, a *attempt, hj heroJob) (heroWait, string) {
 	t := time.NewTicker(heroDepPoll)
 	defer t.Stop()
+	unwritten := time.Now().Add(hj.timeout) // a missing dependency is impossible from then
 	logged := false
 	for {
-		left, reason := r.heroDepsLeft(intake, hj.deps)
+		left, missing, reason := r.heroDepsLeft(intake, hj.deps)
 		switch {
 		case reason != "":
 			return heroFail, reason
 		case len(left) == 0:
 			return heroReady, ""
+		case len(missing) > 0 && !time.Now().Before(unwritten):
+			return heroFail, fmt.Sprintf("impossible: hero job %s was not written within %s (the job's timeout)",
+				missing[0], hj.timeout)
 		case !logged:
-			a.log.Info("executor: hero job waits for the jobs it depends on", "waiting_for", left)
+			a.log.Info("executor: hero job waits for the jobs it depends on", "waiting_for", left, "not_written", missing)
 			logged = true
 		}
 		select {
@@ -76,25 +83,25 @@ func (r *Runner) heroWaitDeps(intake context.Context, a *attempt, hj heroJob) (h
 	}
 }
 
-// heroDepsLeft lists the dependencies not finished yet; a reason when one
-// never will (it ended error, or has no hash).
-func (r *Runner) heroDepsLeft(ctx context.Context, deps []string) ([]string, string) {
-	var left []string
+// heroDepsLeft lists the dependencies not finished yet, and among them
+// those with no hash yet; a reason when one never will finish (it ended
+// error).
+func (r *Runner) heroDepsLeft(ctx context.Context, deps []string) (left, missing []string, reason string) {
 	for _, d := range deps {
 		h, err := r.st.Queues.HeroLoad(ctx, d)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			return nil, "impossible: hero job " + d + " does not exist"
+			left, missing = append(left, d), append(missing, d)
 		case err != nil:
 			if ctx.Err() == nil {
 				r.log.Warn("executor: hero dependency", "id", d, "err", err)
 			}
 			left = append(left, d)
 		case h["status"] == heroError:
-			return nil, "impossible: hero job " + d + " ended error"
+			return nil, nil, "impossible: hero job " + d + " ended error"
 		case h["status"] != heroFinished:
 			left = append(left, d)
 		}
 	}
-	return left, ""
+	return left, missing, ""
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -53,6 +54,10 @@ func (r *Runner) prepareHero(id string) (heroJob, string) {
 	switch {
 	case err != nil:
 		return hj, "bad hero job: " + err.Error()
+	case strings.TrimSpace(hj.script) == "":
+		// Seed 004: "validate script content before execution". An empty
+		// script would run and "finish" having done nothing.
+		return hj, "bad hero job: script is empty: nothing to run"
 	case !r.hasType(hj.typ):
 		return hj, r.unknownType(hj.typ)
 	}
