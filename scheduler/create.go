@@ -82,6 +82,7 @@ func (s *Scheduler) graph(f *flowfile.File, caller, flowID, firstJob uint64) (*m
 		jobs[i] = jobOf(spec, fl, ids)
 		jobs[i].SetConcurrency(spec.ConcurrencyIn(fl.EnvVars))
 		jobs[i].SetNetwork(f.NetworkOf(spec))
+		jobs[i].SetOutputs(spec.Outputs) // files between jobs (files.go)
 		fl.Jobs = append(fl.Jobs, jobs[i].ID)
 		nodes[spec.Name] = string(model.NodePending)
 	}

@@ -127,6 +127,7 @@ func (s *Scheduler) nextAttempt(r *flowRun, p attempt) *model.RunnerJob {
 			j.Extra[k] = v
 		}
 	}
+	r.withInputs(p.n, &j, s.cfg.Self) // files between jobs (files.go)
 	return &j
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/files"
 	"github.com/hyphae-run/hyphae/scheduler/flowfile"
 )
 
@@ -53,6 +54,7 @@ type flowRun struct {
 	deadline time.Time                    // guarded by mu
 	state    map[string]model.NodeState   // guarded by mu
 	results  map[string]map[string]string // guarded by mu: job → result
+	made     map[string]files.Input       // guarded by mu: job → its files, as its dependents' input (files.go)
 	fatal    string                       // guarded by mu: why the flow fails
 	ended    bool                         // guarded by mu
 	timer    *time.Timer                  // guarded by mu
@@ -91,6 +93,7 @@ func newRun(g *store.FlowGraph) (*flowRun, error) {
 	}
 	r.addCompNodes(g.Jobs, g.Nodes)
 	r.loadResults(g.Results)
+	r.loadMade(g.Jobs) // files.go
 	return r, nil
 }
 

@@ -47,6 +47,7 @@ func (s *Scheduler) passed(ctx context.Context, r *flowRun, n *node, j *model.Ru
 	step := store.FlowStep{Node: n.name, NodeStates: inFlight, Moves: moves,
 		Results: prefixed(n.name, j.Result), Flow: s.touch()}
 	r.results[n.name] = j.Result // the ready jobs' env reads it
+	r.madeFiles(n.name, j)       // and their inputs (files.go)
 	if err := s.stepAndDispatch(ctx, r, &step, ready); err != nil {
 		return err
 	}

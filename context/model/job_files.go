@@ -62,3 +62,8 @@ func (j *RunnerJob) InputsJSON() string { return j.Extra[ExtraInputs] }
 
 // SetInputsJSON records j's input sets ("" removes them).
 func (j *RunnerJob) SetInputsJSON(v string) { setExtra(&j.Extra, ExtraInputs, v) }
+
+// ExtraFilesRef, on a job that ran on another agent and made files: its
+// ref there, "<context>/<job key>", which its blobs are asked for (the
+// origin keeps it beside ran_on).
+const ExtraFilesRef = "files_ref"

@@ -30,6 +30,10 @@ type payload struct {
 	// TraceID, on a result: the job's traceparent, for the origin's log
 	// and result span (a job's own travels in its hash, Job).
 	TraceID string `json:"trace_id,omitempty"`
+	// Files and FilesRef, on a result: the job's files (JSON, as its
+	// files field) and its ref at the runner, which they are asked for.
+	Files    string `json:"files,omitempty"`
+	FilesRef string `json:"files_ref,omitempty"`
 }
 
 func (p *payload) encode() []byte {

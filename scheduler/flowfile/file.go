@@ -55,6 +55,7 @@ type JobSpec struct {
 	Concurrency     keyedSpec     // + concurrency_key (${VAR} filled in per run) and max_in_flight (keyed.go)
 	WaitFor         *WaitForSpec  // + a step that waits for an event (parse_on.go); nil = none
 	Network         string        // + "none" (only loopback), "host" or "" (the flow's; network.go)
+	Outputs         []string      // + paths or globs: the files that become the job's (outputs.go)
 	Line            int
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
-var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate", "wait_for", "concurrency_key", "max_in_flight", "network"}
+var jobKeys = []string{"type", "script", "script_file", "needs", "runner", "env", "timeout", "retries", "memory_mb", "cpu", "continue_on_error", "run_at", "delay", "sleep", "compensate", "wait_for", "concurrency_key", "max_in_flight", "network", "outputs"}
 
 // jobs decodes the jobs mapping, in file order.
 func (p *parser) jobs(n *yaml.Node) []*JobSpec {
@@ -79,6 +79,8 @@ func (p *parser) job(e entry) *JobSpec {
 			j.WaitFor, waitKey = p.waitFor(f, j.Name), f.k
 		case "network": // network.go
 			j.Network = p.network(f, j.Name)
+		case "outputs": // outputs.go
+			j.Outputs = p.outputs(f, j.Name)
 		default:
 			p.unknownKey(f, j.Name, jobKeys)
 		}
