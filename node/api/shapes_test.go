@@ -62,7 +62,7 @@ func TestShapesPickByKeys(t *testing.T) {
 	for params, field := range map[string]string{
 		`{"context_id":1,"caller_id":1,"idd":3}`: "idd",
 		`{"context":1,"key":"k","bogus":1}`:      "bogus",
-		`{"context":1,"context_id":1,"id":3}`:    "context",
+		`{"context":1,"caller_id":1,"key":"k"}`:  "caller_id",
 	} {
 		_, err := call(t, tbl, "job.load", params)
 		var e *Error
@@ -70,6 +70,12 @@ func TestShapesPickByKeys(t *testing.T) {
 			!strings.Contains(e.Message, field) {
 			t.Errorf("%s: %v, want unknown field naming %q", params, err, field)
 		}
+	}
+	// The two names of a call's context, given together, are told so.
+	_, err := call(t, tbl, "job.load", `{"context":1,"context_id":1,"id":3}`)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidParams || !strings.Contains(e.Message, "give context or context_id, not both") {
+		t.Errorf("context and context_id: %v, want to give one, not both", err)
 	}
 }
 

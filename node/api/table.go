@@ -92,7 +92,7 @@ func decodeParams(raw json.RawMessage, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return paramsError(err)
+		return bothContexts(raw, paramsError(err)) // params_context.go
 	}
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 // a pubkey known under another id, or an id taken by another pubkey, is a
 // conflict. An actor given no address gets the multiaddrs this agent
 // knows for its peer (peerAddrs), and shows them while its record holds
-// none.
+// none; one given address [] shows [] (markNoAddress).
 func (h *Handlers) seedActorCreate(ctx context.Context, in wire.SeedActorIn) (*wire.SeedActor, error) {
 	pub, err := peerIDOf(in.Pubkey)
 	if err != nil {
@@ -29,6 +29,7 @@ func (h *Handlers) seedActorCreate(ctx context.Context, in wire.SeedActorIn) (*w
 	case err == nil:
 		if in.Address != nil {
 			a.Address = in.Address
+			markNoAddress(a, in.Address)
 			if err := h.Store.Registry.SaveActor(ctx, a); err != nil {
 				return nil, err
 			}
@@ -49,8 +50,26 @@ func (h *Handlers) seedActorCreate(ctx context.Context, in wire.SeedActorIn) (*w
 	if a.Address == nil {
 		a.Address = h.peerAddrs(pub) // where the peer is reachable, when this agent knows
 	}
+	markNoAddress(a, in.Address)
 	if err := h.Store.Registry.SaveActor(ctx, a); err != nil {
 		return nil, err
 	}
 	return h.seedActorOf(a), nil
+}
+
+// addressNone is the actor hash field that says its caller gave address
+// [] (written only then): seedActorOf shows [] instead of the addresses
+// this agent knows for the peer, which fill an address never given.
+const addressNone = "address_none"
+
+// markNoAddress notes on a that the caller gave address [] (given is the
+// address of the call, nil when it had none).
+func markNoAddress(a *model.Actor, given []string) {
+	if given == nil || len(given) > 0 {
+		return
+	}
+	if a.Extra == nil {
+		a.Extra = model.Hash{}
+	}
+	a.Extra[addressNone] = "1"
 }

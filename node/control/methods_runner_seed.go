@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/node/api"
@@ -34,6 +35,9 @@ func (h *Handlers) seedRunnerCreate(ctx context.Context, p wire.SeedRunnerParams
 			return nil, api.InvalidParams("runner.script_types", "%q is not a script type", t)
 		}
 	}
+	if err := seedRunnerType(r, in.Type); err != nil {
+		return nil, err
+	}
 	if r.Topic == "" {
 		if err := h.runnerID(ctx, p.ContextID, r); err != nil {
 			return nil, err
@@ -41,7 +45,7 @@ func (h *Handlers) seedRunnerCreate(ctx context.Context, p wire.SeedRunnerParams
 		r.Topic = runnerTopic(r) // seed 001: topic defaults to runner<id>
 	}
 	if in.Secret != "" {
-		r.Extra = model.Hash{"secret": in.Secret}
+		setExtra(r, "secret", in.Secret)
 	}
 	if err := h.Store.Registry.CreateRunner(ctx, p.ContextID, r); err != nil {
 		return nil, err
@@ -69,4 +73,33 @@ func (h *Handlers) runnerID(ctx context.Context, ctxID uint64, r *model.Runner) 
 func (h *Handlers) externalWorker(ctx context.Context, ctxID uint64, typ string) bool {
 	ok, err := h.Store.Jobs.ExternalWorker(ctx, ctxID, typ)
 	return err == nil && ok
+}
+
+// seedRunnerTypes are seed 000's RunnerType values.
+var seedRunnerTypes = []string{"v", "python", "osis", "rust"}
+
+// seedRunnerType takes seed 000's Runner type (v|python|osis|rust), the
+// script type the runner runs: kept in the record as "type", and its
+// script_types when the call gave none, so that jobs of that type are
+// the ones routed to it.
+func seedRunnerType(r *model.Runner, typ string) error {
+	if typ == "" {
+		return nil
+	}
+	if !slices.Contains(seedRunnerTypes, typ) {
+		return api.InvalidParams("runner.type", "%q: want v, python, osis or rust", typ)
+	}
+	if len(r.ScriptTypes) == 0 {
+		r.ScriptTypes = []string{typ}
+	}
+	setExtra(r, "type", typ)
+	return nil
+}
+
+// setExtra keeps field k = v in r's record beside the model's fields.
+func setExtra(r *model.Runner, k, v string) {
+	if r.Extra == nil {
+		r.Extra = model.Hash{}
+	}
+	r.Extra[k] = v
 }

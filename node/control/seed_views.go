@@ -46,7 +46,7 @@ func seedMessage(m *model.Message) *wire.SeedMessage {
 
 func seedRunner(r *model.Runner) *wire.SeedRunner {
 	return &wire.SeedRunner{ID: r.ID, Pubkey: r.Pubkey, Address: r.Address, Topic: runnerTopic(r), Local: r.Local,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ScriptTypes: nzs(r.ScriptTypes)}
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ScriptTypes: nzs(r.ScriptTypes), Type: r.Extra["type"]}
 }
 
 func seedActor(a *model.Actor) *wire.SeedActor {
@@ -64,10 +64,11 @@ func runnerTopic(r *model.Runner) string {
 
 // seedActorOf is seedActor with the actor's reachable addresses (seed
 // 001 Actor.address) filled in when its record holds none: the
-// multiaddrs the overlay knows for its peer (peerAddrs).
+// multiaddrs the overlay knows for its peer (peerAddrs); not when its
+// caller gave address [] (markNoAddress).
 func (h *Handlers) seedActorOf(a *model.Actor) *wire.SeedActor {
 	v := seedActor(a)
-	if len(v.Address) == 0 {
+	if len(v.Address) == 0 && a.Extra[addressNone] == "" {
 		v.Address = nzs(h.peerAddrs(a.Pubkey))
 	}
 	return v

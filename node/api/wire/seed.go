@@ -67,6 +67,7 @@ type SeedRunner struct {
 	CreatedAt   int64    `json:"created_at"`
 	UpdatedAt   int64    `json:"updated_at"`
 	ScriptTypes []string `json:"script_types"`
+	Type        string   `json:"type,omitempty"` // seed 000 RunnerType, when runner.create gave one
 }
 
 // SeedActor is an Actor (seed 001).

@@ -68,6 +68,7 @@ type SeedRunnerIn struct {
 	Topic       string   `json:"topic,omitempty"`
 	Local       bool     `json:"local,omitempty"`
 	ScriptTypes []string `json:"script_types,omitempty"`
+	Type        string   `json:"type,omitempty"` // seed 000 RunnerType: v, python, osis or rust
 	Secret      string   `json:"secret,omitempty"`
 	CreatedAt   int64    `json:"created_at,omitempty"`
 	UpdatedAt   int64    `json:"updated_at,omitempty"`
