@@ -65,7 +65,7 @@ func (n *Node) startJanitor(ctx context.Context) error {
 	j, err := retention.New(retention.Config{
 		DataDir: n.cfg.DataDir, MaxAge: r.MaxAge, MaxJobs: r.MaxJobs, MaxFlows: r.MaxFlows,
 		MaxMessages: r.MaxMessages, Interval: r.Interval, Off: r.Enabled != nil && !*r.Enabled,
-		Contexts: n.contextIDs,
+		Contexts: n.contextIDs, OnPruned: n.filesPruned,
 	}, janitorStore(n.store), n.log.With("part", "retention"))
 	if err != nil {
 		return err
@@ -143,7 +143,7 @@ func (n *Node) startOverlay(ctx context.Context) error {
 
 func (n *Node) startBridge(ctx context.Context) error {
 	b, err := bridge.New(bridge.Config{
-		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, StopLocal: n.stopLocal, Offer: n.offer(),
+		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, RefuseUnserved: true, StopLocal: n.stopLocal, Offer: n.offer(),
 		TimeoutAck: n.cfg.Bus.TimeoutAck, Timeout: n.cfg.Bus.Timeout, Skew: n.cfg.Bus.Skew,
 		RunnerGrace: n.cfg.Supervisor.RunnerGrace, RunnerLostAfter: n.cfg.Supervisor.RunnerLostAfter,
 		Plain: n.bridgePlain(), Tracer: n.tracer, Breaker: n.breakerConfig(),

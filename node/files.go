@@ -53,3 +53,21 @@ func (l filesLookup) Authorize(ctx context.Context, id uint64, pubkey string, ro
 func (l filesLookup) PeerByName(ctx context.Context, name string) (string, error) {
 	return l.st.Registry.PeerByName(ctx, name)
 }
+
+// filesPruned releases the files the pruned jobs held and prunes the
+// content store (retention's OnPruned).
+func (n *Node) filesPruned(ctxID uint64, keys []string) {
+	for _, k := range keys {
+		if err := n.files.Release(ctxID, k); err != nil {
+			n.log.Warn("files: release a pruned job's files", "context", ctxID, "job", k, "err", err)
+		}
+	}
+	p, err := n.files.Prune()
+	if err != nil {
+		n.log.Warn("files: prune the content store", "err", err)
+		return
+	}
+	if p.Blobs > 0 || p.Parts > 0 {
+		n.log.Info("files: pruned", "blobs", p.Blobs, "parts", p.Parts, "bytes", p.Bytes)
+	}
+}

@@ -69,3 +69,30 @@ func TestJobOutputsRefused(t *testing.T) {
 		t.Logf("%q: %s", tc.script, v.Error)
 	}
 }
+
+// Retention: a blob two jobs hold stays while one of them is left, and
+// goes from the content store with the last.
+func TestJobFilesGoWithTheirLastJob(t *testing.T) {
+	a := startAgent(t, agentOpts{})
+	var blob string
+	for _, ctxID := range []uint64{1, 2} {
+		a.call(t, "context.create", map[string]any{"id": ctxID}, nil)
+		var v wire.JobView
+		a.call(t, "job.run", map[string]any{"context": ctxID, "type": "sh", "wait": 60, "outputs": []string{"build.tar"},
+			"script": "echo same bytes > build.tar"}, &v)
+		if v.Status != "finished" || len(v.Files) != 1 {
+			t.Fatalf("job %s %q: %+v", v.Status, v.Error, v.Files)
+		}
+		blob = filepath.Join(a.dir, "files", "blobs", v.Files[0].SHA256[:2], v.Files[0].SHA256)
+	}
+	exists := func() bool { _, err := os.Stat(blob); return err == nil }
+	var pv wire.PruneView
+	a.call(t, "node.prune", wire.PruneParams{Context: 1, OlderThan: "0s"}, &pv)
+	if pv.Total.Jobs != 1 || !exists() {
+		t.Fatalf("after the first job's prune (%+v): blob there %v, want kept for the other job", pv.Total, exists())
+	}
+	a.call(t, "node.prune", wire.PruneParams{Context: 2, OlderThan: "0s"}, &pv)
+	if pv.Total.Jobs != 1 || exists() {
+		t.Fatalf("after the last job's prune (%+v): blob there %v, want gone", pv.Total, exists())
+	}
+}

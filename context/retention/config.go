@@ -21,6 +21,11 @@ type Config struct {
 
 	// Contexts lists the context DBs to sweep.
 	Contexts func(ctx context.Context) ([]uint64, error)
+
+	// OnPruned, when set, is told of the jobs of context ctxID a sweep or
+	// a prune removed (not a dry run), after their directories: the
+	// content store releases the files they held (node/jobfiles).
+	OnPruned func(ctxID uint64, keys []string)
 }
 
 // The defaults, for a home lab: a week of history is enough to look back

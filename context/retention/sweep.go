@@ -79,6 +79,9 @@ func (j *Janitor) prunedJobs(p store.Pruned, r rules, dirs *jobDirs, rep *Contex
 		rep.Dirs += n
 		rep.DiskBytes += size
 	}
+	if !r.dry && len(p.Jobs) > 0 && j.cfg.OnPruned != nil {
+		j.cfg.OnPruned(rep.Context, p.Jobs)
+	}
 }
 
 func (j *Janitor) sweepMessages(ctx context.Context, id uint64, r rules, rep *ContextReport) error {
