@@ -37,7 +37,8 @@ func TestChooseOnlyRegisteredRunners(t *testing.T) {
 		{"a record limited to other types is skipped", []*model.Runner{rec(1, pyOnly, "python"), rec(2, busy)}, "sh", busy, 0},
 		{"a registered runner down waits", []*model.Runner{rec(1, gone)}, "sh", "", 1},
 		{"one never heard of waits", []*model.Runner{rec(1, "unheard")}, "sh", "", 1},
-		{"one up without the type is no candidate", []*model.Runner{rec(1, real)}, "python", "", 0},
+		{"one up whose record sets no types is a candidate for any type", []*model.Runner{rec(1, real)}, "python", real, 0},
+		{"one announcing the type comes before one that does not", []*model.Runner{rec(1, real), rec(2, pyOnly)}, "python", pyOnly, 0},
 		{"one up whose record lists the type waits for it", []*model.Runner{rec(1, real, "python")}, "python", "", 1},
 		{"records of this agent are left to its own runner", []*model.Runner{rec(1, self), {ID: 2, Pubkey: real, Local: true}}, "sh", "", 0},
 	}

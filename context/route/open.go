@@ -72,9 +72,11 @@ func (r *resolver) registered(ctx context.Context) (Outcome, error) {
 				return Outcome{Kind: Peer, Peer: p}, nil
 			}
 			continue // the list predates a change: read it again
-		case r.servesHere(), declaresExternal(rs, typ): // an external worker here runs it
+		case declaresExternal(rs, typ): // an external worker here runs it
 			return Outcome{Kind: Here}, nil
-		case len(c.waiting) > 0:
+		case r.servesHere() && (len(c.waiting) == 0 || r.registeredHere(rs)):
+			return Outcome{Kind: Here}, nil
+		case len(c.waiting) > 0: // a registered runner down holds it (seed 000 §4: it goes to the tenant)
 			return Outcome{Kind: Waits, Why: fmt.Sprintf("waiting for a runner of type %q: no runner registered in context %d "+
 				"that runs it is up (%s)", typ, r.q.Context, strings.Join(r.breakerNotes(c.waiting), ", "))}, nil
 		case pass == 0:
@@ -83,6 +85,14 @@ func (r *resolver) registered(ctx context.Context) (Outcome, error) {
 		return Outcome{}, &noRunnerError{ctxID: r.q.Context, typ: typ}
 	}
 	return Outcome{Kind: Waits, Why: "the runner records changed while choosing"}, nil
+}
+
+// registeredHere reports whether a record of rs names this agent as a
+// runner of the job's type.
+func (r *resolver) registeredHere(rs []*model.Runner) bool {
+	return slices.ContainsFunc(rs, func(rn *model.Runner) bool {
+		return !rn.Local && rn.Pubkey == r.o.Self && serves(rn, r.q.Type)
+	})
 }
 
 // declaresExternal reports whether a local record (an external worker on
@@ -109,18 +119,20 @@ type choice struct {
 }
 
 // choose picks among the runners registered in a context (rs) for a job
-// of type typ, using the peer table (peers) as a hint: a candidate is a
-// record of another agent (not self, not local) whose script_types, when
-// set, include typ, whose agent is up and announces typ; the least loaded
-// wins. A record that may run typ but whose agent is down, never heard
-// of, or not announcing typ now is waiting.
+// of type typ. The record is the authority and the peer table (peers) a
+// hint: a candidate is a record of another agent (not self, not local)
+// whose script_types, when set, include typ, and whose agent is up. Those
+// that announce typ come first (the least loaded wins), then those that
+// do not but whose record sets no types: the agent may serve typ with an
+// external worker it does not announce (seed 000 §4). A record that may
+// run typ but whose agent is down or never heard of is waiting.
 func choose(rs []*model.Runner, peers []*model.Peer, typ, self string) choice {
 	rows := make(map[string]*model.Peer, len(peers))
 	for _, p := range peers {
 		rows[p.PeerID] = p
 	}
 	var c choice
-	var cands []*model.Runner
+	var cands [2][]*model.Runner // announcing typ; up, record without types
 	seen := map[string]bool{}
 	for _, rn := range rs {
 		if rn.RunsHere(self) || !offers(rn, typ) || seen[rn.Pubkey] {
@@ -128,18 +140,23 @@ func choose(rs []*model.Runner, peers []*model.Peer, typ, self string) choice {
 		}
 		seen[rn.Pubkey] = true
 		row := rows[rn.Pubkey]
-		switch {
-		case row != nil && row.State == model.PeerUp && slices.Contains(row.ScriptTypes, typ):
-			cands = append(cands, rn)
-		case row == nil || len(rn.ScriptTypes) > 0 || slices.Contains(row.ScriptTypes, typ):
+		switch up := row != nil && row.State == model.PeerUp; {
+		case up && slices.Contains(row.ScriptTypes, typ):
+			cands[0] = append(cands[0], rn)
+		case up && len(rn.ScriptTypes) == 0:
+			cands[1] = append(cands[1], rn)
+		default:
 			c.waiting = append(c.waiting, rn.Pubkey)
 		}
 	}
-	sort.SliceStable(cands, func(i, k int) bool {
-		return loadRatio(rows[cands[i].Pubkey]) < loadRatio(rows[cands[k].Pubkey])
-	})
-	if len(cands) > 0 {
-		c.runner = cands[0]
+	for _, tier := range cands {
+		sort.SliceStable(tier, func(i, k int) bool {
+			return loadRatio(rows[tier[i].Pubkey]) < loadRatio(rows[tier[k].Pubkey])
+		})
+		if len(tier) > 0 {
+			c.runner = tier[0]
+			break
+		}
 	}
 	return c
 }

@@ -24,8 +24,9 @@ const InboundTTL = 7 * 24 * time.Hour
 // missing. The check and the writes are one script, so a grant revoked
 // meanwhile cannot let a job in. It returns the local job key and whether
 // this call created it (a resend of an accepted ref is answered with the
-// first key, unchecked). Ids already set on m and j (from NextIDs) are
-// used, else allocated here; a refused job changes no key of the context's
+// first key, unchecked). Ids already set on m and j (the sender's, or
+// from NextIDs) are used when neither key exists here, else allocated
+// here (seed 000 shows one message id on both sides); a refused job changes no key of the context's
 // DB, its seq:* counters included (inboundIDs).
 func (s *core) materialize(ctx context.Context, ctxID uint64, sender, ref string, originCtx uint64,
 	originJob string, m *model.Message, j *model.RunnerJob) (string, bool, error) {
@@ -54,17 +55,29 @@ func (s *Bus) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref
 	if err != nil {
 		return "", false, nil, fmt.Errorf("store.Materialize: %w", err)
 	}
-	if m.ID == 0 || j.ID == 0 {
-		if prev, err := s.inboundIDs(ctx, ctxID, sender, ref, m, j); err != nil || prev != "" {
-			return prev, false, nil, err
-		}
-	}
 	stamp(&m.CreatedAt, &m.UpdatedAt)
 	stamp(&j.CreatedAt, &j.UpdatedAt)
-	q := newMaterializeCall(ctxID, sender, ref, originCtx, originJob, m, j, spec)
-	res, err := materialize.Run(ctx, db, q.keys, q.args...).Slice()
-	if err != nil {
-		return "", false, nil, scriptErr("store.Materialize", err)
+	var q materializeCall
+	var res []any
+	// With the sender's ids (kept when set and free), then, when one is
+	// taken here, with ids of this context's own.
+	for try := 0; ; try++ {
+		if m.ID == 0 || j.ID == 0 {
+			if prev, err := s.inboundIDs(ctx, ctxID, sender, ref, m, j); err != nil || prev != "" {
+				return prev, false, nil, err
+			}
+		}
+		q = newMaterializeCall(ctxID, sender, ref, originCtx, originJob, m, j, spec)
+		if res, err = materialize.Run(ctx, db, q.keys, q.args...).Slice(); err != nil {
+			return "", false, nil, scriptErr("store.Materialize", err)
+		}
+		if n, _ := res[0].(int64); n != -2 {
+			break
+		}
+		if try == 2 { // ids of its own taken too: kept ids crowd this counter
+			return "", false, nil, fmt.Errorf("store.Materialize: %s or %s: %w", q.keys[2], q.keys[4], ErrExists)
+		}
+		m.ID, j.ID = 0, 0
 	}
 	key, created, err = materialized(ctxID, sender, j, res)
 	if created {
@@ -146,14 +159,16 @@ return {1, ''}
 // ("" = no claim), ARGV[5] lease expiry (unix ms), ARGV[6] now (unix s),
 // ARGV[7] the number n of message field pairs, ARGV[8 .. 7+2n] message
 // pairs, the rest job pairs.
-// Returns {1, job key, 1 when claimed else 0}, {0, existing job key} or
-// {-1, "context" or "role": what is missing}.
+// Returns {1, job key, 1 when claimed else 0}, {0, existing job key},
+// {-1, "context" or "role": what is missing} or {-2, "taken"}: the message
+// or job key exists (the sender's ids are in use here), nothing written.
 var materialize = newScript("materialize", luaHasRole, luaLease, luaTimers, luaTimeline, luaJobIndex, `
 local prev = redis.call('GET', KEYS[1])
 if prev then return {0, prev} end
 local granted = hasRole(KEYS[7], tonumber(ARGV[2]), ARGV[3])
 if granted == nil then return {-1, 'context'} end
 if not granted then return {-1, 'role'} end
+if redis.call('EXISTS', KEYS[3], KEYS[5]) > 0 then return {-2, 'taken'} end
 local function claimable()
   -- a job with run_at ahead is queued: the runner's claim holds it back (claimJob)
   if ARGV[4] == '' or notYet(KEYS[5], tonumber(ARGV[6]) * 1000) then return false end

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -45,6 +46,13 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	src, err := model.JobFromHash("job from "+sender, p.Job)
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
 		return refuseAs(reasonMalformedJob, "malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
+	}
+	if !b.runsHere(ctx, target, src.ScriptType) {
+		// Not the sender's fault (its record of us sets no types): no penalty.
+		reason := fmt.Sprintf("refused by %s: no runner here runs script type %q in context %d (this agent runs %v; "+
+			"a runner record with local: true declares an external worker for it)", b.self, src.ScriptType, target, b.localTypes())
+		b.reply(ctx, from, envelope.TypeError, target, p.Ref, reason)
+		return nil
 	}
 	span := b.cfg.Tracer.Begin(tracing.SpanReceive, src.TraceID(), target, p.OriginJob)
 	j, key, created, err := b.accept(ctx, sender, target, p, src, caller, cached)
@@ -111,7 +119,9 @@ func (b *Bridge) materialize(ctx context.Context, target uint64, sender string, 
 // localCopies builds the job and message records of a received job.
 func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.RunnerJob, p *payload) (*model.RunnerJob, *model.Message) {
 	self := b.names.name(b.self)
-	j := &model.RunnerJob{CallerID: caller, ContextID: target, Name: src.Name, Script: src.Script,
+	// The sender's ids are kept where they are free here (seed 000: the
+	// same message:12:101 on both sides), under the caller's local id.
+	j := &model.RunnerJob{ID: src.ID, CallerID: caller, ContextID: target, Name: src.Name, Script: src.Script,
 		ScriptType: src.ScriptType, Timeout: src.Timeout, Retries: src.Retries, EnvVars: src.EnvVars,
 		MemoryMB: src.MemoryMB, CPU: src.CPU, Status: model.JobDispatched, Attempt: 1, Runner: self}
 	j.SetOrigin(model.JobOrigin{Peer: sender, Context: p.OriginCtx, Job: p.OriginJob, Attempt: p.Attempt, Ref: p.Ref})
@@ -125,6 +135,7 @@ func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.Ru
 		Extra: model.Hash{model.ExtraFrom: sender, model.ExtraOriginRef: p.Ref}}
 	m.SetTraceID(j.TraceID())
 	if p.Message != nil {
+		m.ID = uint64(seconds(p.Message["id"]))
 		m.Message = p.Message["message"]
 		m.MessageFormatType = p.Message["message_format_type"]
 		m.Timeout, m.TimeoutAck, m.TimeoutResult = seconds(p.Message["timeout"]),
@@ -330,4 +341,19 @@ func seconds(v string) int64 {
 		return 0
 	}
 	return n
+}
+
+// runsHere reports whether a job of type typ received for context ctxID
+// can run here: this agent's runner serves typ, or an external worker a
+// local record declares does; without Config.RefuseUnserved, every job.
+func (b *Bridge) runsHere(ctx context.Context, ctxID uint64, typ string) bool {
+	return !b.cfg.RefuseUnserved || slices.Contains(b.localTypes(), typ) || b.externalHere(ctx, ctxID, typ)
+}
+
+// localTypes are the script types this agent's runner serves.
+func (b *Bridge) localTypes() []string {
+	if b.cfg.LocalTypes == nil {
+		return nil
+	}
+	return b.cfg.LocalTypes()
 }

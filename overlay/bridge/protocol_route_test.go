@@ -8,12 +8,14 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/internal/poll"
 )
 
 // A job whose runner is left to the agent goes only to a runner registered
 // in its context, even while that runner is busy and an unregistered peer
-// announces itself idle with the type; a type only that peer announces is
-// refused, saying how to register a runner (node:
+// announces itself idle with the type; a type only that peer announces
+// goes to the registered runner whose record sets no types, and is
+// refused, saying how to register a runner, where records limit types (node:
 // TestImpostorRunnerGetsNothing).
 func TestJobToAnyGoesOnlyToARegisteredRunner(t *testing.T) {
 	t.Parallel()
@@ -21,6 +23,7 @@ func TestJobToAnyGoesOnlyToARegisteredRunner(t *testing.T) {
 	a, b := newSide(t, n, nil), newSide(t, n, nil)
 	x := newStranger(t, n)
 	a.context(t, 1)
+	a.context(t, 2)
 	b.grant(t, 1, a.name(), model.RoleExecutor)
 	if err := a.st.Registry.CreateRunner(context.Background(), 1, &model.Runner{Pubkey: b.name()}); err != nil {
 		t.Fatal(err)
@@ -36,13 +39,29 @@ func TestJobToAnyGoesOnlyToARegisteredRunner(t *testing.T) {
 		t.Errorf("job to any went to %q, want the registered runner %s", got.Runner, b.name())
 	}
 
+	// b's record sets no types: the record is the authority, so a type b
+	// does not announce (an external worker there may serve it) still
+	// goes to b, never to x, which announces it but is not registered.
 	special := &model.RunnerJob{CallerID: 1, Script: "true", ScriptType: "special", Status: model.JobDispatched, Attempt: 1}
-	_, err := a.b.Submit(context.Background(), 1, 1, "", special, 0, false)
-	if !errors.Is(err, ErrNoRunner) || !strings.Contains(err.Error(), "hyphae runner create 1") {
-		t.Fatalf("a job of a type no registered runner runs: %v", err)
+	if _, err := a.b.Submit(context.Background(), 1, 1, "", special, 0, false); err != nil {
+		t.Fatalf("a job of a type b's record allows: %v", err)
+	}
+	poll.Eventually(t, waitFor, "the special job at b", func() bool { return len(b.jobs(t, 1)) == 2 })
+	if got := a.job(t, 1, jobKey(special)); got.Runner != b.name() {
+		t.Errorf("the special job went to %q, want the registered runner %s", got.Runner, b.name())
 	}
 	if jobs := n.count(func(f fakeFrame) bool { return f.to == x.id.PeerID() && f.is(envelope.TypeJob) }); jobs != 0 {
 		t.Fatalf("the unregistered peer received %d jobs", jobs)
+	}
+
+	// With b's record limited to sh, no registered runner runs "special".
+	if err := a.st.Registry.CreateRunner(context.Background(), 2, &model.Runner{Pubkey: b.name(), ScriptTypes: []string{"sh"}}); err != nil {
+		t.Fatal(err)
+	}
+	limited := &model.RunnerJob{CallerID: 1, Script: "true", ScriptType: "special", Status: model.JobDispatched, Attempt: 1}
+	_, err := a.b.Submit(context.Background(), 2, 2, "", limited, 0, false)
+	if !errors.Is(err, ErrNoRunner) || !strings.Contains(err.Error(), "hyphae runner create 2") {
+		t.Fatalf("a job of a type no registered runner runs: %v", err)
 	}
 }
 

@@ -1,0 +1,45 @@
+package store_test
+
+import (
+	"testing"
+
+	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/store"
+)
+
+// A received job keeps the sender's message and job ids (seed 000: one
+// message id on both sides), under the caller's local actor id; a second
+// sender's job with the same ids finds them taken and gets ids of the
+// context's own, overwriting nothing.
+func TestMaterializeKeepsTheSendersIDs(t *testing.T) {
+	s, srv := ctOpen(t)
+	ctx := ctCtx(t)
+	actor, c := grantedContext(t, s, []string{"bob"}, map[string]model.Role{"bob": model.RoleExecutor})
+	db := srv.Client(t, int(c.ID))
+	send := func(ref, script string) (string, *model.Message) {
+		t.Helper()
+		j := &model.RunnerJob{ID: 5001, CallerID: actor["bob"].ID, ContextID: c.ID, Script: script,
+			ScriptType: "noop", Status: model.JobDispatched, Attempt: 1}
+		m := &model.Message{ID: 501, CallerID: actor["bob"].ID, ContextID: c.ID, MessageType: model.MsgTypeJob,
+			Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
+		key, created, err := s.Bus.Materialize(ctx, c.ID, "12D3KooWbob", ref, 1, "job:1:"+ref, m, j)
+		if err != nil || !created {
+			t.Fatalf("materialize %s: %q %v %v", ref, key, created, err)
+		}
+		return key, m
+	}
+	key, m := send("first", "one")
+	if want := store.JobKey(actor["bob"].ID, 5001); key != want || m.ID != 501 {
+		t.Fatalf("first job at %s, message id %d; want %s and 501", key, m.ID, want)
+	}
+	other, m2 := send("second", "two")
+	if other == key || m2.ID == 501 {
+		t.Fatalf("the second job with the same ids went to %s, message %d: want ids of the context's own", other, m2.ID)
+	}
+	if got, _ := db.HGet(ctx, key, "script").Result(); got != "one" {
+		t.Fatalf("%s holds script %q after the second job; want the first's, untouched", key, got)
+	}
+	if got, _ := db.HGet(ctx, other, "script").Result(); got != "two" {
+		t.Fatalf("%s holds script %q; want the second job's", other, got)
+	}
+}
