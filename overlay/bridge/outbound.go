@@ -276,30 +276,6 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	return b.deliver(ctx, dst, pre.typ, pre.target, pre.attempt, pre.p)
 }
 
-func (b *Bridge) expired(m *model.Message) bool {
-	limit := b.cfg.Timeout
-	if m.Timeout > 0 {
-		limit = time.Duration(m.Timeout) * time.Second
-	}
-	if m.MessageType == model.MsgTypeResult {
-		// The origin waits RunnerLostAfter for an unreachable runner's
-		// result: it keeps being offered at least that long.
-		limit += b.cfg.RunnerLostAfter
-	}
-	return m.CreatedAt > 0 && time.Since(time.Unix(m.CreatedAt, 0)) > limit
-}
-
-// untilExpiry is d, or less when m's time-out ends sooner: the outbox then
-// looks at m again just after it, so a message with a short timeout ends
-// error in about that time, not at its next resend (issue 39).
-func (b *Bridge) untilExpiry(m *model.Message, d time.Duration) time.Duration {
-	if m.Timeout <= 0 || m.CreatedAt <= 0 || m.MessageType == model.MsgTypeResult {
-		return d
-	}
-	left := time.Until(time.Unix(m.CreatedAt, 0).Add(time.Duration(m.Timeout)*time.Second)) + 100*time.Millisecond
-	return max(min(d, left), 100*time.Millisecond)
-}
-
 // backoff is how long after its sends-th send (counted from where its
 // backoff started again: model.ExtraBackoffFrom) m is sent again.
 func (b *Bridge) backoff(m *model.Message, sends int) time.Duration {
