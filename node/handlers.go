@@ -15,7 +15,7 @@ func (n *Node) controlDeps() control.Deps {
 	d := control.Deps{
 		Cfg: n.cfg, ID: n.id, Self: n.self, Store: controlStore(n.store), Briefs: store.NewBriefCache(n.store.Jobs),
 		Overlay: n.overlay, Bridge: n.bridge, Runner: n.runner, Sched: n.sched,
-		Stopper: n.stopper, Metrics: n.metrics, Janitor: n.janitor, Tracer: n.tracer, Log: n.log,
+		Stopper: n.stopper, Metrics: n.metrics, Janitor: n.janitor, Tracer: n.tracer, Log: n.log, Files: n.files,
 		Version: Version, Socket: n.paths.Socket, Started: n.started,
 		StoreKind: "external", Persistent: true,
 		ScriptTypes: n.scriptTypes, ContextIDs: n.contextIDs, ContextsChanged: n.contextsChanged,

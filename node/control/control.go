@@ -46,6 +46,7 @@ type Deps struct {
 	Metrics *metrics.Metrics     // the node hooks its job counters to the runner
 	Janitor *retention.Janitor   // retention: node.prune
 	Tracer  *tracing.Tracer      // submit spans; nil: export off
+	Files   Files                // files between jobs (methods_files.go); nil: none
 	Log     *slog.Logger         // the agent's log (nil: slog's default)
 
 	Version    string

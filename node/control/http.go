@@ -21,6 +21,7 @@ func (h *Handlers) RegisterHTTP(srv *api.Server) {
 	srv.Handle("GET /metrics", h.Metrics.Handler(), true)
 	h.registerAdmin(srv) // http_admin.go
 	h.registerEvents(srv)
+	h.registerFilesHTTP(srv) // methods_files.go
 }
 
 func (h *Handlers) serveHealth(w http.ResponseWriter, r *http.Request) {

@@ -20,7 +20,8 @@ func newJob(g *globals) *cobra.Command {
 		Use:   "job",
 		Short: "Run jobs here or on another agent; status, logs, stop",
 	}
-	cmd.AddCommand(newJobRun(g), newJobStatus(g), newJobLogs(g), newJobStop(g), newJobList(g), newJobRetry(g))
+	cmd.AddCommand(newJobRun(g), newJobStatus(g), newJobLogs(g), newJobStop(g), newJobList(g), newJobRetry(g),
+		newJobFiles(g), newJobGet(g)) // job_files.go
 	return cmd
 }
 
@@ -37,6 +38,7 @@ type jobRunFlags struct {
 	in                          time.Duration // --in: from now
 	typeSet                     bool          // --type was given (else inferred from --file)
 	idemKey                     string        // --idempotency-key
+	outputs                     []string      // --output (repeatable)
 
 	wire.KeyedParams // --concurrency-key, --max-in-flight
 }
@@ -62,7 +64,8 @@ bus.timeout (a note on stderr says so).`,
   hyphae job run --to runner:1 --context 2 --script 'uname -a' --wait
   hyphae job run --context 1 --file backup.py --in 10m
   hyphae job run --context 1 --script 'echo hi' --at 2026-12-24T18:00:00+01:00
-  hyphae job run --context 1 --file sync-device.sh --concurrency-key device-42`,
+  hyphae job run --context 1 --file sync-device.sh --concurrency-key device-42
+  hyphae job run --to nas --context 1 --script 'pg_dump db | gzip > db.sql.gz' --output db.sql.gz --wait`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.typeSet = cmd.Flags().Changed("type")
@@ -95,6 +98,7 @@ bus.timeout (a note on stderr says so).`,
 		"(idempotency.retention, default 24h) prints the first job instead of running again (see docs/idempotency.md)")
 	fl.StringVar(&f.ConcurrencyKey, "concurrency-key", "", "jobs of the context with this key run one after another, in submission order (see docs/flow-control.md)")
 	fl.Int64Var(&f.MaxInFlight, "max-in-flight", 0, "with --concurrency-key: how many jobs of the key may run at once (default 1)")
+	fl.StringArrayVar(&f.outputs, "output", nil, "a path or glob under the job's directory whose files become the job's files when it finishes (repeatable; hyphae job files, job get)")
 	return cmd
 }
 
@@ -198,6 +202,7 @@ func (f *jobRunFlags) params() (*wire.JobRunParams, error) {
 		Env: env, Timeout: int64(f.timeout.Round(time.Second) / time.Second), Retries: f.retries,
 		MemoryMB: f.memoryMB, CPU: f.cpu, Network: f.network}
 	p.IdempotencyKey = f.idemKey
+	p.Outputs = f.outputs
 	p.KeyedParams = f.KeyedParams
 	p.Traceparent = callerTrace() // trace_env.go
 	if err := f.when(p, time.Now()); err != nil {
@@ -285,6 +290,7 @@ func printJobBody(w io.Writer, j *wire.JobView, remoteCtx uint64) {
 		}
 		fmt.Fprintf(w, "  %s = %s\n", k, v)
 	}
+	printJobFiles(w, j) // job_files.go
 }
 
 func parseCtx(s string) (uint64, error) {
