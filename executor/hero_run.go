@@ -54,9 +54,10 @@ func (r *Runner) prepareHero(id string) (heroJob, string) {
 	switch {
 	case err != nil:
 		return hj, "bad hero job: " + err.Error()
-	case strings.TrimSpace(hj.script) == "":
+	case strings.TrimSpace(hj.script) == "" && hj.typ != NoopType:
 		// Seed 004: "validate script content before execution". An empty
-		// script would run and "finish" having done nothing.
+		// script would run and "finish" having done nothing (noop runs
+		// nothing by design).
 		return hj, "bad hero job: script is empty: nothing to run"
 	case !r.hasType(hj.typ):
 		return hj, r.unknownType(hj.typ)
