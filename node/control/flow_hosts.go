@@ -2,8 +2,10 @@ package control
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/context/route"
 	"github.com/hyphae-run/hyphae/node/api/wire"
 )
 
@@ -39,12 +41,37 @@ func (h *Handlers) withHosts(ctx context.Context, v *wire.FlowView) *wire.FlowVi
 	return v
 }
 
-// dagHosts fills in the host name of each node's runner.
+// dagHosts fills in the host name of each node's runner and the seed's
+// supervisor_url, the agent it is routed to.
 func (h *Handlers) dagHosts(ctx context.Context, d *wire.FlowDAG) *wire.FlowDAG {
 	names := h.hosts(ctx)
 	for id, n := range d.Nodes {
-		n.Host = names[n.Runner]
+		p := h.peerOfRunner(ctx, d.ContextID, n.Runner)
+		n.Host = names[p]
+		if p != "" {
+			n.SupervisorURL = "/p2p/" + p
+		}
 		d.Nodes[id] = n
 	}
 	return d
+}
+
+// peerOfRunner is the peer ID a node's runner field names, read by
+// job.run's rule (a peer ID, self, runner:<id> through the context's
+// record); "" when the field is empty (not routed yet) or names nobody.
+func (h *Handlers) peerOfRunner(ctx context.Context, ctxID uint64, runner string) string {
+	if runner == "" || h.ID == nil {
+		return ""
+	}
+	if _, err := strconv.ParseUint(runner, 10, 64); err == nil {
+		runner = "runner:" + runner // the bridge's bare record id
+	}
+	out, err := h.route(ctx, ctxID, runner)
+	switch {
+	case err != nil:
+		return ""
+	case out.Kind == route.Here:
+		return h.ID.PeerID().String()
+	}
+	return out.Peer
 }

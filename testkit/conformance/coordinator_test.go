@@ -207,8 +207,9 @@ func waitFlow(t *testing.T, ctxID, id int) Flow {
 // Seed 001/002 flows: jobs made with job.create naming in dependends the
 // jobs that must finish first, flow.create {context_id, flow:{jobs}},
 // flow.dag {context_id, id} (nodes, edges, roots, leaves, levels, node
-// states), flow.start {context_id, id}: the jobs run as a DAG, the flow
-// ends finished, and starting it again changes nothing.
+// states, each node's supervisor_url once it ran), flow.start
+// {context_id, id}: the jobs run as a DAG, the flow ends finished, and
+// starting it again changes nothing.
 func TestFlowTheSeedWay(t *testing.T) {
 	newContext(t, 7)
 	path, script := orderFile(t)
@@ -241,6 +242,9 @@ func TestFlowTheSeedWay(t *testing.T) {
 	for id, n := range d.Nodes {
 		if n.NodeStatus != "completed" {
 			t.Errorf("node %s is %s after the flow finished", id, n.NodeStatus)
+		}
+		if n.SupervisorURL == nil || *n.SupervisorURL == "" { // seed 002 FlowNode: where the job was routed
+			t.Errorf("node %s has no supervisor_url after it ran", id)
 		}
 	}
 	if call(t, "flow.start", map[string]any{"context_id": 7, "id": 33}, &started); started {

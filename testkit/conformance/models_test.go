@@ -80,9 +80,10 @@ type Job struct {
 // levels, node states).
 type DAG struct {
 	Nodes map[string]struct {
-		ID         uint32   `json:"id"`
-		Depends    []uint32 `json:"depends"`
-		NodeStatus string   `json:"node_status"`
+		ID            uint32   `json:"id"`
+		Depends       []uint32 `json:"depends"`
+		NodeStatus    string   `json:"node_status"`
+		SupervisorURL *string  `json:"supervisor_url"`
 	} `json:"nodes"`
 	Edges []struct {
 		From uint32 `json:"from"`

@@ -39,6 +39,10 @@ type DAGNode struct {
 	Runner     string `json:"runner,omitempty"`
 	Host       string `json:"host,omitempty"`
 	ReusedFrom string `json:"reused_from,omitempty"`
+	// SupervisorURL is the seed's FlowNode.supervisor_url, where the job
+	// is routed: /p2p/<peer ID> of the agent that runs it ("" before the
+	// agent is known).
+	SupervisorURL string `json:"supervisor_url"`
 }
 
 // DAGEdge says job From must finish before job To starts.
