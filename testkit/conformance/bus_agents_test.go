@@ -26,7 +26,8 @@ import (
 // bob bootstraps to alice; alice makes context 1 and grants bob executor
 // in it; bob makes his own context 1 and records alice as its runner.
 // A third identity, carol, is initialised but never run: a registered
-// runner that is down, and a dst that cannot be reached.
+// runner that is down, and a dst that cannot be reached. A fourth agent,
+// dave, runs with no role anywhere: what he sends alice is refused.
 // They start on first use, so the single-agent tests do not pay for them.
 
 // agent is one agent the bus tests talk to as a seed client does.
@@ -38,6 +39,7 @@ var bus struct {
 	once       sync.Once
 	err        error
 	alice, bob agent
+	dave       agent  // runs, bootstraps to alice, holds no role in her contexts
 	carol      string // peer ID of an agent that never runs
 	stop       func()
 }
@@ -105,6 +107,7 @@ func startBus() (func(), error) {
 	}
 	bus.alice = agent{name: "alice"}
 	bus.bob = agent{name: "bob"}
+	bus.dave = agent{name: "dave"}
 	if bus.carol, err = initAgent(bin, filepath.Join(dir, "carol")); err != nil {
 		p.stop()
 		return nil, err
@@ -114,6 +117,10 @@ func startBus() (func(), error) {
 		return nil, err
 	}
 	if err := runAgent(p, bin, &bus.bob, bus.alice.p2p+"/p2p/"+bus.alice.peer); err != nil {
+		p.stop()
+		return nil, err
+	}
+	if err := runAgent(p, bin, &bus.dave, bus.alice.p2p+"/p2p/"+bus.alice.peer); err != nil {
 		p.stop()
 		return nil, err
 	}
@@ -198,6 +205,9 @@ func pair(bin string) error {
 		// context 2 on bob: its only registered runner (carol) is down.
 		{b, []string{"context", "create", "--id", "2"}},
 		{b, []string{"runner", "create", "2", "--peer", bus.carol}},
+		// dave's context 1 names alice as its runner; alice granted him nothing.
+		{&bus.dave, []string{"context", "create", "--id", "1"}},
+		{&bus.dave, []string{"runner", "create", "1", "--peer", a.peer}},
 	}
 	for _, s := range steps {
 		args := append(append([]string{}, s.args...), "--data-dir", s.on.data)
