@@ -80,3 +80,6 @@ func CheckPattern(p string) error {
 	_, err := cleanPattern(p)
 	return err
 }
+
+// WithDefaults is l with every zero bound at its default.
+func (l Limits) WithDefaults() Limits { return l.withDefaults() }

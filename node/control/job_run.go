@@ -16,6 +16,7 @@ import (
 type JobRunParams struct {
 	wire.JobRunParams
 	trace string // the job's traceparent (adoptTrace)
+	inputs string // the job's inputs field (job_inputs.go)
 	id    uint64 // the job's id, chosen for its idempotency record (0: allocate)
 }
 
@@ -37,6 +38,9 @@ func (h *Handlers) jobRun(ctx context.Context, in wire.JobRunParams, run bool) (
 		return nil, nil, err
 	}
 	p := JobRunParams{JobRunParams: in, trace: tp}
+	if p.inputs, err = h.inputsOf(in.Inputs); err != nil {
+		return nil, nil, err
+	}
 	span := h.Tracer.BeginSubmit(tp, in.Caller(), in.Context, "")
 	v, w, err := h.submitJob(ctx, p, run)
 	if v != nil {
@@ -73,6 +77,12 @@ func (h *Handlers) submitJob(ctx context.Context, p JobRunParams, run bool) (*wi
 	v, w, err := h.placeJob(ctx, p, run)
 	if err != nil {
 		claim.Release(ctx)
+		return nil, nil, err
+	}
+	if err := h.adoptInputs(v, p.Inputs); err != nil {
+		if w != nil {
+			w.Close()
+		}
 		return nil, nil, err
 	}
 	if claim != nil {

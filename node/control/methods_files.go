@@ -27,9 +27,11 @@ func (h *Handlers) registerFilesMethods() {
 		h.jobFetch)
 }
 
-// registerFilesHTTP adds GET /files/{context}/{key}/{sha} (token on TCP).
+// registerFilesHTTP adds GET /files/{context}/{key}/{sha} and POST /files
+// (token on TCP).
 func (h *Handlers) registerFilesHTTP(srv *api.Server) {
 	srv.Handle("GET /files/{context}/{key}/{sha}", http.HandlerFunc(h.serveFile), false)
+	srv.Handle("POST /files", http.HandlerFunc(h.serveUpload), false) // job_inputs.go
 }
 
 // jobFiles is job.files.
@@ -70,6 +72,7 @@ func filesView(j *model.RunnerJob, v *wire.JobView) {
 
 // Files is what the handlers use of files between jobs (node/jobfiles).
 type Files interface {
+	Uploads // job_inputs.go
 	Bring(ctx context.Context, ctxID uint64, key string, j *model.RunnerJob) ([]files.Entry, error)
 	OpenBlob(sha string) (io.ReadCloser, error)
 }

@@ -125,6 +125,7 @@ func (h *Handlers) jobRunHere(ctx context.Context, p JobRunParams, run bool) (*w
 	j.SetTraceID(p.trace)
 	j.SetConcurrency(p.Concurrency())
 	j.SetOutputs(p.Outputs)
+	j.SetInputsJSON(p.inputs)
 	var err error
 	if at, ok := runAt(p.JobRunParams, time.Now()); ok {
 		err = h.enqueueAt(ctx, j, at, run)

@@ -42,6 +42,7 @@ func (h *Handlers) submitRemote(ctx context.Context, p JobRunParams) (*JobView, 
 	j.SetConcurrency(p.concurrency())
 	j.SetIdempotencyKey(p.IdempotencyKey)
 	j.SetOutputs(p.Outputs)
+	j.SetInputsJSON(p.inputs)
 	w, err := h.Bridge.Submit(ctx, origin, p.Context, dst, j, h.Cfg.Bus.Timeout, p.Wait != 0)
 	if err != nil {
 		return nil, nil, err

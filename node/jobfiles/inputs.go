@@ -23,6 +23,11 @@ func (s *Service) Inputs(ctx context.Context, ctxID uint64, jobKey string, job *
 	hold := holdRef(ctxID, jobKey)
 	var env []string
 	for _, in := range ins {
+		if in.Ref == "" { // files shipped with the job: asked for through its own ref at its origin
+			if o := job.Origin(); o.Peer == in.Peer {
+				in.Ref = Ref(o.Context, o.Job)
+			}
+		}
 		if err := s.bring(ctx, in, hold); err != nil {
 			return nil, err
 		}

@@ -101,3 +101,37 @@ func TestFilesOutputFlag(t *testing.T) {
 		t.Fatalf("--output ../etc: %v, stderr %q", err, stderr)
 	}
 }
+
+// TestFilesInputFlag: job run --input ships a local file into the job's
+// in/ folder, on this agent and on another, which fetches it from here.
+func TestFilesInputFlag(t *testing.T) {
+	b := startFlowAgent(t, "b", "")
+	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
+	a.hy(t, "context", "create", "--id", "1")
+	b.hy(t, "context", "create", "--id", "1")
+	b.hy(t, "context", "grant", "1", "--actor", a.peer, "--role", "executor")
+	a.waitPeerUp(t, b.peer, "sh")
+	local := filepath.Join(t.TempDir(), "app.toml")
+	content := "listen = \":8080\"\n"
+	if err := os.WriteFile(local, []byte(content), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(content))
+	want := hex.EncodeToString(sum[:])
+	for _, to := range []string{"self", b.peer} {
+		var j struct {
+			Status string            `json:"status"`
+			Error  string            `json:"error"`
+			Result map[string]string `json:"result"`
+		}
+		decode(t, a.hy(t, "job", "run", "-c", "1", "--to", to, "--input", local+":conf/app.toml", "--wait", "--json",
+			"--script", `echo "sha=$(sha256sum "$HYPHAE_IN_DIR/conf/app.toml" | cut -d' ' -f1)" >> "$HYPHAE_RESULT"; echo "mode=$(stat -c %a in/conf/app.toml)" >> "$HYPHAE_RESULT"`), &j)
+		if j.Status != "finished" || j.Result["sha"] != want || j.Result["mode"] != "640" {
+			t.Fatalf("--to %s: %s %q, result %v; want sha %s mode 640", to, j.Status, j.Error, j.Result, want)
+		}
+	}
+	_, stderr, err := hyTry("job", "run", "-c", "1", "--input", local+":../x", "--script", "true", "--data-dir", a.dir)
+	if exitCode(err) != 2 || !strings.Contains(stderr, "want FILE or FILE:NAME") {
+		t.Fatalf("--input with ..: exit %d, stderr %q", exitCode(err), stderr)
+	}
+}

@@ -39,6 +39,7 @@ type jobRunFlags struct {
 	typeSet                     bool          // --type was given (else inferred from --file)
 	idemKey                     string        // --idempotency-key
 	outputs                     []string      // --output (repeatable)
+	inputs                      []string      // --input FILE[:NAME] (repeatable)
 
 	wire.KeyedParams // --concurrency-key, --max-in-flight
 }
@@ -98,6 +99,7 @@ bus.timeout (a note on stderr says so).`,
 		"(idempotency.retention, default 24h) prints the first job instead of running again (see docs/idempotency.md)")
 	fl.StringVar(&f.ConcurrencyKey, "concurrency-key", "", "jobs of the context with this key run one after another, in submission order (see docs/flow-control.md)")
 	fl.Int64Var(&f.MaxInFlight, "max-in-flight", 0, "with --concurrency-key: how many jobs of the key may run at once (default 1)")
+	fl.StringArrayVar(&f.inputs, "input", nil, "ship this local file into the job's in/ folder, as FILE or FILE:NAME (repeatable; HYPHAE_IN_DIR names the folder)")
 	fl.StringArrayVar(&f.outputs, "output", nil, "a path or glob under the job's directory whose files become the job's files when it finishes (repeatable; hyphae job files, job get)")
 	return cmd
 }
@@ -109,6 +111,9 @@ func jobRun(cmd *cobra.Command, g *globals, f *jobRunFlags) error {
 	}
 	if f.file != "" && !f.typeSet {
 		p.Type = inferType(f.file, servedTypes(cmd.Context(), g))
+	}
+	if p.Inputs, err = uploadInputs(cmd, g, f.inputs); err != nil { // job_files.go
+		return err
 	}
 	var j wire.JobView
 	if err := g.call(cmd.Context(), "job.run", p, &j); err != nil {

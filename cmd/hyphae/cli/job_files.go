@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -242,4 +243,48 @@ func printJobFiles(w io.Writer, j *wire.JobView) {
 		}
 		fmt.Fprintf(w, "    %s  %s  %04o  sha256 %s\n", f.Path, humanBytes(f.Size), f.Mode, f.SHA256)
 	}
+}
+
+// uploadInputs ships --input FILE[:NAME] files to the agent (POST /files)
+// and names them as the job's inputs: in/NAME (default FILE's base name).
+func uploadInputs(cmd *cobra.Command, g *globals, specs []string) ([]wire.InputParam, error) {
+	var out []wire.InputParam
+	for _, spec := range specs {
+		file, name, ok := strings.Cut(spec, ":")
+		if !ok {
+			name = filepath.Base(file)
+		}
+		if err := files.CheckPath(name); err != nil || file == "" {
+			return nil, usage("--input %q: want FILE or FILE:NAME, NAME a relative path under in/", spec)
+		}
+		in, err := uploadOne(cmd, g, file, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+func uploadOne(cmd *cobra.Command, g *globals, file, name string) (wire.InputParam, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return wire.InputParam{}, usage("--input: %v", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return wire.InputParam{}, usage("--input %s: not a regular file", file)
+	}
+	prog := newProgress(cmd.ErrOrStderr(), file, fi.Size())
+	b, err := g.client().Upload(cmd.Context(), "/files", io.TeeReader(f, prog))
+	prog.done()
+	if err != nil {
+		return wire.InputParam{}, failed("--input %s: %v", file, g.explain(err))
+	}
+	var v wire.UploadView
+	if err := json.Unmarshal(b, &v); err != nil {
+		return wire.InputParam{}, failed("--input %s: the agent answered %q", file, b)
+	}
+	return wire.InputParam{Name: name, SHA256: v.SHA256, Token: v.Token, Mode: uint32(fi.Mode().Perm())}, nil
 }

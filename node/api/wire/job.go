@@ -43,6 +43,9 @@ type JobRunParams struct {
 	// files they match when it finishes become its files (docs/design.md,
 	// "Files between jobs").
 	Outputs []string `json:"outputs,omitempty"`
+	// Inputs are files uploaded to this agent (POST /files) that the job
+	// finds under in/ before it starts, wherever it runs.
+	Inputs []InputParam `json:"inputs,omitempty"`
 }
 
 // ToAny, as JobRunParams.To, sends the job to the least loaded runner

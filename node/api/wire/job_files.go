@@ -18,3 +18,19 @@ type JobFilesView struct {
 	// agent's peer ID: here).
 	RanOn string `json:"ran_on,omitempty"`
 }
+
+// InputParam is one file of job.run's inputs: an upload (POST /files
+// answered token and sha256) that the job finds as in/<Name>.
+type InputParam struct {
+	Name   string `json:"name"`           // its path under in/, slash-separated
+	SHA256 string `json:"sha256"`         // the upload's
+	Token  string `json:"token"`          // the upload's
+	Mode   uint32 `json:"mode,omitempty"` // permission bits; default 0644
+}
+
+// UploadView answers POST /files: the upload's token and sum.
+type UploadView struct {
+	Token  string `json:"token"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+}
