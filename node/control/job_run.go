@@ -15,9 +15,9 @@ import (
 // steps: the caller's params and what the steps decided for them.
 type JobRunParams struct {
 	wire.JobRunParams
-	trace string // the job's traceparent (adoptTrace)
+	trace  string // the job's traceparent (adoptTrace)
 	inputs string // the job's inputs field (job_inputs.go)
-	id    uint64 // the job's id, chosen for its idempotency record (0: allocate)
+	id     uint64 // the job's id, chosen for its idempotency record (0: allocate)
 }
 
 // concurrency is the job's model.Concurrency.
