@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/hyphae-run/hyphae/context/model"
+	"github.com/hyphae-run/hyphae/files"
 )
 
 // Files carries files between jobs for the runner (docs/design.md, "Files
@@ -31,7 +34,7 @@ const errNoFiles = "this runner does not carry files between jobs"
 
 // takeInputs puts the attempt's inputs into dir and appends their
 // variables to env; ok false with the outcome that ends the attempt.
-func (r *Runner) takeInputs(a *attempt, dir string, env []string) ([]string, outcome, bool) {
+func (r *Runner) takeInputs(a *attempt, dir string, env []string, c containment) ([]string, outcome, bool) {
 	if a.job.InputsJSON() == "" {
 		return env, outcome{}, true
 	}
@@ -48,7 +51,31 @@ func (r *Runner) takeInputs(a *attempt, dir string, env []string) ([]string, out
 	if err != nil {
 		return fail("inputs: " + err.Error())
 	}
+	if err := r.handInputs(a.ctxID, dir, c); err != nil {
+		return fail("inputs: hand them to the job's user: " + err.Error())
+	}
 	return append(env, vars...), outcome{}, true
+}
+
+// handInputs gives the in/ tree to the user the job runs as, when that is
+// not the agent's (contained, or runner.user): the agent wrote it.
+func (r *Runner) handInputs(ctxID uint64, dir string, c containment) error {
+	uid, gid, ok := -1, -1, false
+	switch {
+	case c.on:
+		uid, gid, ok = r.box.IDs(ctxID)
+	case r.user != nil:
+		uid, gid, ok = int(r.user.cred.Uid), int(r.user.cred.Gid), true
+	}
+	if !ok {
+		return nil
+	}
+	return filepath.WalkDir(filepath.Join(dir, files.InDir), func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	})
 }
 
 // keepOutputs records a successful attempt's outputs as its files; a bad

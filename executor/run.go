@@ -38,11 +38,11 @@ func (r *Runner) execute(a *attempt) outcome {
 	if a.lease.Attempt > 1 {
 		notes = append([]string{fmt.Sprintf("attempt %d", a.lease.Attempt)}, notes...)
 	}
-	env, out, ok := r.takeInputs(a, dir, env) // files between jobs (outputs.go)
+	c := r.containFor(a.ctx, a)
+	env, out, ok := r.takeInputs(a, dir, env, c) // files between jobs (outputs.go)
 	if !ok {
 		return out
 	}
-	c := r.containFor(a.ctx, a)
 	out = r.runScript(a.ctx, scriptSpec{ctxID: a.ctxID, logKey: a.key, typ: a.typ, script: a.job.Script,
 		dir: dir, env: env, notes: notes, timeout: r.timeout(a.job),
 		limits: r.limitsFor(a.job, c), contain: c})

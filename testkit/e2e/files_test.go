@@ -103,9 +103,11 @@ func TestFilesOutputFlag(t *testing.T) {
 }
 
 // TestFilesInputFlag: job run --input ships a local file into the job's
-// in/ folder, on this agent and on another, which fetches it from here.
+// in/ folder, on this agent and on another, which fetches it from here
+// (and runs the job contained, as a job from another actor runs by
+// default: it reads its in/ all the same).
 func TestFilesInputFlag(t *testing.T) {
-	b := startFlowAgent(t, "b", "")
+	b := startFlowAgent(t, "b", "runner:\n  isolation:\n    remote: contained\n")
 	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
 	a.hy(t, "context", "create", "--id", "1")
 	b.hy(t, "context", "create", "--id", "1")
