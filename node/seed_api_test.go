@@ -187,12 +187,16 @@ func TestSeedCoordinatorCreatesAndLoads(t *testing.T) {
 	}{
 		{"job.create", map[string]any{"context_id": 3, "job": map[string]any{"script": "x", "script_type": "python", "colour": 1}}, "colour"},
 		{"job.load", map[string]any{"context_id": 3, "caller_id": 12, "id": 2001, "extra": true}, "extra"},
-		{"flow.start", map[string]any{"context_id": 3, "id": 1, "context": 3}, "context"},
 	} {
 		_, e := c.try(t, bad.method, bad.params)
 		if e == nil || e.Code != api.CodeInvalidParams || !strings.Contains(e.Message, "unknown field") || !strings.Contains(e.Message, bad.field) {
 			t.Errorf("%s %v: %v, want unknown field %s", bad.method, bad.params, e, bad.field)
 		}
+	}
+	// Both names of the call's context: told to give one (issue 39).
+	if _, e := c.try(t, "flow.start", map[string]any{"context_id": 3, "id": 1, "context": 3}); e == nil ||
+		e.Code != api.CodeInvalidParams || !strings.Contains(e.Message, "give context or context_id, not both") {
+		t.Errorf("flow.start with context and context_id: %v, want to give one, not both", e)
 	}
 	if _, e := c.try(t, "job.create", map[string]any{"context_id": 3, "job": map[string]any{"id": 2001, "caller_id": 12,
 		"script": "x", "script_type": "python"}}); e == nil || e.Code != api.CodeConflict {
