@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,8 +62,8 @@ var SortedSetAddEvents = []string{"zadd", "zincr"}
 
 // WatchKeys turns on the keyspace event classes (letters, as
 // notify-keyspace-events spells them: "l" lists, "z" sorted sets) and
-// subscribes to the notifications of keys in every DB, waking on the
-// given events. It returns once the server has confirmed the
+// subscribes to the notifications of keys (names, or globs) in every DB,
+// waking on the given events (every event when none is given). It returns once the server has confirmed the
 // subscription, so a write after it wakes. An error (the server refuses
 // CONFIG, or the subscription) means callers must poll.
 func (s *core) WatchKeys(ctx context.Context, classes string, keys, events []string) (*KeyWatch, error) {
@@ -105,7 +107,8 @@ func (w *KeyWatch) Wake(db uint64, key string) <-chan struct{} {
 	return ch
 }
 
-// OnWrite has fn called with the DB each time key is written in one (or
+// OnWrite has fn called with the DB each time key (or a key it matches,
+// as a glob such as context:*) is written in one (or
 // with AnyDB when writes may have been missed), on the connection's reader
 // goroutine: fn must not block.
 func (w *KeyWatch) OnWrite(key string, fn func(db uint64)) {
@@ -125,6 +128,11 @@ func (w *KeyWatch) Close() error {
 func (w *KeyWatch) signal(k watchedKey) {
 	w.mu.Lock()
 	ch, fns := w.chans[k], w.fns[k.key]
+	for pat, f := range w.fns {
+		if ok, _ := path.Match(pat, k.key); ok && pat != k.key {
+			fns = append(slices.Clip(fns), f...)
+		}
+	}
 	w.mu.Unlock()
 	if ch != nil {
 		notify(ch)
@@ -137,14 +145,16 @@ func (w *KeyWatch) signal(k watchedKey) {
 // wakeAll signals every channel: notifications may have been lost.
 func (w *KeyWatch) wakeAll() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	var fns []func(uint64)
 	for _, ch := range w.chans {
 		notify(ch)
 	}
-	for _, fns := range w.fns {
-		for _, fn := range fns {
-			fn(AnyDB)
-		}
+	for _, f := range w.fns {
+		fns = append(fns, f...)
+	}
+	w.mu.Unlock()
+	for _, fn := range fns { // called holding no lock
+		fn(AnyDB)
 	}
 }
 
@@ -174,9 +184,15 @@ func (w *KeyWatch) read(subs int) {
 				subs--
 				continue
 			}
+			// Back after an outage: the server may be a restarted one,
+			// which forgot CONFIG SET. Turn the notifications on (for every
+			// part of this process) before everyone looks.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, _ = w.s.enableKeyspaceSet(ctx, w.op, w.classes)
+			cancel()
 			w.wakeAll()
 		case *redis.Message:
-			if k, ok := parseKeyEvent(m.Channel); ok && w.events[m.Payload] {
+			if k, ok := parseKeyEvent(m.Channel); ok && (len(w.events) == 0 || w.events[m.Payload]) {
 				w.signal(k)
 			}
 		}
@@ -191,6 +207,8 @@ func (w *KeyWatch) recheck(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-w.done: // the client was closed under it
 			return
 		case <-t.C:
 		}

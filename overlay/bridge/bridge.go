@@ -135,7 +135,8 @@ type Bridge struct {
 	away    awayPeers     // peers watched for their return (resend.go)
 	runners registry      // runner records per context, for jobs the agent routes
 
-	breakers *breakers // circuit breakers per destination peer (breaker.go)
+	breakers *breakers  // circuit breakers per destination peer (breaker.go)
+	wake     bridgeWake // the loops' wake-ups (wake.go)
 
 	life lifecycle.Group // the loops and the work Shutdown waits for
 	ctx  context.Context // life's context; set by Start under mu

@@ -70,13 +70,18 @@ func (b *Bridge) watchExternal(ctx context.Context, target uint64, key, typ stri
 }
 
 // externalLoop sends home, every externalEvery, the watched jobs that
-// their external workers ended.
+// their external workers ended; a context with none watched is looked at
+// again when one is (external_idle.go).
 func (b *Bridge) externalLoop() {
 	t := time.NewTicker(externalEvery)
 	defer t.Stop()
+	idle := newExternalIdle(b.watch())
 	for {
 		for _, id := range b.contextIDs() {
-			b.sendExternalHome(b.ctx, id)
+			now := time.Now()
+			if ok, seen := idle.look(id, now); ok && b.sendExternalHome(b.ctx, id) && idle.on {
+				b.noneWatched(id, now, seen, idle)
+			}
 		}
 		select {
 		case <-b.ctx.Done():
@@ -86,14 +91,22 @@ func (b *Bridge) externalLoop() {
 	}
 }
 
-// sendExternalHome hands context ctxID's ended watched jobs to remote_done.
-func (b *Bridge) sendExternalHome(ctx context.Context, ctxID uint64) {
+// noneWatched notes context ctxID's set of watched jobs as empty when it is.
+func (b *Bridge) noneWatched(ctxID uint64, now time.Time, seen [2]uint64, idle *externalIdle) {
+	if _, any, err := b.st.Bus.(keyWatcher).Earliest(b.ctx, ctxID, store.ExternalJobsKey); err == nil && !any {
+		idle.found(ctxID, now, seen)
+	}
+}
+
+// sendExternalHome hands context ctxID's ended watched jobs to remote_done;
+// it reports whether it read the set and found none ended.
+func (b *Bridge) sendExternalHome(ctx context.Context, ctxID uint64) bool {
 	keys, err := b.st.Jobs.ExternalEnded(ctx, ctxID, externalBatch)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.log.Warn("bridge: watched jobs", "context", ctxID, "err", err)
 		}
-		return
+		return false
 	}
 	for _, k := range keys {
 		out, err := b.st.Jobs.EndExternal(ctx, ctxID, k, "", nil)
@@ -105,6 +118,7 @@ func (b *Bridge) sendExternalHome(ctx context.Context, ctxID uint64) {
 			b.log.Info("bridge: job ended by its external worker goes home", "context", ctxID, "job", k)
 		}
 	}
+	return len(keys) == 0
 }
 
 // takeResult handles result message key, taken from context ctxID's

@@ -21,8 +21,9 @@ func (b *Bridge) msgOutLoop(ctx context.Context, ctxID uint64) {
 	if _, err := b.st.Bus.Requeue(ctx, ctxID, store.MsgOutProcessingKey, store.MsgOutKey); err != nil {
 		b.log.Warn("bridge: recover msg_out", "context", ctxID, "err", err)
 	}
+	take := b.taker(ctxID, store.MsgOutKey, store.MsgOutProcessingKey)
 	for ctx.Err() == nil {
-		key, err := b.st.Bus.TakeMsgOut(ctx, ctxID, store.MsgOutKey, store.MsgOutProcessingKey, time.Second)
+		key, err := take(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				b.log.Warn("bridge: msg_out", "context", ctxID, "err", err)
@@ -134,14 +135,25 @@ func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *
 	return j, false, nil
 }
 
-// overdueEvery is how often outboxLoop looks for overdue results.
+// overdueEvery is how often outboxLoop looks for overdue results, at
+// most: result deadlines are minutes away.
 const overdueEvery = 2 * time.Second
 
-// outboxLoop resends what is due in every context's outbox.
+// outboxLoop resends what is due in every context's outbox and gives up
+// on overdue results. Its tick checks peers' returns and the due times in
+// memory; a context's outbox (or awaiting_result) is read just after it is
+// written, when its earliest entry falls due (outbox_due.go) and every
+// wakeSafety.
+// Without notifications every outbox is read on each tick, as before.
 func (b *Bridge) outboxLoop() {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
-	lastOverdue := time.Now()
+	due, w := newOutboxDue(), b.watch()
+	if w != nil {
+		w.OnWrite(store.OutboxKey, due.written(store.OutboxKey))
+		w.OnWrite(store.AwaitingKey, due.written(store.AwaitingKey))
+	}
+	lastSweep, lastAll := time.Now(), time.Now()
 	for {
 		select {
 		case <-b.ctx.Done():
@@ -149,28 +161,64 @@ func (b *Bridge) outboxLoop() {
 		case <-t.C:
 		}
 		b.watchReturns()
-		// Result deadlines are minutes away: look for overdue ones every
-		// few seconds, not on every tick.
-		checkOverdue := time.Since(lastOverdue) >= overdueEvery
-		if checkOverdue {
-			lastOverdue = time.Now()
+		now := time.Now()
+		if now.Sub(lastAll) >= wakeSafety {
+			due.lookAll()
+			lastAll = now
 		}
-		for _, id := range b.contextIDs() {
-			keys, err := b.st.Bus.OutboxDue(b.ctx, id, time.Now(), 256)
-			if err != nil {
-				continue
-			}
-			for _, k := range keys {
-				b.trySend(id, k)
-			}
-			if checkOverdue {
-				b.overdue(id)
-			}
+		send, await := due.take(b.contextIDs(), now)
+		for _, id := range send {
+			b.outboxPass(id, due, now, w != nil)
 		}
-		if checkOverdue {
+		for _, id := range await {
+			b.overduePass(id, due, now, w != nil)
+		}
+		if now.Sub(lastSweep) >= overdueEvery {
+			lastSweep = now
 			b.sweepRunners()
 		}
 	}
+}
+
+// outboxPass sends what is due in context id's outbox and notes when its
+// earliest entry falls due (woken: else at the next tick).
+func (b *Bridge) outboxPass(id uint64, due *outboxDue, now time.Time, woken bool) {
+	const batch = 256
+	keys, err := b.st.Bus.OutboxDue(b.ctx, id, now, batch)
+	for _, k := range keys {
+		b.trySend(id, k)
+	}
+	next := now
+	if err == nil && woken && len(keys) < batch {
+		next = b.earliest(id, store.OutboxKey, now)
+	}
+	due.later(due.send, id, next)
+}
+
+// overduePass gives up on context id's overdue results and notes when to
+// look again: at its earliest deadline (woken), overdueEvery on at least.
+func (b *Bridge) overduePass(id uint64, due *outboxDue, now time.Time, woken bool) {
+	b.overdue(id)
+	next := now.Add(overdueEvery)
+	if woken {
+		if at := b.earliest(id, store.AwaitingKey, now); at.After(next) {
+			next = at
+		}
+	}
+	due.later(due.await, id, next)
+}
+
+// earliest is the time of the earliest entry of context id's sorted set
+// key: now when it cannot be read, a wakeSafety away when it is empty.
+func (b *Bridge) earliest(id uint64, key string, now time.Time) time.Time {
+	at, ok, err := b.st.Bus.(keyWatcher).Earliest(b.ctx, id, key)
+	switch {
+	case err != nil:
+		return now
+	case !ok:
+		return now.Add(wakeSafety)
+	}
+	return at
 }
 
 // trySend sends one outbox entry in the background unless already under way.

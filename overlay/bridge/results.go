@@ -19,8 +19,9 @@ func (b *Bridge) remoteDoneLoop(ctx context.Context, ctxID uint64) {
 	if _, err := b.st.Bus.Requeue(ctx, ctxID, store.RemoteDoneProcessingKey, store.RemoteDoneKey); err != nil {
 		b.log.Warn("bridge: recover remote_done", "context", ctxID, "err", err)
 	}
+	take := b.taker(ctxID, store.RemoteDoneKey, store.RemoteDoneProcessingKey)
 	for ctx.Err() == nil {
-		key, err := b.st.Bus.TakeMsgOut(ctx, ctxID, store.RemoteDoneKey, store.RemoteDoneProcessingKey, time.Second)
+		key, err := take(ctx)
 		if err != nil || key == "" {
 			if err != nil && ctx.Err() == nil {
 				sleep(ctx, time.Second)
@@ -103,6 +104,7 @@ func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
 	p.Status, p.Result, p.Error = string(j.Status), j.Result, j.Error
 	p.Logs = logs
 	p.TraceID = j.TraceID()
+	filesOf(p, j) // files.go
 	return &built{p, envelope.TypeResult, p.OriginCtx, p.Attempt}
 }
 
@@ -145,8 +147,9 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	fields := (&model.RunnerJob{Result: res}).ToHash()
 	// The job message is settled in the same step (msgKey; "" when the
 	// job has none), so nothing is left to do once its waiter wakes.
-	err = b.completeHome(ctx, from, p, status,
-		model.Hash{"result": fields["result"], "error": p.Error, model.ExtraRanOn: b.names.name(from)}, msgKey)
+	home := model.Hash{"result": fields["result"], "error": p.Error, model.ExtraRanOn: b.names.name(from)}
+	filesFields(home, p) // files.go
+	err = b.completeHome(ctx, from, p, status, home, msgKey)
 	switch {
 	case errors.Is(err, store.ErrFenced), errors.Is(err, model.ErrBadTransition):
 		if !b.lateResult(ctx, from, p) { // kept when the job was given up on as lost
