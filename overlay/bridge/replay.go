@@ -12,7 +12,7 @@ import (
 // memory, so the check usually costs no round trip.
 //
 // An envelope passes the skew check only while |now − its time| ≤ Skew.
-// While the bridge runs it keeps a horizon in Redis a few seconds ahead of
+// While the bridge runs it keeps a horizon in Redis a minute ahead of
 // the clock (store.ReplayHorizonKey), so no run ever accepted an envelope
 // after the horizon it left behind. An envelope stamped later than that
 // horizon + Skew therefore cannot have been accepted by an earlier run:
@@ -34,10 +34,13 @@ type replays struct {
 }
 
 // horizonLead is how far ahead of the clock the horizon is kept; it is
-// renewed every horizonEvery.
+// renewed every horizonEvery (three commands), so an idle agent writes it
+// three times a minute, with 40 s to spare when a write fails. The price
+// of the long lead: after a restart Redis decides for the envelopes of
+// up to a minute (and Skew) more, as it did before this memory existed.
 const (
-	horizonLead  = 5 * time.Second
-	horizonEvery = time.Second
+	horizonLead  = time.Minute
+	horizonEvery = 20 * time.Second
 )
 
 // replayMemoryMax bounds the memory: past it, keys go to Redis only.
