@@ -14,6 +14,7 @@ import (
 func (r *Runner) refreshLoop(ctx context.Context) {
 	t := time.NewTicker(r.cfg.ContextRefresh)
 	defer t.Stop()
+	checked := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -21,7 +22,9 @@ func (r *Runner) refreshLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		r.enableEvents(ctx)
+		if r.eventsDue(&checked) { // refresh.go
+			r.enableEvents(ctx)
+		}
 		if err := r.refreshContexts(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("executor: list contexts", "err", err)
 		}

@@ -11,15 +11,16 @@ import (
 // no Redis connection: the loop claims with a non-blocking script (one
 // round trip over every served queue) and, when all are empty, sleeps until
 // a keyspace notification for one of the context's queues wakes it, or
-// for the poll interval. So N contexts cost N goroutines, not N×types
+// for the poll interval (much longer once it is still: idle.go). So N contexts cost N goroutines, not N×types
 // blocked connections. Keyspace events arrive on the runner's single
 // pub/sub connection (see watchEvents).
 func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext) {
 	r.reclaimOwn(ctx, id)
 	r.requestSweep(id, "")
 	var repaired time.Time // last look at parked jobs of concurrency keys (keyed.go)
+	var q quiet            // how long it may wait (idle.go)
 	for {
-		r.repairKeys(ctx, id, &repaired)
+		r.repairKeys(ctx, id, &repaired, &q.parked)
 		if !r.acquireFor(ctx, sc) {
 			return
 		}
@@ -29,14 +30,18 @@ func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext)
 			if err != nil && ctx.Err() == nil {
 				r.log.Warn("executor: claim", "context", id, "err", err)
 			}
-			if !r.idle(ctx, sc.wake) {
+			if err != nil {
+				q.still = false
+			}
+			if !r.idle(ctx, id, sc.wake, &q) {
 				return
 			}
 			continue
 		}
+		q.still = false
 		left := cl.Left
 		r.dispatch(id, cl)
-		if left == 0 && !r.idle(ctx, sc.wake) { // a push meanwhile has woken us already
+		if left == 0 && !r.idle(ctx, id, sc.wake, &q) { // a push meanwhile has woken us already
 			return
 		}
 	}
@@ -89,19 +94,6 @@ func (sc *servedContext) order(served []string) []string {
 		out[k] = served[(start+k)%n]
 	}
 	return out
-}
-
-// idle waits for a wake-up or the poll interval; false when ctx ended.
-func (r *Runner) idle(ctx context.Context, wake <-chan struct{}) bool {
-	t := time.NewTimer(r.pollEvery())
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-wake:
-	case <-t.C:
-	}
-	return true
 }
 
 func (r *Runner) pollEvery() time.Duration {

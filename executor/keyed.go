@@ -17,14 +17,17 @@ func (r *Runner) repairEvery() time.Duration {
 }
 
 // repairKeys runs store.KeyedRepair for context id when the last run (at
-// *last) is repairEvery old.
-func (r *Runner) repairKeys(ctx context.Context, id uint64, last *time.Time) {
+// *last) is repairEvery old, and notes in *parked whether it found jobs
+// parked behind a key (an idle loop then looks again at repairEvery).
+func (r *Runner) repairKeys(ctx context.Context, id uint64, last *time.Time, parked *bool) {
 	now := time.Now()
 	if now.Sub(*last) < r.repairEvery() {
 		return
 	}
 	*last = now
-	if _, err := r.st.Queues.KeyedRepair(ctx, id); err != nil && ctx.Err() == nil {
+	n, err := r.st.Queues.KeyedRepair(ctx, id)
+	if err != nil && ctx.Err() == nil {
 		r.log.Warn("executor: repair concurrency keys", "context", id, "err", err)
 	}
+	*parked = n > 0 || err != nil
 }

@@ -14,19 +14,36 @@ import (
 const reapBatch = 100
 
 // reapLoop puts back, in every served context, the jobs whose lease
-// expired (their runner died or hangs), whoever held them.
+// expired (their runner died or hangs), whoever held them: at each
+// lease's expiry, the period apart at least (lease_watch.go); every
+// period when the server publishes no notifications.
 func (r *Runner) reapLoop(ctx context.Context) {
-	t := time.NewTicker(min(max(r.cfg.Heartbeat, 100*time.Millisecond), 5*time.Second))
+	period := min(max(r.cfg.Heartbeat, 100*time.Millisecond), 5*time.Second)
+	w, written := r.leaseWatch(ctx)
+	if w != nil {
+		defer w.Close()
+	}
+	wait, known := period, true
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
+		var wake <-chan struct{}
+		if !known {
+			wake = written // a lease where none was: look when it can expire
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-wake:
 		}
 		for _, id := range r.servedIDs() {
 			r.reapExpired(ctx, id)
 		}
+		if w != nil {
+			wait, known = r.nextReap(ctx, period)
+		}
+		t.Reset(wait)
 	}
 }
 

@@ -54,3 +54,20 @@ func (r *Runner) refreshContexts(ctx context.Context) error {
 		}
 	}
 }
+
+// eventsRecheck is how often the refresh loop re-checks that keyspace
+// notifications are on while they are: the lease watch's connection turns
+// them back on as soon as it reconnects to a restarted server
+// (lease_watch.go), so this is a safety pass; while they are off, every
+// refresh tries again.
+const eventsRecheck = time.Minute
+
+// eventsDue reports whether the refresh loop should re-check the keyspace
+// notifications now (last checked at *last, which it moves).
+func (r *Runner) eventsDue(last *time.Time) bool {
+	if r.events.Load() && time.Since(*last) < eventsRecheck {
+		return false
+	}
+	*last = time.Now()
+	return true
+}
