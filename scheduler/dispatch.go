@@ -62,6 +62,10 @@ func (s *Scheduler) send(ctx context.Context, r *flowRun, step *store.FlowStep, 
 			err = errStale
 			continue
 		}
+		if plans[i].rt.local {
+			s.sent(r, plans[i].n.name, nil) // queued here, directly or through msg_out
+			continue
+		}
 		s.sent(r, plans[i].n.name, ds[i].Msg)
 	}
 	return err
@@ -79,7 +83,7 @@ func (s *Scheduler) sent(r *flowRun, name string, m *model.Message) {
 func (s *Scheduler) build(ctx context.Context, r *flowRun, plans []attempt, from []string) ([]store.FlowDispatch, error) {
 	remote := 0
 	for _, p := range plans {
-		if !p.rt.local {
+		if s.viaMessage(p) {
 			remote++
 		}
 	}
@@ -95,13 +99,24 @@ func (s *Scheduler) build(ctx context.Context, r *flowRun, plans []attempt, from
 	for i, p := range plans {
 		j := s.nextAttempt(r, p)
 		out[i] = store.FlowDispatch{FlowID: r.key.id, Node: p.n.name, NodeStates: from, Attempt: p.base.Attempt, Job: j}
-		if !p.rt.local {
+		switch {
+		case !p.rt.local:
 			out[i].Msg = s.message(r, j, p.rt.dst, msgID)
 			j.Extra[fMessage] = store.MessageKey(r.caller, msgID)
+			msgID++
+		case s.viaMessage(p): // a seed flow's job for this agent: the bridge queues it here
+			out[i].Msg = s.message(r, j, s.cfg.Self, msgID)
 			msgID++
 		}
 	}
 	return out, nil
+}
+
+// viaMessage reports whether attempt p goes as a Message on msg_out: to
+// another agent, or a job of a flow made the seed way
+// (model.ExtraDispatchVia) for this agent, when it knows its peer ID.
+func (s *Scheduler) viaMessage(p attempt) bool {
+	return !p.rt.local || s.cfg.Self != "" && p.base.Extra[model.ExtraDispatchVia] == model.DispatchViaMsgOut
 }
 
 // nextAttempt is the job as its next attempt is written.
@@ -140,5 +155,5 @@ func (s *Scheduler) message(r *flowRun, j *model.RunnerJob, dst string, id uint6
 	}
 	return &model.Message{ID: id, CallerID: r.caller, ContextID: r.key.ctx, MessageType: model.MsgTypeJob,
 		Timeout: timeout, TimeoutResult: timeout, Job: []*model.RunnerJob{j}, Dst: dst,
-		Status: model.MsgDispatched}
+		Status: model.MsgDispatched, Extra: model.Hash{model.ExtraMessageFlowID: strconv.FormatUint(r.key.id, 10)}}
 }

@@ -125,8 +125,9 @@ func (h *Handlers) adoptSeedFlow(ctx context.Context, ctxID, id uint64) error {
 
 // adoption is what AdoptFlow writes: per job its node name (its own, or
 // job<id>), the flow id, the mark that its dependends hold its upstream
-// ids (where the scheduler reads them, model.ExtraUpstreamIn) and status
-// waiting_for_prerequisites; every node pending.
+// ids (where the scheduler reads them, model.ExtraUpstreamIn), the mark
+// that it is dispatched as a Message on msg_out (model.ExtraDispatchVia)
+// and status waiting_for_prerequisites; every node pending.
 func adoption(f *model.Flow, g *seedGraph) (map[string]model.Hash, map[string]string) {
 	fields := map[string]model.Hash{}
 	states := map[string]string{}
@@ -139,7 +140,8 @@ func adoption(f *model.Flow, g *seedGraph) (map[string]model.Hash, map[string]st
 		taken[name] = true
 		states[name] = string(model.NodePending)
 		fields[store.JobKey(j.CallerID, j.ID)] = model.Hash{"name": name, "flow_id": u64(f.ID),
-			model.ExtraUpstreamIn: model.UpstreamInDependends, "status": string(model.JobWaiting)}
+			model.ExtraUpstreamIn: model.UpstreamInDependends, "status": string(model.JobWaiting),
+			model.ExtraDispatchVia: model.DispatchViaMsgOut}
 	}
 	return fields, states
 }

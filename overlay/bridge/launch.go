@@ -301,6 +301,9 @@ func (b *Bridge) launchTaken(ctx context.Context, ctxID uint64, key string) erro
 		}
 		return b.st.Bus.Done(ctx, ctxID, store.MsgOutProcessingKey, key)
 	}
+	if done, err := b.queueFlowJobHere(ctx, ctxID, key, m); done { // local_flow.go
+		return err
+	}
 	job, existed, err := b.prepare(ctx, ctxID, key, m, &o)
 	if err != nil {
 		return err

@@ -73,6 +73,7 @@ type BusStore interface {
 	OutboxResendNow(ctx context.Context, ctxID uint64, dst string, now time.Time, max int64) ([]string, error)
 	PushMessage(ctx context.Context, ctxID uint64, m *model.Message, list string) error
 	QuarantineAfter() int64
+	QueueLocalJob(ctx context.Context, ctxID uint64, processing, msgKey, jobKey, scriptType string) (bool, error)
 	QuarantineMessage(ctx context.Context, ctxID uint64, key string, list string, processing string, reason string, class string) error
 	Requeue(ctx context.Context, ctxID uint64, processing string, list string) (int, error)
 	SetMessageStatus(ctx context.Context, ctxID uint64, key string, status model.MessageStatus, fields model.Hash) error

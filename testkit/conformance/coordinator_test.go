@@ -4,12 +4,15 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Seed 002: COORDINATOR_URL (http://127.0.0.1:9652) is the JSON-RPC
@@ -208,8 +211,9 @@ func waitFlow(t *testing.T, ctxID, id int) Flow {
 // jobs that must finish first, flow.create {context_id, flow:{jobs}},
 // flow.dag {context_id, id} (nodes, edges, roots, leaves, levels, node
 // states, each node's supervisor_url once it ran), flow.start
-// {context_id, id}: the jobs run as a DAG, the flow ends finished, and
-// starting it again changes nothing.
+// {context_id, id}: the jobs run as a DAG, each dispatched as a Message
+// with the flow's flow_id pushed on msg_out (the pipeline), the flow ends
+// finished, and starting it again changes nothing.
 func TestFlowTheSeedWay(t *testing.T) {
 	newContext(t, 7)
 	path, script := orderFile(t)
@@ -247,6 +251,7 @@ func TestFlowTheSeedWay(t *testing.T) {
 			t.Errorf("node %s has no supervisor_url after it ran", id)
 		}
 	}
+	flowMessages(t, db(t, 7), "33", 11, 12, 13)
 	if call(t, "flow.start", map[string]any{"context_id": 7, "id": 33}, &started); started {
 		t.Fatal("flow.start of a finished flow answered true")
 	}
@@ -308,5 +313,36 @@ func TestJobRunAsTheCoordinatorSendsIt(t *testing.T) {
 	}
 	if st, _ := db(t, 11).HGet(t.Context(), "job:1:31", "status").Result(); st != "finished" {
 		t.Fatalf("job:1:31 status in Redis %q", st)
+	}
+}
+
+// flowMessages checks seed 002's pipeline: every job of flow flowID was
+// dispatched as a Message (message:<caller>:<id>) carrying it, with the
+// flow's flow_id, and the message is no longer waiting (dispatched).
+func flowMessages(t *testing.T, c *redis.Client, flowID string, jobs ...int) {
+	t.Helper()
+	ctx := t.Context()
+	seen := map[int]string{}
+	for _, k := range c.Keys(ctx, "message:*").Val() {
+		h := c.HGetAll(ctx, k).Val()
+		if h["flow_id"] != flowID {
+			continue
+		}
+		var embedded []map[string]any
+		if err := json.Unmarshal([]byte(h["job"]), &embedded); err != nil || len(embedded) != 1 {
+			t.Errorf("%s: job %q is not one job (%v)", k, h["job"], err)
+			continue
+		}
+		id, _ := strconv.Atoi(fmt.Sprint(embedded[0]["id"])) // a number, or its digits
+		seen[id] = h["status"]
+	}
+	for _, id := range jobs {
+		st, ok := seen[id]
+		switch {
+		case !ok:
+			t.Errorf("job %d of flow %s was not dispatched as a Message with flow_id %s", id, flowID, flowID)
+		case st == "dispatched" || st == "":
+			t.Errorf("the Message of job %d of flow %s is still %q", id, flowID, st)
+		}
 	}
 }
