@@ -26,10 +26,11 @@ func (c *contextCache) forget() {
 
 // contextIDs lists the contexts of this agent (DB 0 registry), sorted.
 func (n *Node) contextIDs(ctx context.Context) ([]uint64, error) {
+	ttl := n.cacheFor(ctx) // contexts_watch.go
 	c := &n.ctxCache
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.at.IsZero() && time.Since(c.at) < contextCacheFor {
+	if !c.at.IsZero() && time.Since(c.at) < ttl {
 		return append([]uint64(nil), c.ids...), nil
 	}
 	ids, err := n.store.Registry.ContextIDs(ctx)

@@ -58,6 +58,7 @@ type Node struct {
 	tracer   *tracing.Tracer      // span export; nil: off (tracing.go)
 	files    *jobfiles.Service    // files between jobs (files.go)
 	ctxCache contextCache
+	ctxWatch contextWatch // its invalidation (contexts_watch.go)
 	api      *api.Server
 	parts    parts // one handle per started component
 
