@@ -151,7 +151,7 @@ func TestHeroNotConcurrent(t *testing.T) {
 
 // Seed 004 worker loop and "Stop Request Handling": a job stopped before
 // it ran ends error "stopped" and never runs; a running one ends error
-// "stopped_by_request".
+// "stopped_by_request"; the stop requests leave the stop queue.
 func TestHeroStop(t *testing.T) {
 	w := newHeroWorker(t)
 	if !w.own {
@@ -175,6 +175,10 @@ func TestHeroStop(t *testing.T) {
 	if _, err := os.Stat(m + "/queued_ran"); err == nil {
 		t.Fatal("a job stopped while queued ran")
 	}
+	// "Remove stop request": both requests are gone from the stop queue.
+	eventually(t, "hero:stop_queue:"+w.id+" empty", func() bool {
+		return w.c.LLen(context.Background(), "hero:stop_queue:"+w.id).Val() == 0
+	})
 }
 
 // onceThenBlock blocks on its first run (its pid in <m>/<name>.pid) and
