@@ -48,6 +48,8 @@ func TestChooseOnlyRegisteredRunners(t *testing.T) {
 			pick := ""
 			if got.runner != nil {
 				pick = got.runner.Pubkey
+			} else if got.unannounced != nil {
+				pick = got.unannounced.Pubkey
 			}
 			if pick != c.want || len(got.waiting) != c.waiting {
 				t.Fatalf("choose = %q waiting %v; want %q, %d waiting", pick, got.waiting, c.want, c.waiting)

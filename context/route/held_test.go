@@ -31,3 +31,18 @@ func TestRegisteredRunnerDownHoldsTheJob(t *testing.T) {
 		t.Fatalf("no record for the type: %+v, %v; want Here", got, err)
 	}
 }
+
+// A registered runner up whose record sets no types but which does not
+// announce the job's type is taken only when this agent's runner does
+// not serve the type: before, this agent runs it.
+func TestUnannouncedRunnerAfterThisAgent(t *testing.T) {
+	up := fakePresence{peers: []*model.Peer{{PeerID: alpha, State: model.PeerUp, ScriptTypes: []string{"python"}}}}
+	rs := &fakeRecords{rs: []*model.Runner{{ID: 1, Pubkey: alpha}}}
+	if got, err := Resolve(context.Background(), rs, Query{Context: 1, Type: "sh"}, bridgeOptions(up)); err != nil || got.Kind != Here {
+		t.Fatalf("sh, served here, alpha announces only python: %+v, %v; want Here", got, err)
+	}
+	got, err := Resolve(context.Background(), rs, Query{Context: 1, Type: "v"}, bridgeOptions(up))
+	if err != nil || got.Kind != Peer || got.Peer != alpha {
+		t.Fatalf("v, served nowhere announced: %+v, %v; want alpha, whose record sets no types", got, err)
+	}
+}

@@ -76,6 +76,11 @@ func (r *resolver) registered(ctx context.Context) (Outcome, error) {
 			return Outcome{Kind: Here}, nil
 		case r.servesHere() && (len(c.waiting) == 0 || r.registeredHere(rs)):
 			return Outcome{Kind: Here}, nil
+		case c.unannounced != nil:
+			if p, ok := r.confirm(ctx, c.unannounced); ok {
+				return Outcome{Kind: Peer, Peer: p}, nil
+			}
+			continue
 		case len(c.waiting) > 0: // a registered runner down holds it (seed 000 §4: it goes to the tenant)
 			return Outcome{Kind: Waits, Why: fmt.Sprintf("waiting for a runner of type %q: no runner registered in context %d "+
 				"that runs it is up (%s)", typ, r.q.Context, strings.Join(r.breakerNotes(c.waiting), ", "))}, nil
@@ -114,18 +119,23 @@ func (r *resolver) confirm(ctx context.Context, c *model.Runner) (string, bool) 
 
 // choice is where registered runners let a job of one type go.
 type choice struct {
-	runner  *model.Runner // the least loaded registered runner up that runs the type; nil: none
-	waiting []string      // registered runners that may run it but cannot now (down, or not announcing it)
+	runner *model.Runner // the least loaded registered runner up that announces the type; nil: none
+	// unannounced is the least loaded one up whose record sets no types
+	// and that does not announce the type: an external worker there may
+	// serve it (after this agent's own runner, which does).
+	unannounced *model.Runner
+	waiting     []string // registered runners that may run it but cannot now (down, or not announcing it)
 }
 
 // choose picks among the runners registered in a context (rs) for a job
 // of type typ. The record is the authority and the peer table (peers) a
 // hint: a candidate is a record of another agent (not self, not local)
-// whose script_types, when set, include typ, and whose agent is up. Those
-// that announce typ come first (the least loaded wins), then those that
-// do not but whose record sets no types: the agent may serve typ with an
-// external worker it does not announce (seed 000 §4). A record that may
-// run typ but whose agent is down or never heard of is waiting.
+// whose script_types, when set, include typ, and whose agent is up. The
+// least loaded that announces typ is runner; the least loaded that does
+// not but whose record sets no types is unannounced: the agent may serve
+// typ with an external worker it does not announce (seed 000 §4). A
+// record that may run typ but whose agent is down or never heard of is
+// waiting.
 func choose(rs []*model.Runner, peers []*model.Peer, typ, self string) choice {
 	rows := make(map[string]*model.Peer, len(peers))
 	for _, p := range peers {
@@ -149,15 +159,16 @@ func choose(rs []*model.Runner, peers []*model.Peer, typ, self string) choice {
 			c.waiting = append(c.waiting, rn.Pubkey)
 		}
 	}
-	for _, tier := range cands {
+	pick := func(tier []*model.Runner) *model.Runner {
 		sort.SliceStable(tier, func(i, k int) bool {
 			return loadRatio(rows[tier[i].Pubkey]) < loadRatio(rows[tier[k].Pubkey])
 		})
-		if len(tier) > 0 {
-			c.runner = tier[0]
-			break
+		if len(tier) == 0 {
+			return nil
 		}
+		return tier[0]
 	}
+	c.runner, c.unannounced = pick(cands[0]), pick(cands[1])
 	return c
 }
 

@@ -74,10 +74,11 @@ const (
 	// names it, else Open.
 	OpenLocalFirst
 	// OpenRegistered (the bridge): the least loaded registered runner up
-	// that runs the type (Presence), else here when a local record serves
-	// the type, else Waits while a registered runner may run it later
-	// (unless a record names this agent, whose runner serves the type),
-	// else here when this agent's runner serves the type, else
+	// that announces the type (Presence), else here when a local record
+	// serves the type, else here when this agent's runner serves it (and
+	// no registered runner that may run it is down, or a record names this
+	// agent too), else a registered runner up whose record sets no types,
+	// else Waits while a registered runner may run it later, else
 	// ErrNoRunner.
 	OpenRegistered
 )
