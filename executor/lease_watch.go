@@ -40,6 +40,9 @@ func (r *Runner) leaseWatch(ctx context.Context) (*store.KeyWatch, <-chan struct
 		signal(written)
 		if db == store.AnyDB {
 			r.wakeAll() // keyed_limits.go
+			for _, id := range r.servedIDs() {
+				r.requestSweep(id, "") // a push onto an unserved queue may have gone unseen
+			}
 		}
 	})
 	return w, written

@@ -8,9 +8,11 @@ import (
 )
 
 // sweepFullEvery: with keyspace events on, a full keyspace scan for queues
-// nobody serves runs only every this many sweep ticks (events name the
-// queue directly); without events every tick scans.
-const sweepFullEvery = 15
+// nobody serves runs only every this many sweep ticks (5 min at the
+// default 2 s): events name the queue directly, and a reconnection, after
+// which some may have been lost, asks for a full scan of every context
+// (lease_watch.go); without events every tick scans.
+const sweepFullEvery = 150
 
 // sweepBatch bounds the jobs rejected per queue and pass.
 const sweepBatch = 1000
