@@ -76,7 +76,7 @@ func (r *resolver) registered(ctx context.Context) (Outcome, error) {
 			return Outcome{Kind: Here}, nil
 		case r.servesHere() && (len(c.waiting) == 0 || r.registeredHere(rs)):
 			return Outcome{Kind: Here}, nil
-		case c.unannounced != nil:
+		case c.unannounced != nil && len(c.waiting) == 0:
 			if p, ok := r.confirm(ctx, c.unannounced); ok {
 				return Outcome{Kind: Peer, Peer: p}, nil
 			}

@@ -77,8 +77,8 @@ const (
 	// that announces the type (Presence), else here when a local record
 	// serves the type, else here when this agent's runner serves it (and
 	// no registered runner that may run it is down, or a record names this
-	// agent too), else a registered runner up whose record sets no types,
-	// else Waits while a registered runner may run it later, else
+	// agent too), else Waits while a registered runner may run it later,
+	// else a registered runner up whose record sets no types, else
 	// ErrNoRunner.
 	OpenRegistered
 )
