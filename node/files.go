@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
@@ -70,4 +71,10 @@ func (n *Node) filesPruned(ctxID uint64, keys []string) {
 	if p.Blobs > 0 || p.Parts > 0 {
 		n.log.Info("files: pruned", "blobs", p.Blobs, "parts", p.Parts, "bytes", p.Bytes)
 	}
+}
+
+// grantFiles signs, as this agent, that peer to may have the files of
+// ref on the agent that ran that job (scheduler.Config.GrantFiles).
+func (n *Node) grantFiles(ref, to string) (string, error) {
+	return jobfiles.SignGrant(n.id.PrivKey(), ref, to, time.Now().Add(jobfiles.GrantTTL))
 }

@@ -123,3 +123,55 @@ func TestFilesRefusedToStranger(t *testing.T) {
 		t.Fatalf("a refusal left parts: %v", parts)
 	}
 }
+
+// When the producer and the consumer run on two agents other than the
+// flow's, the consumer's agent has no role on the producer's: it asks with
+// a grant the flow's agent (the producer's origin) signed for it, and gets
+// the files. The same grant in another peer's hands is refused.
+func TestFilesFlowThirdAgent(t *testing.T) {
+	a, b := flowPair(t)
+	c := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})
+	c.call(t, "context.create", map[string]any{"id": 1}, nil)
+	c.call(t, "context.grant", map[string]any{"id": 1, "actor": a.peerID(), "role": "executor"}, nil)
+	waitPeerUp(t, a, c.peerID())
+	waitPeerUp(t, c, b.peerID())
+	v := waitFlow(t, a, runFlow(t, a, fmt.Sprintf(backupFlow, b.peerID(), "third", c.peerID())))
+	if v.Status != "finished" {
+		t.Fatalf("flow %s: %+v", v.Status, v.Jobs)
+	}
+	var dump wire.JobView
+	a.call(t, "job.load", wire.JobRef{Context: 1, Key: jobOf(t, v, "dump").Key}, &dump)
+	if len(dump.Files) != 1 || jobOf(t, v, "upload").Result["sha"] != dump.Files[0].SHA256 {
+		t.Fatalf("upload saw %q, the dump recorded %+v", jobOf(t, v, "upload").Result["sha"], dump.Files)
+	}
+
+	// The upload's grant, as c received it, presented by a stranger.
+	up, err := c.Store().Jobs.ListJobs(context.Background(), 1)
+	if err != nil || len(up) != 1 {
+		t.Fatalf("c's jobs: %v %v", up, err)
+	}
+	ins, err := files.DecodeInputs(up[0].InputsJSON())
+	if err != nil || len(ins) != 1 || !strings.HasPrefix(ins[0].Ref, "g1.") {
+		t.Fatalf("c's job inputs %+v %v, want one set asked for with a grant", ins, err)
+	}
+	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ai, err := peer.AddrInfoFromString(b.addr(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Connect(context.Background(), *ai); err != nil {
+		t.Fatal(err)
+	}
+	st, err := cas.Open(t.TempDir(), cas.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = transfer.NewClient(h, st, transfer.Config{}).FetchAll(context.Background(), ai.ID, ins[0].Files, ins[0].Ref, nil)
+	if !errors.Is(err, files.ErrRefused) || !strings.Contains(err.Error(), "grant refused") || st.Used() != 0 {
+		t.Fatalf("a stranger with c's grant: %v (used %d), want refused", err, st.Used())
+	}
+}

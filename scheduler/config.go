@@ -36,6 +36,10 @@ type Config struct {
 	// the peer it went to and why, so that the bridge's circuit breaker for
 	// that peer counts it as it counts a lost plain job (nil: nobody hears).
 	Lost func(peerID, reason string)
+	// GrantFiles signs the ref through which peer to may have the files
+	// of a producer that ran on another agent (node/jobfiles grants; nil:
+	// none, the producer's agent then judges by roles alone).
+	GrantFiles func(ref, to string) (string, error)
 	// Stop stops a dispatched job (the node routes it to the local runner
 	// or to the bridge). Nil: stopped jobs are only marked cancelled.
 	Stop func(ctx context.Context, ctxID uint64, jobKey string, job *model.RunnerJob) error

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -142,7 +143,7 @@ func (s *Scheduler) nextAttempt(r *flowRun, p attempt) *model.RunnerJob {
 			j.Extra[k] = v
 		}
 	}
-	r.withInputs(p.n, &j, s.cfg.Self) // files between jobs (files.go)
+	s.withInputs(r, p.n, &j, cmp.Or(p.rt.dst, peerOf(p.rt.runner))) // files between jobs (files.go)
 	return &j
 }
 

@@ -53,16 +53,24 @@ func inputOf(ctxID uint64, name string, j *model.RunnerJob) (files.Input, bool) 
 // withInputs sets job j's inputs from the producers node n needs, and
 // drops files an earlier attempt left on it (caller holds r.mu). A
 // producer that ran here is asked for through the consuming job's own
-// ref: the agent it is sent to is the one the trust rule lets have it.
-func (r *flowRun) withInputs(n *node, j *model.RunnerJob, self string) {
+// ref: the agent it is sent to is the one the trust rule lets have it. A
+// producer that ran on a third agent is asked for through a grant this
+// agent, its origin, signs for the consumer's agent (to).
+func (s *Scheduler) withInputs(r *flowRun, n *node, j *model.RunnerJob, to string) {
+	self := s.cfg.Self
 	var ins []files.Input
 	for _, need := range n.needs {
 		in, ok := r.made[need]
 		if !ok {
 			continue
 		}
-		if in.Peer == "" || in.Peer == self {
+		switch {
+		case in.Peer == "" || in.Peer == self:
 			in.Peer, in.Ref = self, strconv.FormatUint(r.key.ctx, 10)+"/"+n.key
+		case to != "" && to != self && to != in.Peer && s.cfg.GrantFiles != nil:
+			if g, err := s.cfg.GrantFiles(in.Ref, to); err == nil {
+				in.Ref = g
+			}
 		}
 		ins = append(ins, in)
 	}

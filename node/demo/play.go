@@ -11,7 +11,8 @@ import (
 	"github.com/hyphae-run/hyphae/node/flowtext"
 )
 
-// flowYAML is bob's flow; %s are alice's and carol's peer IDs.
+// flowYAML is bob's flow; %s are alice's and carol's peer IDs. fetch's
+// items.txt goes from alice to carol as a file (outputs:, in/fetch/).
 const flowYAML = `name: cross-tenant-demo
 context: 1
 env: {REPORT_TITLE: "inventory"}
@@ -19,8 +20,10 @@ jobs:
   fetch:
     type: sh
     runner: %[1]s
+    outputs: [items.txt]
     script: |
       echo "fetching on $(uname -n) for caller $HYPHAE_CALLER_ID"
+      echo 42 > items.txt
       echo "items=42" >> "$HYPHAE_RESULT"
   count:
     type: sh
@@ -34,7 +37,7 @@ jobs:
     runner: %[2]s
     needs: [fetch]
     script: |
-      echo "sum=$(echo "$HYPHAE_IN_FETCH_ITEMS" | cksum | cut -d' ' -f1)" >> "$HYPHAE_RESULT"
+      echo "sum=$(cksum < "$HYPHAE_IN_FETCH_DIR/items.txt" | cut -d' ' -f1)" >> "$HYPHAE_RESULT"
   report:
     type: sh
     runner: %[1]s
@@ -73,7 +76,21 @@ func (s *story) play(ctx context.Context, ag []*agent) error {
 		return fmt.Errorf("the flow ended %s: %s", final.Status, final.Error)
 	}
 	s.wire(final, ag)
+	s.file(ctx, bob, final)
 	return nil
+}
+
+// file says how fetch's items.txt went from alice to carol.
+func (s *story) file(ctx context.Context, bob *agent, f *wire.FlowView) {
+	for _, j := range f.Jobs {
+		var v wire.JobFilesView
+		if j.Name != "fetch" || bob.c.Call(ctx, "job.files", map[string]any{"context": 1, "key": j.Key}, &v) != nil || len(v.Files) == 0 {
+			continue
+		}
+		s.say("  items.txt  alice → carol, a file (fetch's outputs:, in/fetch/ for count and checksum): %d bytes, sha256 %s…,\n"+
+			"                      on /hyphae/files/1.0.0, checked chunk by chunk; alice gave it to carol on a grant bob signed.",
+			v.Files[0].Size, v.Files[0].SHA256[:16])
+	}
 }
 
 // waitMesh waits until every agent sees the other two up.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -17,6 +18,14 @@ import (
 // sent to (it runs the consuming job), the agent it came from, or an actor
 // with a role in the job's context. The error is the reason the peer reads.
 func (s *Service) Allow(ctx context.Context, p peer.ID, sha, ref string) error {
+	granted := false
+	if isGrant(ref) { // grant.go: the job's origin says p runs a consumer
+		inner, err := openGrant(ref, p, func(r string) (string, error) { return s.originOf(ctx, r) }, time.Now())
+		if err != nil {
+			return fmt.Errorf("grant refused: %w", err)
+		}
+		ref, granted = inner, true
+	}
 	ctxID, key, err := ParseRef(ref)
 	if err != nil {
 		return err
@@ -29,13 +38,27 @@ func (s *Service) Allow(ctx context.Context, p peer.ID, sha, ref string) error {
 		return fmt.Errorf("job %s has no such file", ref)
 	}
 	who := p.String()
-	if s.sentTo(ctx, ctxID, j) == who || j.Origin().Peer == who {
+	if granted || s.sentTo(ctx, ctxID, j) == who || j.Origin().Peer == who {
 		return nil
 	}
 	if _, err := s.look.Authorize(ctx, ctxID, who, model.RoleReader); err == nil {
 		return nil
 	}
 	return fmt.Errorf("peer %s does not run a job that needs these files and has no role in context %d", shortPeer(who), ctxID)
+}
+
+// originOf is the agent job ref came from (the one that may grant its
+// files).
+func (s *Service) originOf(ctx context.Context, ref string) (string, error) {
+	ctxID, key, err := ParseRef(ref)
+	if err != nil {
+		return "", err
+	}
+	j, err := s.look.LoadJobKey(ctx, ctxID, key)
+	if err != nil || j == nil {
+		return "", fmt.Errorf("no job %s here", ref)
+	}
+	return j.Origin().Peer, nil
 }
 
 // hasBlob reports whether sha is among j's files or inputs.
