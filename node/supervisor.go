@@ -18,7 +18,7 @@ func (n *Node) startScheduler(ctx context.Context) error {
 		PeerUp:          n.peerUp,
 		RunnerLostAfter: n.cfg.Supervisor.RunnerLostAfter,
 		Lost:            n.flowJobLost, // the bridge's circuit breaker counts it
-		GrantFiles:      n.grantFiles, // files.go
+		GrantFiles:      n.grantFiles,  // files.go
 		Stop: func(ctx context.Context, ctxID uint64, key string, j *model.RunnerJob) error {
 			_, err := n.stopper.Stop(ctx, ctxID, key, j.Runner)
 			return err
