@@ -127,6 +127,7 @@ func (b *Bridge) localCopies(caller, target uint64, sender string, src *model.Ru
 	j.SetOrigin(model.JobOrigin{Peer: sender, Context: p.OriginCtx, Job: p.OriginJob, Attempt: p.Attempt, Ref: p.Ref})
 	j.SetTraceID(receivedTrace(src.TraceID()))
 	j.SetNetwork(src.Network())                   // network none: the sender asked for no network here
+	copyFiles(j, src)                             // outputs and inputs (files.go)
 	if c := src.Concurrency(); c.Check() == nil { // ordered here, by this agent's runner
 		j.SetConcurrency(c)
 	}
