@@ -77,17 +77,19 @@ func (s *Service) bring(ctx context.Context, in files.Input, hold string) error 
 	if err != nil {
 		return fmt.Errorf("input %q: peer %q: %w", in.Name, in.Peer, err)
 	}
+	// The fetch holds what it brings for the serving agent's ref, which
+	// names no job here: the job holds them instead, and that hold goes
+	// (a failed fetch keeps its verified parts for the next, not holds).
+	defer func() { _ = s.store.Release(in.Ref) }()
 	if err := client.FetchAll(ctx, p, missing, in.Ref, nil); err != nil {
-		return fmt.Errorf("fetch from %s: %w", shortPeer(in.Peer), err)
+		return fmt.Errorf("%s: %w", inputName(in.Name), err) // the error names the peer
 	}
-	// The fetch held them for the serving agent's ref: hold them for the
-	// job, then drop that hold (it names no job here).
 	for _, e := range missing {
 		if err := s.store.Hold(hold, e.SHA256); err != nil {
 			return fmt.Errorf("hold %s: %w", e.Path, err)
 		}
 	}
-	return s.store.Release(in.Ref)
+	return nil
 }
 
 func shortPeer(p string) string {
@@ -95,4 +97,12 @@ func shortPeer(p string) string {
 		return p[:8] + "…" + p[len(p)-6:]
 	}
 	return p
+}
+
+// inputName is how errors name input set name.
+func inputName(name string) string {
+	if name == "" {
+		return "the files shipped with the job"
+	}
+	return name + "'s files"
 }
