@@ -20,7 +20,7 @@ import (
 // flowPair is two in-process agents that share context 1: a runs flows
 // (supervisor and runner), b runs the jobs a sends it (a is an executor
 // in b's context 1).
-func flowPair(t *testing.T) (a, b *agent) {
+func flowPair(t testing.TB) (a, b *agent) {
 	t.Helper()
 	a = startAgent(t, agentOpts{})
 	b = startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})
@@ -32,7 +32,7 @@ func flowPair(t *testing.T) (a, b *agent) {
 }
 
 // waitPeerUp waits until a sees peer up.
-func waitPeerUp(t *testing.T, a *agent, peer string) {
+func waitPeerUp(t testing.TB, a *agent, peer string) {
 	t.Helper()
 	eventually(t, 30*time.Second, "peer "+peer+" up", func() bool {
 		var ps []wire.PeerView
@@ -42,7 +42,7 @@ func waitPeerUp(t *testing.T, a *agent, peer string) {
 }
 
 // runFlow creates and starts a flow from text on a.
-func runFlow(t *testing.T, a *agent, text string) *wire.FlowView {
+func runFlow(t testing.TB, a *agent, text string) *wire.FlowView {
 	t.Helper()
 	var v wire.FlowView
 	a.call(t, "flow.create", wire.FlowCreateParams{FileContent: text, FileName: "test.yaml", Start: true}, &v)
@@ -50,7 +50,7 @@ func runFlow(t *testing.T, a *agent, text string) *wire.FlowView {
 }
 
 // waitFlow follows a flow through flow.wait until it ends.
-func waitFlow(t *testing.T, a *agent, v *wire.FlowView) *wire.FlowView {
+func waitFlow(t testing.TB, a *agent, v *wire.FlowView) *wire.FlowView {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for !v.Terminal() {
