@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
 // TestFilesSenderKilledMidTransfer: the agent that holds a producer's file
@@ -74,6 +76,80 @@ jobs:
 		} `json:"files"`
 	}
 	decode(t, home.hy(t, "job", "files", "-c", "1", f.Jobs[0].Key, "--json"), &files)
+	if len(files.Files) != 1 || f.Jobs[1].Result["sha"] != files.Files[0].SHA256 {
+		t.Fatalf("upload saw %q, the dump recorded %+v", f.Jobs[1].Result["sha"], files.Files)
+	}
+	t.Logf("upload finished at attempt %d", f.Jobs[1].Attempt)
+}
+
+// TestFilesCutLinkMidTransfer: the link of the agent that holds a
+// producer's file is cut (network namespaces) while the consumer's agent
+// fetches it, until that agent is seen down, then mended: the transfer
+// goes on, or the consumer's retry fetches again from the part it kept,
+// and the consumer sees the producer's sha256.
+func TestFilesCutLinkMidTransfer(t *testing.T) {
+	lab := testnet.NewLab(t, 2)
+	home, nas := newDataDir(t), newDataDir(t)
+	homeID, nasID := peerIDOf(t, home), peerIDOf(t, nas)
+	args := []string{"--api", "off", "--listen", "/ip4/0.0.0.0/tcp/4001", "--presence-interval", "500ms"}
+	startRun(t, home, lab.Exec(0), args...)
+	startRun(t, nas, lab.Exec(1), args...)
+	eventually(t, 60*time.Second, "nas seen up at home", func() bool { return peerStates(t, home)[nasID].State == "up" })
+	hy(t, "context", "create", "--id", "1", "--data-dir", home)
+	hy(t, "context", "create", "--id", "1", "--data-dir", nas)
+	hy(t, "context", "grant", "1", "--actor", homeID, "--role", "executor", "--data-dir", nas)
+
+	flow := writeFlow(t, `
+name: big-dump
+context: 1
+jobs:
+  dump:
+    type: sh
+    runner: `+nasID+`
+    outputs: [dump.bin]
+    script: head -c 384M /dev/zero > dump.bin
+  upload:
+    type: sh
+    needs: dump
+    retries: 8
+    script: echo "sha=$(sha256sum "$HYPHAE_IN_DUMP_DIR/dump.bin" | cut -d' ' -f1)" >> "$HYPHAE_RESULT"
+`)
+	hy(t, "flow", "run", flow, "--data-dir", home)
+	parts := filepath.Join(home, "files", "parts")
+	eventually(t, 2*time.Minute, "home to have part of the dump", func() bool {
+		es, _ := os.ReadDir(parts)
+		for _, e := range es {
+			if fi, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".part") && fi.Size() > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	if err := lab.Cut(1); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "nas seen down at home", func() bool { return peerStates(t, home)[nasID].State == "down" })
+	if err := lab.Mend(1); err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Status string `json:"status"`
+		Jobs   []struct {
+			Key     string            `json:"key"`
+			Attempt int64             `json:"attempt"`
+			Result  map[string]string `json:"result"`
+		} `json:"jobs"`
+	}
+	decode(t, hy(t, "flow", "watch", "-c", "1", "1", "--json", "--data-dir", home), &f)
+	if f.Status != "finished" || len(f.Jobs) != 2 {
+		t.Fatalf("flow %s: %+v", f.Status, f.Jobs)
+	}
+	var files struct {
+		Files []struct {
+			SHA256 string `json:"sha256"`
+		} `json:"files"`
+	}
+	decode(t, hy(t, "job", "files", "-c", "1", f.Jobs[0].Key, "--json", "--data-dir", home), &files)
 	if len(files.Files) != 1 || f.Jobs[1].Result["sha"] != files.Files[0].SHA256 {
 		t.Fatalf("upload saw %q, the dump recorded %+v", f.Jobs[1].Result["sha"], files.Files)
 	}
