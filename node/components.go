@@ -143,7 +143,7 @@ func (n *Node) startOverlay(ctx context.Context) error {
 
 func (n *Node) startBridge(ctx context.Context) error {
 	b, err := bridge.New(bridge.Config{
-		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, RefuseUnserved: true, StopLocal: n.stopLocal, Offer: n.offer(),
+		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, StopLocal: n.stopLocal, Offer: n.offer(),
 		TimeoutAck: n.cfg.Bus.TimeoutAck, Timeout: n.cfg.Bus.Timeout, Skew: n.cfg.Bus.Skew,
 		RunnerGrace: n.cfg.Supervisor.RunnerGrace, RunnerLostAfter: n.cfg.Supervisor.RunnerLostAfter,
 		Plain: n.bridgePlain(), Tracer: n.tracer, Breaker: n.breakerConfig(),

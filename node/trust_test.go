@@ -186,11 +186,11 @@ func TestImpostorRunnerGetsNothing(t *testing.T) {
 	var sp wire.JobView
 	a.call(t, "job.run", map[string]any{"to": wire.ToAny, "context": 1, "type": "special", "script": "true"}, &sp)
 	if got := waitJob(t, a, sp.ContextID, sp.Key); got.Status != "error" ||
-		!strings.Contains(got.Error, `no runner here runs script type "special"`) {
+		!strings.Contains(got.Error, `serves script type "special"`) {
 		t.Fatalf("job.run to any of a type only the impostor announces = %+v", got)
 	}
 	special := runFlow(t, a, "name: s\ncontext: 1\njobs:\n  one: {type: special, script: 'true'}\n")
-	if v := waitFlow(t, a, special); v.Status != "error" || !strings.Contains(v.Jobs[0].Error, `no runner here runs script type "special"`) {
+	if v := waitFlow(t, a, special); v.Status != "error" || !strings.Contains(v.Jobs[0].Error, `serves script type "special"`) {
 		t.Fatalf("flow of a type no registered runner runs = %+v", v)
 	}
 	if n := x.received(envelope.TypeJob); n != 0 {

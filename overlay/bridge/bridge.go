@@ -40,10 +40,6 @@ type Config struct {
 	Self       *identity.Identity
 	Contexts   func(context.Context) ([]uint64, error) // local contexts to serve
 	LocalTypes func() []string                         // script types this agent runs (nil: none)
-	// RefuseUnserved refuses a received job of a type neither this
-	// agent's runner (LocalTypes) nor an external worker declared by a
-	// local record runs, saying so, instead of queueing it for nobody.
-	RefuseUnserved bool
 	// StopLocal stops a job of this agent's runner.
 	StopLocal func(ctx context.Context, ctxID uint64, jobKey string) error
 	// Offer, when set, lets a received job be claimed for this agent's

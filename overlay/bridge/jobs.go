@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -46,13 +45,6 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 	src, err := model.JobFromHash("job from "+sender, p.Job)
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
 		return refuseAs(reasonMalformedJob, "malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))
-	}
-	if !b.runsHere(ctx, target, src.ScriptType) {
-		// Not the sender's fault (its record of us sets no types): no penalty.
-		reason := fmt.Sprintf("refused by %s: no runner here runs script type %q in context %d (this agent runs %v; "+
-			"a runner record with local: true declares an external worker for it)", b.self, src.ScriptType, target, b.localTypes())
-		b.reply(ctx, from, envelope.TypeError, target, p.Ref, reason)
-		return nil
 	}
 	span := b.cfg.Tracer.Begin(tracing.SpanReceive, src.TraceID(), target, p.OriginJob)
 	j, key, created, err := b.accept(ctx, sender, target, p, src, caller, cached)
@@ -342,19 +334,4 @@ func seconds(v string) int64 {
 		return 0
 	}
 	return n
-}
-
-// runsHere reports whether a job of type typ received for context ctxID
-// can run here: this agent's runner serves typ, or an external worker a
-// local record declares does; without Config.RefuseUnserved, every job.
-func (b *Bridge) runsHere(ctx context.Context, ctxID uint64, typ string) bool {
-	return !b.cfg.RefuseUnserved || slices.Contains(b.localTypes(), typ) || b.externalHere(ctx, ctxID, typ)
-}
-
-// localTypes are the script types this agent's runner serves.
-func (b *Bridge) localTypes() []string {
-	if b.cfg.LocalTypes == nil {
-		return nil
-	}
-	return b.cfg.LocalTypes()
 }
