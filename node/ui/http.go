@@ -57,7 +57,7 @@ func assetHandler() http.Handler {
 // Session judges r's session for api.Page: a live session cookie; no
 // other site's origin; and a POST with a JSON body and the session's CSRF
 // value, or a GET of an event stream (EventSource sends no header; the
-// streams only read).
+// streams only read) or of a job's file (a download link).
 func (d *Dashboard) Session(r *http.Request) bool {
 	x := d.sessions.lookup(cookieValue(r))
 	if x == nil || !sameOrigin(r) {
@@ -65,7 +65,8 @@ func (d *Dashboard) Session(r *http.Request) bool {
 	}
 	switch r.Method {
 	case http.MethodGet:
-		return strings.HasPrefix(r.URL.Path, "/events/") || r.URL.Path == "/ui/events"
+		// Event streams, and a job's files (a download only reads).
+		return strings.HasPrefix(r.URL.Path, "/events/") || r.URL.Path == "/ui/events" || strings.HasPrefix(r.URL.Path, "/files/")
 	case http.MethodPost:
 		return isJSON(r) && x.csrfOK(r.Header.Get(CSRFHeader))
 	}

@@ -271,6 +271,20 @@ function jobTimes(j, tl) {
     ['ran' + of, el('span', {id: 'job-ran', title: 'started → ended'}, ran)], total];
 }
 
+// jobFiles lists a job's files (its outputs), each with a download: the
+// agent brings them here from wherever the job ran (job.fetch), then the
+// browser fetches GET /files/… on the session.
+function jobFiles(ctx, j) {
+  const url = f => '/files/' + ctx + '/' + encodeURIComponent(j.key) + '/' + f.sha256;
+  const get = f => el('button', {class: 'file-get', onclick: () => act('fetch ' + f.path, 'job.fetch', {context: ctx, key: j.key})
+    .then(res => { if (!res) return; const a = el('a', {href: url(f), download: f.path.split('/').pop()}); document.body.append(a); a.click(); a.remove(); })},
+    'Download');
+  return card('Files' + (j.ran_on ? ' (held by ' + j.ran_on.slice(0, 12) + '…)' : ''), table(['path', 'size', 'mode', 'sha256', ''],
+    j.files.map(f => el('tr', {}, el('td', {}, el('code', {}, f.path)), el('td', {}, String(f.size)),
+      el('td', {}, f.mode.toString(8).padStart(4, '0')), el('td', {}, el('code', {title: f.sha256}, f.sha256.slice(0, 16) + '…')),
+      el('td', {}, get(f))))));
+}
+
 function jobDetail(ctx, j, logs, timeline, tl) {
   const env = Object.entries(j.env_vars || {});
   const result = Object.entries(j.result || {});
@@ -292,6 +306,7 @@ function jobDetail(ctx, j, logs, timeline, tl) {
       card('Result', result.length ? kv(result, 'text') : el('p', {class: 'muted'}, 'none')),
       card('Env', env.length ? kv(env.map(([k, val]) => [k, envValue(k, val)]))
         : el('p', {class: 'muted'}, 'none'))),
+    j.files && j.files.length ? jobFiles(ctx, j) : null,
     timeline,
     card('Script', el('pre', {}, j.script)),
     card('Logs', el('p', {class: 'muted'}, ended(j.status) ? 'ended' : 'following the running job…'), logs));
