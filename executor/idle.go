@@ -16,8 +16,11 @@ import (
 // idleSafety, in case a wake was lost. A wake, a claimed job or a failed
 // claim makes it busy again, polling at pollEvery.
 
-// idleSafety is the longest wait of a still loop.
-const idleSafety = time.Minute
+// idleSafety is the longest wait of a still loop (and of the reaper when
+// no lease exists). Wakes are lost only while a connection is down or the
+// server has lost its notifications, and the lease watch wakes every loop
+// after either (lease_watch.go); this pass is for what nothing foresaw.
+const idleSafety = 5 * time.Minute
 
 // idleFloor keeps a loop whose prerequisite re-check is overdue (more
 // than one claim settles) from spinning.

@@ -24,6 +24,9 @@ func (r *Runner) reapLoop(ctx context.Context) {
 		defer w.Close()
 	}
 	wait, known := period, true
+	if w != nil {
+		wait = 0 // a first pass at once, then none until a lease can expire
+	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {

@@ -12,12 +12,15 @@ import (
 // on one pub/sub connection carrying the pushes onto jobs_done, events
 // and queue:wait_for of every DB (store.KeyWatch), take what is there
 // with a non-blocking LMOVE when woken, and look again every idleSafety
-// in case a wake was lost. When the server publishes no keyspace
+// (5 min) in case a wake was lost. When the server publishes no keyspace
 // notifications (CONFIG refused), each loop blocks in BLMOVE for
 // Config.Block at a time, as before.
 
-// idleSafety is how long a woken loop's wait lasts at most.
-const idleSafety = time.Minute
+// idleSafety is how long a woken loop's wait lasts at most. Wakes are
+// lost only while the connection is down or the server has lost its
+// notifications, and the KeyWatch wakes every loop after either; this
+// pass is for what nothing foresaw.
+const idleSafety = 5 * time.Minute
 
 // loopWake is the scheduler's watch of its lists, made on first use.
 type loopWake struct {

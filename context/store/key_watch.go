@@ -247,9 +247,27 @@ func (s *core) enableKeyspaceSet(ctx context.Context, op, classes string) (bool,
 		if !strings.ContainsAny(cur, string(c)+"A") {
 			off = true
 		}
+	}
+	if !off && s.asked(classes) {
+		return false, nil // on, and remembered for whoever re-checks
+	}
+	for _, c := range classes {
 		if _, err := s.enableKeyspace(ctx, op, string(c)); err != nil {
 			return off, err
 		}
 	}
 	return off, nil
+}
+
+// asked reports whether every class has been asked for (enableKeyspace
+// remembers them).
+func (s *core) asked(classes string) bool {
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
+	for _, c := range classes {
+		if !strings.ContainsRune(s.notifyWant, c) {
+			return false
+		}
+	}
+	return true
 }

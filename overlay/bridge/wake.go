@@ -18,8 +18,11 @@ import (
 // (CONFIG refused) the list loops block in BLMOVE a second at a time and
 // the outbox loop looks at every outbox on each tick, as before.
 
-// wakeSafety is how long a woken loop's wait lasts at most.
-const wakeSafety = time.Minute
+// wakeSafety is how long a woken loop's wait lasts at most. Wakes are
+// lost only while the connection is down or the server has lost its
+// notifications, and the KeyWatch wakes every loop after either; this
+// pass is for what nothing foresaw.
+const wakeSafety = 5 * time.Minute
 
 // bridgeWake is the bridge's watch of its keys, made on first use.
 type bridgeWake struct {

@@ -34,7 +34,7 @@ type leanAgent struct {
 
 // startLean starts an agent on a fresh data dir (hyphae init not timed)
 // and creates contexts 1..contexts through the API.
-func startLean(b *testing.B, contexts int) *leanAgent {
+func startLean(b testing.TB, contexts int) *leanAgent {
 	b.Helper()
 	dir := newDataDir(b)
 	cmd := exec.Command(bin, append([]string{"run", "--data-dir", dir}, localArgs()...)...)
@@ -84,7 +84,7 @@ func startLean(b *testing.B, contexts int) *leanAgent {
 }
 
 // redis is a client of the agent's store on DB db, closed at cleanup.
-func (a *leanAgent) redis(b *testing.B, db int) *redis.Client {
+func (a *leanAgent) redis(b testing.TB, db int) *redis.Client {
 	c := redis.NewClient(&redis.Options{Network: "unix", Addr: a.info.RedisSocket, DB: db, MaxRetries: -1, PoolSize: 8})
 	b.Cleanup(func() { c.Close() })
 	return c
