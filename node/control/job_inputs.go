@@ -86,3 +86,30 @@ func (h *Handlers) adoptInputs(v *wire.JobView, ps []wire.InputParam) error {
 	}
 	return nil
 }
+
+// withoutTokens is inputs without their upload tokens: what the content
+// of a submission is, for its idempotency digest.
+func withoutTokens(ps []wire.InputParam) []wire.InputParam {
+	if len(ps) == 0 {
+		return ps
+	}
+	out := make([]wire.InputParam, len(ps))
+	for i, p := range ps {
+		p.Token = ""
+		out[i] = p
+	}
+	return out
+}
+
+// dropUploads releases the uploads of a submission that made no job (a
+// duplicate of an earlier one).
+func (h *Handlers) dropUploads(ps []wire.InputParam) {
+	if len(ps) == 0 || h.Files == nil {
+		return
+	}
+	var tokens []string
+	for _, p := range ps {
+		tokens = append(tokens, p.Token)
+	}
+	_ = h.Files.Adopt(0, "", nil, tokens)
+}

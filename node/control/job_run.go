@@ -71,6 +71,7 @@ func (h *Handlers) submitJob(ctx context.Context, p JobRunParams, run bool) (*wi
 		return nil, nil, err
 	}
 	if dup != nil {
+		h.dropUploads(p.Inputs) // job_inputs.go
 		v, err := h.duplicateJob(ctx, dup)
 		return v, nil, err
 	}

@@ -43,6 +43,7 @@ func (h *Handlers) claimKey(ctx context.Context, ctxID uint64, key, ref, digest 
 // how long the caller waits and the key itself.
 func jobDigestParams(p wire.JobRunParams) wire.JobRunParams {
 	p.Wait, p.IdempotencyKey = 0, ""
+	p.Inputs = withoutTokens(p.Inputs) // job_inputs.go: the same files, another upload
 	return p
 }
 

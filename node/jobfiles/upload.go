@@ -48,7 +48,8 @@ func (s *Service) UploadedEntry(sha, path string, mode uint32) (files.Entry, err
 }
 
 // Adopt makes job key (context ctxID here) hold the uploaded blobs shas,
-// and drops the uploads' own holds (tokens).
+// and drops the uploads' own holds (tokens); with no shas it only drops
+// them (a submission that made no job).
 func (s *Service) Adopt(ctxID uint64, key string, shas, tokens []string) error {
 	for _, sha := range shas {
 		if err := s.store.Hold(holdRef(ctxID, key), sha); err != nil {

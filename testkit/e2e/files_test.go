@@ -132,6 +132,18 @@ func TestFilesInputFlag(t *testing.T) {
 			t.Fatalf("--to %s: %s %q, result %v; want sha %s mode 640", to, j.Status, j.Error, j.Result, want)
 		}
 	}
+	// The same files under the same idempotency key are the same
+	// submission, though each run uploads them anew.
+	var first, again struct {
+		Key            string `json:"key"`
+		Deduplicated   bool   `json:"deduplicated"`
+		ContentDiffers bool   `json:"content_differs"`
+	}
+	decode(t, a.hy(t, "job", "run", "-c", "1", "--input", local, "--idempotency-key", "cfg-1", "--script", "true", "--json"), &first)
+	decode(t, a.hy(t, "job", "run", "-c", "1", "--input", local, "--idempotency-key", "cfg-1", "--script", "true", "--json"), &again)
+	if !again.Deduplicated || again.ContentDiffers || again.Key != first.Key {
+		t.Fatalf("the same submission again: %+v, first %+v", again, first)
+	}
 	_, stderr, err := hyTry("job", "run", "-c", "1", "--input", local+":../x", "--script", "true", "--data-dir", a.dir)
 	if exitCode(err) != 2 || !strings.Contains(stderr, "want FILE or FILE:NAME") {
 		t.Fatalf("--input with ..: exit %d, stderr %q", exitCode(err), stderr)
