@@ -175,3 +175,22 @@ func TestFilesFlowThirdAgent(t *testing.T) {
 		t.Fatalf("a stranger with c's grant: %v (used %d), want refused", err, st.Used())
 	}
 }
+
+// A rerun from the consumer reuses the producer's files: the consumer
+// finds them under in/<producer>/ again, though the producer did not run.
+func TestFilesRerunReusesTheProducersFiles(t *testing.T) {
+	a, b := flowPair(t)
+	v := waitFlow(t, a, runFlow(t, a, fmt.Sprintf(backupFlow, b.peerID(), "rerun", a.peerID())))
+	if v.Status != "finished" {
+		t.Fatalf("flow %s: %+v", v.Status, v.Jobs)
+	}
+	var again wire.FlowView
+	a.call(t, "flow.rerun", wire.FlowRerunParams{FlowRef: wire.FlowRef{Context: 1, ID: v.ID}, From: "upload"}, &again)
+	w := waitFlow(t, a, &again)
+	if w.Status != "finished" || jobOf(t, w, "dump").ReusedFrom == "" {
+		t.Fatalf("rerun %s: %+v", w.Status, w.Jobs)
+	}
+	if got, want := jobOf(t, w, "upload").Result["sha"], jobOf(t, v, "upload").Result["sha"]; got == "" || got != want {
+		t.Fatalf("the rerun's upload saw %q, the first run's %q", got, want)
+	}
+}

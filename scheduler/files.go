@@ -78,3 +78,14 @@ func (s *Scheduler) withInputs(r *flowRun, n *node, j *model.RunnerJob, to strin
 	j.SetFilesJSON("")
 	delete(j.Extra, model.ExtraFilesRef)
 }
+
+// reuseFiles gives a rerun's reused job the files of the job it reuses,
+// and where they are: the jobs that run again find them under in/. The
+// blobs stay held by that earlier job, until it is pruned.
+func reuseFiles(j, old *model.RunnerJob) {
+	for _, k := range []string{model.ExtraFiles, model.ExtraFilesRef, model.ExtraRanOn} {
+		if v := old.Extra[k]; v != "" {
+			j.Extra[k] = v
+		}
+	}
+}

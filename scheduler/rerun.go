@@ -55,6 +55,7 @@ func (s *Scheduler) Rerun(ctx context.Context, ctxID, flowID uint64, from string
 			if old := reuse[j.Name]; old != nil {
 				j.Status, j.Result, j.Attempt = model.JobFinished, old.Result, old.Attempt
 				j.Extra[fReusedFrom] = store.JobKey(old.CallerID, old.ID)
+				reuseFiles(j, old) // files.go
 				nodes[j.Name] = string(model.NodeCompleted)
 			}
 		}

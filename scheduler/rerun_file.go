@@ -42,7 +42,7 @@ func specOf(j *model.RunnerJob, byID map[uint64]string, flowEnv map[string]strin
 	spec := &flowfile.JobSpec{Name: j.Name, Type: j.ScriptType, Script: j.Script, Runner: j.Runner,
 		Timeout: time.Duration(j.Timeout) * time.Second, Retries: j.Retries, MemoryMB: j.MemoryMB,
 		CPU: j.CPU, ContinueOnError: j.Extra[fContinue] == "true", Env: map[string]string{},
-		Concurrency: j.Concurrency(), Network: j.Network()}
+		Concurrency: j.Concurrency(), Network: j.Network(), Outputs: j.Outputs()}
 	if pin, ok := j.Extra[fPin]; ok {
 		spec.Runner = pin
 	}
