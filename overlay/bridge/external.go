@@ -71,23 +71,28 @@ func (b *Bridge) watchExternal(ctx context.Context, target uint64, key, typ stri
 
 // externalLoop sends home, every externalEvery, the watched jobs that
 // their external workers ended; a context with none watched is looked at
-// again when one is (external_idle.go).
+// again when one is (external_idle.go), and when every context has none
+// the loop sleeps until then.
 func (b *Bridge) externalLoop() {
-	t := time.NewTicker(externalEvery)
-	defer t.Stop()
 	idle := newExternalIdle(b.watch())
+	t := time.NewTimer(0)
+	defer t.Stop()
 	for {
-		for _, id := range b.contextIDs() {
+		select {
+		case <-b.ctx.Done():
+			return
+		case <-t.C:
+		case <-idle.kick:
+			t.Stop()
+		}
+		ids := b.contextIDs()
+		for _, id := range ids {
 			now := time.Now()
 			if ok, seen := idle.look(id, now); ok && b.sendExternalHome(b.ctx, id) && idle.on {
 				b.noneWatched(id, now, seen, idle)
 			}
 		}
-		select {
-		case <-b.ctx.Done():
-			return
-		case <-t.C:
-		}
+		t.Reset(idle.wait(ids, time.Now()))
 	}
 }
 

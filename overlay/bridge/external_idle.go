@@ -17,10 +17,12 @@ type externalIdle struct {
 	empty map[uint64]time.Time // context → when its set was found empty; guarded by mu
 	gen   map[uint64]uint64    // context → writes seen; guarded by mu
 	all   uint64               // possible losses seen; guarded by mu
+	kick  chan struct{}        // a write: the loop looks again now
 }
 
 func newExternalIdle(w *store.KeyWatch) *externalIdle {
-	e := &externalIdle{on: w != nil, empty: map[uint64]time.Time{}, gen: map[uint64]uint64{}}
+	e := &externalIdle{on: w != nil, empty: map[uint64]time.Time{}, gen: map[uint64]uint64{},
+		kick: make(chan struct{}, 1)}
 	if w != nil {
 		w.OnWrite(store.ExternalJobsKey, e.written)
 	}
@@ -30,14 +32,35 @@ func newExternalIdle(w *store.KeyWatch) *externalIdle {
 // written is the KeyWatch callback of a write of external_jobs in DB db.
 func (e *externalIdle) written(db uint64) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if db == store.AnyDB {
 		e.all++
 		clear(e.empty)
-		return
+	} else {
+		e.gen[db]++
+		delete(e.empty, db)
 	}
-	e.gen[db]++
-	delete(e.empty, db)
+	e.mu.Unlock()
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// wait is how long the loop may sleep after a pass over ids at now:
+// externalEvery while a context may have jobs watched, else until the
+// first found empty is due for its safety look (a write kicks it first).
+func (e *externalIdle) wait(ids []uint64, now time.Time) time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := wakeSafety
+	for _, id := range ids {
+		at, known := e.empty[id]
+		if !e.on || !known {
+			return externalEvery
+		}
+		d = min(d, max(at.Add(wakeSafety).Sub(now), externalEvery))
+	}
+	return d
 }
 
 // look reports whether context id's set is to be read at now and, when it

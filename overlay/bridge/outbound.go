@@ -140,13 +140,14 @@ func (b *Bridge) originJob(ctx context.Context, ctxID uint64, msgKey string, j *
 const overdueEvery = 2 * time.Second
 
 // outboxLoop resends what is due in every context's outbox and gives up
-// on overdue results. Its tick checks peers' returns and the due times in
+// on overdue results. Each wake checks peers' returns and the due times in
 // memory; a context's outbox (or awaiting_result) is read just after it is
 // written, when its earliest entry falls due (outbox_due.go) and every
-// wakeSafety.
+// wakeSafety. It wakes every outboxTick while a peer is watched or an
+// entry is due soon, else once a second.
 // Without notifications every outbox is read on each tick, as before.
 func (b *Bridge) outboxLoop() {
-	t := time.NewTicker(200 * time.Millisecond)
+	t := time.NewTimer(outboxTick)
 	defer t.Stop()
 	due, w := newOutboxDue(), b.watch()
 	if w != nil {
@@ -154,29 +155,48 @@ func (b *Bridge) outboxLoop() {
 		w.OnWrite(store.AwaitingKey, due.written(store.AwaitingKey))
 	}
 	lastSweep, lastAll := time.Now(), time.Now()
+	next := time.Now().Add(outboxTick) // when t fires
 	for {
 		select {
 		case <-b.ctx.Done():
 			return
+		case <-due.kick: // a write: wake sooner if its grace ends before next
+			if at := time.Now().Add(due.nap(time.Now(), b.away.watching())); at.Before(next) {
+				next = at
+				t.Reset(time.Until(at))
+			}
+			continue
 		case <-t.C:
 		}
-		b.watchReturns()
-		now := time.Now()
-		if now.Sub(lastAll) >= wakeSafety {
-			due.lookAll()
-			lastAll = now
+		b.outboxRound(due, w != nil, &lastSweep, &lastAll)
+		nap := outboxTick
+		if w != nil {
+			nap = due.nap(time.Now(), b.away.watching())
 		}
-		send, await := due.take(b.contextIDs(), now)
-		for _, id := range send {
-			b.outboxPass(id, due, now, w != nil)
-		}
-		for _, id := range await {
-			b.overduePass(id, due, now, w != nil)
-		}
-		if now.Sub(lastSweep) >= overdueEvery {
-			lastSweep = now
-			b.sweepRunners()
-		}
+		next = time.Now().Add(nap)
+		t.Reset(nap)
+	}
+}
+
+// outboxRound is one wake of outboxLoop: peers' returns, the contexts
+// due, and every overdueEvery the lost-runner sweep.
+func (b *Bridge) outboxRound(due *outboxDue, woken bool, lastSweep, lastAll *time.Time) {
+	b.watchReturns()
+	now := time.Now()
+	if now.Sub(*lastAll) >= wakeSafety {
+		due.lookAll()
+		*lastAll = now
+	}
+	send, await := due.take(b.contextIDs(), now)
+	for _, id := range send {
+		b.outboxPass(id, due, now, woken)
+	}
+	for _, id := range await {
+		b.overduePass(id, due, now, woken)
+	}
+	if now.Sub(*lastSweep) >= overdueEvery {
+		*lastSweep = now
+		b.sweepRunners()
 	}
 }
 

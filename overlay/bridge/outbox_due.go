@@ -18,13 +18,14 @@ type outboxDue struct {
 	send  map[uint64]time.Time // outbox: next read; guarded by mu
 	await map[uint64]time.Time // awaiting_result: next read; guarded by mu
 	all   bool                 // writes may have been missed: read every context; guarded by mu
+	kick  chan struct{}        // a write: the loop sets its timer again
 }
 
 // writeGrace is how long after a write its context is read.
 const writeGrace = 100 * time.Millisecond
 
 func newOutboxDue() *outboxDue {
-	return &outboxDue{send: map[uint64]time.Time{}, await: map[uint64]time.Time{}}
+	return &outboxDue{send: map[uint64]time.Time{}, await: map[uint64]time.Time{}, kick: make(chan struct{}, 1)}
 }
 
 // written is the KeyWatch callback of a write of key in DB db.
@@ -44,7 +45,47 @@ func (d *outboxDue) written(key string) func(db uint64) {
 		if t, ok := m[db]; !ok || t == inPass || soon.Before(t) {
 			m[db] = soon
 		}
+		select {
+		case d.kick <- struct{}{}:
+		default:
+		}
 	}
+}
+
+// Between passes the loop naps outboxTick while a peer is watched for its
+// return (resend.go) or an entry is due sooner, else up to outboxIdleTick:
+// an idle bridge's loop wakes once a second, not five times.
+const (
+	outboxTick     = 200 * time.Millisecond
+	outboxIdleTick = time.Second
+)
+
+// nap is how long the loop may sleep at now.
+func (d *outboxDue) nap(now time.Time, watching bool) time.Duration {
+	if watching {
+		return outboxTick
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.all {
+		return outboxTick
+	}
+	n := outboxIdleTick
+	for _, m := range []map[uint64]time.Time{d.send, d.await} {
+		for _, t := range m {
+			if t != inPass {
+				n = min(n, max(t.Sub(now), outboxTick))
+			}
+		}
+	}
+	return n
+}
+
+// watching reports whether any peer is watched for its return.
+func (a *awayPeers) watching() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.m) > 0
 }
 
 // lookAll has the next take return every context.
