@@ -89,7 +89,7 @@ func (s *core) WatchKeys(ctx context.Context, classes string, keys, events []str
 	}
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	w.stop = stop
-	go w.read(len(pats))
+	go w.read()
 	go w.recheck(rctx)
 	return w, nil
 }
@@ -165,9 +165,10 @@ func notify(ch chan struct{}) {
 	}
 }
 
-// read reads the connection until Close. A subscription confirmed again
-// after the first subs means go-redis reconnected: wake everyone.
-func (w *KeyWatch) read(subs int) {
+// read reads the connection until Close. WatchKeys has taken the first
+// confirmations, so a subscription confirmed here means go-redis
+// reconnected: wake everyone.
+func (w *KeyWatch) read() {
 	defer close(w.done)
 	for {
 		m, err := w.ps.Receive(context.Background())
@@ -180,23 +181,23 @@ func (w *KeyWatch) read(subs int) {
 		}
 		switch m := m.(type) {
 		case *redis.Subscription:
-			if subs > 0 {
-				subs--
-				continue
-			}
-			// Back after an outage: the server may be a restarted one,
-			// which forgot CONFIG SET. Turn the notifications on (for every
-			// part of this process) before everyone looks.
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_, _ = w.s.enableKeyspaceSet(ctx, w.op, w.classes)
-			cancel()
-			w.wakeAll()
+			w.reconnected()
 		case *redis.Message:
 			if k, ok := parseKeyEvent(m.Channel); ok && (len(w.events) == 0 || w.events[m.Payload]) {
 				w.signal(k)
 			}
 		}
 	}
+}
+
+// reconnected: the server may be a restarted one, which forgot CONFIG
+// SET. Turn the notifications on (for every part of this process) before
+// everyone looks.
+func (w *KeyWatch) reconnected() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, _ = w.s.enableKeyspaceSet(ctx, w.op, w.classes)
+	cancel()
+	w.wakeAll()
 }
 
 // recheck turns the notifications back on when the server has lost them
