@@ -73,7 +73,7 @@ func place(root *os.Root, rel string, e Entry, open Opener) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(dst, src)
+	n, err := copyBlob(dst, src)
 	if err == nil && n != e.Size {
 		err = fmt.Errorf("%w: blob %s has %d bytes, the entry says %d", ErrCorrupt, e.SHA256, n, e.Size)
 	}
@@ -90,6 +90,16 @@ func place(root *os.Root, rel string, e Entry, open Opener) error {
 		_ = root.Remove(filepath.FromSlash(tmp))
 	}
 	return err
+}
+
+// copyBlob fills dst with src: a reflink where the file system has them,
+// else io.Copy, which between two files is copy_file_range (the kernel
+// copies, and may offload it).
+func copyBlob(dst *os.File, src io.Reader) (int64, error) {
+	if n, ok := cloneInto(dst, src); ok {
+		return n, nil
+	}
+	return io.Copy(dst, src)
 }
 
 // mkdirs makes the folders of rel one by one, refusing a symlink or a
