@@ -19,10 +19,13 @@
 // the loop sleeps until a keyspace notification for one of its context's
 // queue:* keys wakes it (all contexts share one pub/sub connection, which
 // also carries stop requests), or for Poll. So N contexts cost N
-// goroutines, not N×types blocked BLMOVE connections. The runner turns on
-// the notifications (CONFIG SET notify-keyspace-events, adding "Kl" to
-// what is set) and re-checks them every ContextRefresh; where CONFIG is
-// refused (managed or embedded servers) it polls every 200 ms. A
+// goroutines, not N×types blocked BLMOVE connections; a loop with nothing
+// to do claims once in 5 min, sooner for a parked job's re-check
+// (idle.go). The runner turns on the notifications (CONFIG SET
+// notify-keyspace-events, adding "Kl" to what is set) and re-checks them
+// every minute, and at once when the lease watch reconnects
+// (lease_watch.go); where CONFIG is refused (managed or embedded servers)
+// it polls every 200 ms. A
 // component about to queue a job itself (the bridge, for a job from
 // another agent) can instead claim it for this runner in its own round
 // trip (Offer: a free slot is reserved until the claim is handed over).
