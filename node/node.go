@@ -99,9 +99,20 @@ func (n *Node) APIAddr() string { return n.apiAddr }
 // Run starts the agent and blocks until ctx is done, then shuts down.
 func (n *Node) Run(ctx context.Context) error {
 	if err := n.Start(ctx); err != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		// A stop asked for while starting (SIGTERM) is no failure: what
+		// started is drained and the agent exits as any stop does.
+		stopped := ctx.Err() != nil && errors.Is(err, context.Canceled)
+		grace := 10 * time.Second
+		if stopped {
+			grace = n.cfg.Runner.DrainGrace + 30*time.Second
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), grace)
 		defer cancel()
-		_ = n.Shutdown(sctx)
+		serr := n.Shutdown(sctx)
+		if stopped {
+			n.log.Info("stopped while starting", "during", err)
+			return serr
+		}
 		return err
 	}
 	var failed error
