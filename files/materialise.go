@@ -73,7 +73,11 @@ func place(root *os.Root, rel string, e Entry, open Opener) error {
 	if err != nil {
 		return err
 	}
-	n, err := copyBlob(dst, src)
+	// Between two files io.Copy is copy_file_range: the kernel copies,
+	// and on XFS and btrfs shares the blocks copy-on-write (a reflink,
+	// measured in BENCHMARKS.md); a job that rewrites its input changes
+	// its own copy only, never the store's blob, as a hard link would.
+	n, err := io.Copy(dst, src)
 	if err == nil && n != e.Size {
 		err = fmt.Errorf("%w: blob %s has %d bytes, the entry says %d", ErrCorrupt, e.SHA256, n, e.Size)
 	}
@@ -90,16 +94,6 @@ func place(root *os.Root, rel string, e Entry, open Opener) error {
 		_ = root.Remove(filepath.FromSlash(tmp))
 	}
 	return err
-}
-
-// copyBlob fills dst with src: a reflink where the file system has them,
-// else io.Copy, which between two files is copy_file_range (the kernel
-// copies, and may offload it).
-func copyBlob(dst *os.File, src io.Reader) (int64, error) {
-	if n, ok := cloneInto(dst, src); ok {
-		return n, nil
-	}
-	return io.Copy(dst, src)
 }
 
 // mkdirs makes the folders of rel one by one, refusing a symlink or a
