@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
 
@@ -119,8 +120,14 @@ func (s *Service) Release(ctxID uint64, key string) error {
 	return nil
 }
 
-// Prune removes the blobs no job holds.
+// Prune removes the blobs no job holds, after releasing the uploads no
+// job adopted within UploadTTL (upload_expiry.go).
 func (s *Service) Prune() (cas.Pruned, error) {
+	if n, err := s.expireUploads(time.Now(), UploadTTL); err != nil {
+		s.log.Warn("files: expire uploads no job adopted", "err", err)
+	} else if n > 0 {
+		s.log.Info("files: released uploads no job adopted", "uploads", n, "after", UploadTTL)
+	}
 	p, err := s.store.Prune()
 	if err != nil {
 		return p, fmt.Errorf("jobfiles.Prune: %w", err)

@@ -19,6 +19,7 @@ func uploadRef(token string) string { return "upload/" + token }
 // Upload stores r's bytes, held for a new upload token, and returns the
 // token and their sum. Past files.max_file_mb it fails, keeping nothing.
 func (s *Service) Upload(ctx context.Context, r io.Reader) (string, files.Sum, error) {
+	s.pruneStaleUploads()
 	token := rand.Text()
 	lim := s.cfg.Limits.WithDefaults()
 	sum, err := s.store.Put(ctx, uploadRef(token), io.LimitReader(r, lim.MaxFileBytes+1))
@@ -28,6 +29,10 @@ func (s *Service) Upload(ctx context.Context, r io.Reader) (string, files.Sum, e
 	if sum.Size > lim.MaxFileBytes {
 		_ = s.store.Release(uploadRef(token))
 		return "", files.Sum{}, fmt.Errorf("jobfiles.Upload: %w: past %d MiB", files.ErrFileTooLarge, lim.MaxFileBytes>>20)
+	}
+	if err := s.markUpload(token); err != nil { // upload_expiry.go
+		_ = s.store.Release(uploadRef(token))
+		return "", files.Sum{}, fmt.Errorf("jobfiles.Upload: %w", err)
 	}
 	return token, sum, nil
 }
@@ -58,6 +63,9 @@ func (s *Service) Adopt(ctxID uint64, key string, shas, tokens []string) error {
 	}
 	for _, t := range tokens {
 		if err := s.store.Release(uploadRef(t)); err != nil {
+			return fmt.Errorf("jobfiles.Adopt: %w", err)
+		}
+		if err := s.unmarkUpload(t); err != nil {
 			return fmt.Errorf("jobfiles.Adopt: %w", err)
 		}
 	}
