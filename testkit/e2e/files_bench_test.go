@@ -21,7 +21,10 @@ import (
 // the same loop:
 //
 //	HYPHAE_FILES_AGENT_MB=1024 go test -run '^$' -bench FilesAgentsBig -benchtime 2x -timeout 20m ./testkit/e2e/
-//	HYPHAE_FILES_AGENT_SMALL=10000 go test -run '^$' -bench FilesAgentsSmall -benchtime 1x -timeout 20m ./testkit/e2e/
+//	HYPHAE_FILES_AGENT_SMALL=4000 go test -run '^$' -bench FilesAgentsSmall -benchtime 1x -timeout 20m ./testkit/e2e/
+//
+// (10,000 files do not arrive yet: their files list passes the overlay's
+// message limit; see BENCHMARKS.md.)
 func filesEnv(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
 		return n
