@@ -68,20 +68,5 @@ func (s *Scheduler) taker(ctxID uint64, list, proc string,
 	if w == nil {
 		return block
 	}
-	mv := s.st.Flows.(keyWatcher)
-	wake := w.Wake(ctxID, list)
-	return func(ctx context.Context) (string, error) {
-		e, err := mv.MoveNext(ctx, ctxID, list, proc)
-		if err != nil || e != "" {
-			return e, err
-		}
-		t := time.NewTimer(idleSafety)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-		case <-wake:
-		case <-t.C:
-		}
-		return "", nil
-	}
+	return w.Taker(s.st.Flows.(keyWatcher), ctxID, list, proc, idleSafety)
 }

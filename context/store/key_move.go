@@ -45,3 +45,31 @@ func (s *core) Earliest(ctx context.Context, ctxID uint64, key string) (at time.
 	}
 	return time.UnixMilli(int64(zs[0].Score)), true, nil
 }
+
+// Mover is what a Taker moves entries with (MoveNext).
+type Mover interface {
+	MoveNext(ctx context.Context, ctxID uint64, list, processing string) (string, error)
+}
+
+// Taker returns how a loop of context ctxID takes list's next entry into
+// processing while w watches list: a non-blocking move (m.MoveNext), else
+// a wait for the next push, at most safety, answering "" when nothing
+// came. Call it before the loop's first look, so a push after it wakes
+// the loop.
+func (w *KeyWatch) Taker(m Mover, ctxID uint64, list, processing string, safety time.Duration) func(context.Context) (string, error) {
+	wake := w.Wake(ctxID, list)
+	return func(ctx context.Context) (string, error) {
+		e, err := m.MoveNext(ctx, ctxID, list, processing)
+		if err != nil || e != "" {
+			return e, err
+		}
+		t := time.NewTimer(safety)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-t.C:
+		}
+		return "", nil
+	}
+}

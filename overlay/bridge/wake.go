@@ -72,20 +72,5 @@ func (b *Bridge) taker(ctxID uint64, list, proc string) func(ctx context.Context
 			return b.st.Bus.TakeMsgOut(ctx, ctxID, list, proc, time.Second)
 		}
 	}
-	mv := b.st.Bus.(keyWatcher)
-	wake := w.Wake(ctxID, list)
-	return func(ctx context.Context) (string, error) {
-		e, err := mv.MoveNext(ctx, ctxID, list, proc)
-		if err != nil || e != "" {
-			return e, err
-		}
-		t := time.NewTimer(wakeSafety)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-		case <-wake:
-		case <-t.C:
-		}
-		return "", nil
-	}
+	return w.Taker(b.st.Bus.(keyWatcher), ctxID, list, proc, wakeSafety)
 }
