@@ -28,14 +28,8 @@ func TestInviteJoinAcrossNamespaces(t *testing.T) {
 	if !strings.Contains(out, "executor in context 1") {
 		t.Fatalf("join said %q", out)
 	}
-	var j struct {
-		Status string            `json:"status"`
-		Result map[string]string `json:"result"`
-	}
-	decode(t, hy(t, "job", "run", "-c", "1", "--to", "alice", "--script", `echo "x=1" >> "$HYPHAE_RESULT"`,
-		"--wait", "--json", "--data-dir", bob), &j)
-	if j.Status != "finished" || j.Result["x"] != "1" {
-		t.Fatalf("bob's job at alice: %+v", j)
+	if st, res := jobAt(t, bob, "1", "alice", "x=1"); st != "finished" || res["x"] != "1" {
+		t.Fatalf("bob's job at alice: %s %v", st, res)
 	}
 	_, stderr, err := hyTry("join", code, "--data-dir", bob)
 	if err == nil || !strings.Contains(stderr, "already used") {

@@ -43,15 +43,23 @@ func TestInviteJoinPrivateNetwork(t *testing.T) {
 	if out := hy(t, "join", code, "--name", "alice", "--data-dir", bob); !strings.Contains(out, "executor in context 1") {
 		t.Fatalf("join after the restart said %q", out)
 	}
+	if st, res := jobAt(t, bob, "1", "alice", "x=1"); st != "finished" || res["x"] != "1" {
+		t.Fatalf("bob's job at alice over the private network: %s %v", st, res)
+	}
+}
+
+// jobAt runs, from the agent of dir, a job in context ctx at to (a name or
+// peer ID) that writes the result line kv, waits, and returns its status
+// and result.
+func jobAt(t testing.TB, dir, ctx, to, kv string) (string, map[string]string) {
+	t.Helper()
 	var j struct {
 		Status string            `json:"status"`
 		Result map[string]string `json:"result"`
 	}
-	decode(t, hy(t, "job", "run", "-c", "1", "--to", "alice", "--script", `echo "x=1" >> "$HYPHAE_RESULT"`,
-		"--wait", "--json", "--data-dir", bob), &j)
-	if j.Status != "finished" || j.Result["x"] != "1" {
-		t.Fatalf("bob's job at alice over the private network: %+v", j)
-	}
+	decode(t, hy(t, "job", "run", "-c", ctx, "--to", to, "--script", `echo "`+kv+`" >> "$HYPHAE_RESULT"`,
+		"--wait", "--json", "--data-dir", dir), &j)
+	return j.Status, j.Result
 }
 
 // newPrivateDataDir is newDataDir with `hyphae init --swarm-key`.

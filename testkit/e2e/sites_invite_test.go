@@ -40,13 +40,7 @@ func TestInviteJoinAcrossNATs(t *testing.T) {
 	if out := hy(t, "join", code, "--name", "alice", "--data-dir", s.b); !strings.Contains(out, "executor in context 3") {
 		t.Fatalf("join across the NATs said %q", out)
 	}
-	var j struct {
-		Status string            `json:"status"`
-		Result map[string]string `json:"result"`
-	}
-	decode(t, hy(t, "job", "run", "-c", "3", "--to", "alice", "--script", `echo "n=7" >> "$HYPHAE_RESULT"`,
-		"--wait", "--json", "--data-dir", s.b), &j)
-	if j.Status != "finished" || j.Result["n"] != "7" {
-		t.Fatalf("bob's job at alice across the NATs: %+v", j)
+	if st, res := jobAt(t, s.b, "3", "alice", "n=7"); st != "finished" || res["n"] != "7" {
+		t.Fatalf("bob's job at alice across the NATs: %s %v", st, res)
 	}
 }
