@@ -31,7 +31,7 @@ func TestRunStoppedWhileStartingIsNoError(t *testing.T) {
 	f := false
 	cfg := &config.Config{DataDir: dir, Redis: config.Redis{URL: srv.URL}, API: config.API{Listen: "off"},
 		Overlay: config.Overlay{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, MDNS: &f, NATPortMap: &f},
-		Runner: config.Runner{DrainGrace: time.Second}}
+		Runner:  config.Runner{DrainGrace: time.Second}}
 	cfg.Defaults()
 	log, _ := testlog.New(t)
 	n, err := node.New(cfg, log)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -75,6 +74,8 @@ type Files interface {
 	Uploads // job_inputs.go
 	Bring(ctx context.Context, ctxID uint64, key string, j *model.RunnerJob) ([]files.Entry, error)
 	OpenBlob(sha string) (io.ReadCloser, error)
+	// FileOf is the entry of job key's file with sha256 sha (ok false: none).
+	FileOf(ctx context.Context, ctxID uint64, key, sha string) (files.Entry, bool, error)
 }
 
 // jobFetch is job.fetch: the job's files into this agent's store, from
@@ -106,24 +107,22 @@ func (h *Handlers) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want /files/<context>/<job key>/<sha256>", http.StatusBadRequest)
 		return
 	}
-	j, err := h.Store.Jobs.LoadJobKey(r.Context(), ctxID, key)
+	e, ok, err := h.Files.FileOf(r.Context(), ctxID, key, sha) // the job's record, once per batch
 	if err != nil {
 		http.Error(w, fmt.Sprintf("job %s: %v", key, err), http.StatusNotFound)
 		return
 	}
-	es, _ := files.DecodeEntries(j.FilesJSON())
-	i := slices.IndexFunc(es, func(e files.Entry) bool { return e.SHA256 == sha })
-	if i < 0 {
+	if !ok {
 		http.Error(w, fmt.Sprintf("job %s has no file with sha256 %s", key, sha), http.StatusNotFound)
 		return
 	}
 	rc, err := h.Files.OpenBlob(sha)
 	if err != nil {
-		http.Error(w, fmt.Sprintf("%s: %v (job.fetch brings it here first)", es[i].Path, err), http.StatusNotFound)
+		http.Error(w, fmt.Sprintf("%s: %v (job.fetch brings it here first)", e.Path, err), http.StatusNotFound)
 		return
 	}
 	defer rc.Close()
 	w.Header().Set("Content-Type", "application/octet-stream")
-	w.Header().Set("Content-Length", strconv.FormatInt(es[i].Size, 10))
+	w.Header().Set("Content-Length", strconv.FormatInt(e.Size, 10))
 	_, _ = io.Copy(w, rc)
 }

@@ -3,13 +3,11 @@ package jobfiles
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
-	"github.com/hyphae-run/hyphae/files"
 )
 
 // Allow is the Authorizer of the transfer server (docs/design.md, "Trust"):
@@ -30,13 +28,14 @@ func (s *Service) Allow(ctx context.Context, p peer.ID, sha, ref string) error {
 	if err != nil {
 		return err
 	}
-	j, err := s.look.LoadJobKey(ctx, ctxID, key)
-	if err != nil || j == nil {
-		return fmt.Errorf("no job %s here", ref)
+	c, err := s.job(ctx, ctxID, key) // job_cache.go: once per batch
+	if err != nil {
+		return err
 	}
-	if !hasBlob(j, sha) {
+	if !c.has(sha) {
 		return fmt.Errorf("job %s has no such file", ref)
 	}
+	j := c.job
 	who := p.String()
 	if granted || s.sentTo(ctx, ctxID, j) == who || j.Origin().Peer == who {
 		return nil
@@ -59,21 +58,6 @@ func (s *Service) originOf(ctx context.Context, ref string) (string, error) {
 		return "", fmt.Errorf("no job %s here", ref)
 	}
 	return j.Origin().Peer, nil
-}
-
-// hasBlob reports whether sha is among j's files or inputs.
-func hasBlob(j *model.RunnerJob, sha string) bool {
-	of := func(es []files.Entry) bool {
-		return slices.ContainsFunc(es, func(e files.Entry) bool { return e.SHA256 == sha })
-	}
-	if es, err := files.DecodeEntries(j.FilesJSON()); err == nil && of(es) {
-		return true
-	}
-	ins, err := files.DecodeInputs(j.InputsJSON())
-	if err != nil {
-		return false
-	}
-	return slices.ContainsFunc(ins, func(in files.Input) bool { return of(in.Files) })
 }
 
 // sentTo is the peer ID job j went to ("" when it stayed here): where its

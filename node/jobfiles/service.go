@@ -34,6 +34,7 @@ type Service struct {
 	store *cas.Store
 	look  Lookup
 	log   *slog.Logger
+	jobs  jobCache // job_cache.go
 
 	mu     sync.Mutex
 	self   string // this agent's peer ID, once serving

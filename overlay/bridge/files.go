@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -24,12 +25,29 @@ func copyFiles(j, src *model.RunnerJob) {
 	}
 }
 
-// filesOf puts ended job j's files, and its ref here, on result p.
+// maxResultFiles bounds the files list a result carries (its JSON), so
+// that the sealed result stays within the overlay's message limit
+// (overlay.DefaultMaxMessageSize) with its logs and result map.
+const maxResultFiles = 640 << 10
+
+// filesOf puts ended job j's files, and its ref here, on result p. A list
+// too long for one message (thousands of files) would never arrive and
+// leave the origin's job waiting: the result says so instead, as an error
+// naming where the files are.
 func filesOf(p *payload, j *model.RunnerJob) {
-	if v := j.FilesJSON(); v != "" {
-		p.Files = v
-		p.FilesRef = strconv.FormatUint(j.ContextID, 10) + "/" + store.JobKey(j.CallerID, j.ID)
+	v := j.FilesJSON()
+	if v == "" {
+		return
 	}
+	ref := strconv.FormatUint(j.ContextID, 10) + "/" + store.JobKey(j.CallerID, j.ID)
+	if len(v) > maxResultFiles {
+		p.Status = string(model.JobError)
+		p.Error = fmt.Sprintf("outputs: the job's files list is %d KiB, past the %d KiB a result carries home; "+
+			"the files are on the agent that ran it (job %s there): put them in fewer files (a tar) to send them",
+			len(v)>>10, maxResultFiles>>10, ref)
+		return
+	}
+	p.Files, p.FilesRef = v, ref
 }
 
 // filesFields are the fields result p writes onto its origin job.

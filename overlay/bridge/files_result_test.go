@@ -1,0 +1,28 @@
+package bridge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hyphae-run/hyphae/context/model"
+)
+
+// A result carries its job's files list home, unless the list is too long
+// for one message: then the result is an error saying where the files
+// are, instead of a message that would never arrive.
+func TestResultFilesListTooLongIsAnError(t *testing.T) {
+	small := &model.RunnerJob{ID: 7, CallerID: 1, ContextID: 2, Status: model.JobFinished,
+		Extra: model.Hash{model.ExtraFiles: `[{"path":"a","size":1}]`}}
+	p := &payload{}
+	resultOf(p, small, nil)
+	if p.Files == "" || p.FilesRef != "2/job:1:7" || p.Status != string(model.JobFinished) {
+		t.Fatalf("a short files list: %+v", p)
+	}
+	long := &model.RunnerJob{ID: 8, CallerID: 1, ContextID: 2, Status: model.JobFinished,
+		Extra: model.Hash{model.ExtraFiles: "[" + strings.Repeat(`{"path":"x"},`, maxResultFiles/10) + `{}]`}}
+	p = &payload{}
+	resultOf(p, long, nil)
+	if p.Files != "" || p.Status != string(model.JobError) || !strings.Contains(p.Error, "job 2/job:1:8 there") {
+		t.Fatalf("a files list past %d bytes: status %q error %q, %d bytes of files", maxResultFiles, p.Status, p.Error, len(p.Files))
+	}
+}
