@@ -28,7 +28,7 @@ func copyFiles(j, src *model.RunnerJob) {
 // maxResultFiles bounds the files list a result carries (its JSON), so
 // that the sealed result stays within the overlay's message limit
 // (overlay.DefaultMaxMessageSize) with its logs and result map.
-const maxResultFiles = 640 << 10
+const maxResultFiles = 896 << 10
 
 // filesOf puts ended job j's files, and its ref here, on result p. A list
 // too long for one message (thousands of files) would never arrive and
