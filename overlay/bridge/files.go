@@ -6,6 +6,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/overlay"
 )
 
 // Files between jobs (docs/design.md): a job's outputs and inputs travel
@@ -25,10 +26,10 @@ func copyFiles(j, src *model.RunnerJob) {
 	}
 }
 
-// maxResultFiles bounds the files list a result carries (its JSON), so
-// that the sealed result stays within the overlay's message limit
-// (overlay.DefaultMaxMessageSize) with its logs and result map.
-const maxResultFiles = 896 << 10
+// maxResult bounds a result payload with its files list: the overlay's
+// message limit (overlay.DefaultMaxMessageSize) less room for the sealed
+// envelope (signature, age header and tag, frame).
+const maxResult = overlay.DefaultMaxMessageSize - 16<<10
 
 // filesOf puts ended job j's files, and its ref here, on result p. A list
 // too long for one message (thousands of files) would never arrive and
@@ -40,11 +41,11 @@ func filesOf(p *payload, j *model.RunnerJob) {
 		return
 	}
 	ref := strconv.FormatUint(j.ContextID, 10) + "/" + store.JobKey(j.CallerID, j.ID)
-	if len(v) > maxResultFiles {
+	if rest := len(p.encode()) + len(ref); rest+len(v) > maxResult {
 		p.Status = string(model.JobError)
 		p.Error = fmt.Sprintf("outputs: the job's files list is %d KiB, past the %d KiB a result carries home; "+
 			"the files are on the agent that ran it (job %s there): put them in fewer files (a tar) to send them",
-			len(v)>>10, maxResultFiles>>10, ref)
+			len(v)>>10, (maxResult-rest)>>10, ref)
 		return
 	}
 	p.Files, p.FilesRef = v, ref

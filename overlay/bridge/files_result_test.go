@@ -19,10 +19,10 @@ func TestResultFilesListTooLongIsAnError(t *testing.T) {
 		t.Fatalf("a short files list: %+v", p)
 	}
 	long := &model.RunnerJob{ID: 8, CallerID: 1, ContextID: 2, Status: model.JobFinished,
-		Extra: model.Hash{model.ExtraFiles: "[" + strings.Repeat(`{"path":"x"},`, maxResultFiles/10) + `{}]`}}
+		Extra: model.Hash{model.ExtraFiles: "[" + strings.Repeat(`{"path":"x"},`, maxResult/10) + `{}]`}}
 	p = &payload{}
 	resultOf(p, long, nil)
 	if p.Files != "" || p.Status != string(model.JobError) || !strings.Contains(p.Error, "job 2/job:1:8 there") {
-		t.Fatalf("a files list past %d bytes: status %q error %q, %d bytes of files", maxResultFiles, p.Status, p.Error, len(p.Files))
+		t.Fatalf("a files list past %d bytes: status %q error %q, %d bytes of files", maxResult, p.Status, p.Error, len(p.Files))
 	}
 }
