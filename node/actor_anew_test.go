@@ -13,6 +13,7 @@ import (
 // the pubkey granted again, under a new id — the sender's next job is let
 // in under the new id, not refused under the old one.
 func TestRemoteJobAfterSendersActorMadeAnew(t *testing.T) {
+	t.Parallel()
 	bob := startAgent(t, agentOpts{})
 	alice := startAgent(t, agentOpts{bootstrap: []string{bob.addr(t)}})
 	grantExecutor(t, bob, 2, alice.peerID())

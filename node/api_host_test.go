@@ -14,6 +14,7 @@ import (
 // host is refused on the open endpoints and the dashboard, while the
 // login URL `hyphae ui --url` prints (127.0.0.1) still opens the page.
 func TestAgentTCPRefusesRebindingHost(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	_, port, _ := net.SplitHostPort(a.APIAddr())
 	get := func(rawURL, host string) (int, string) {

@@ -25,6 +25,7 @@ func rpcErr(t *testing.T, err error) *api.Error {
 }
 
 func TestAPIOverTCPNeedsToken(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	token, err := node.ReadToken(a.dir)
 	if err != nil {
@@ -65,6 +66,7 @@ func TestAPIOverTCPNeedsToken(t *testing.T) {
 }
 
 func TestAPIBadParamsNameTheField(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	cases := []struct {
@@ -96,6 +98,7 @@ func TestAPIBadParamsNameTheField(t *testing.T) {
 }
 
 func TestAPIMalformedRequests(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	token, _ := node.ReadToken(a.dir)
 	for body, code := range map[string]int{
@@ -121,6 +124,7 @@ func TestAPIMalformedRequests(t *testing.T) {
 // The OpenRPC document lists exactly the served methods: everything it
 // lists is served, and a name it does not list is not.
 func TestOpenRPCListsExactlyServedMethods(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	var doc struct {
 		OpenRPC string `json:"openrpc"`
@@ -160,6 +164,7 @@ func TestOpenRPCListsExactlyServedMethods(t *testing.T) {
 // Node.RunJob is job.run for a program that embeds the agent: the same
 // job, waited for, and the same named errors, without the API socket.
 func TestRunJobInProcess(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	ctx := context.Background()

@@ -20,6 +20,7 @@ import (
 // the breaker, peer.list and the metrics show it open; once fixed, after
 // the cool-down one probe job goes through and closes it.
 func TestBreakerRoutesAroundAFailingRunner(t *testing.T) {
+	t.Parallel()
 	brk := config.Breaker{Threshold: 3, Window: time.Minute, Cooldown: 2 * time.Second}
 	b := startAgent(t, agentOpts{}) // it has no context 1: it refuses every job
 	c := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
@@ -86,6 +87,7 @@ func TestBreakerRoutesAroundAFailingRunner(t *testing.T) {
 // A runner's result counts against its breaker only when the job did not
 // run there (a script type it lacks), never for the script's own failure.
 func TestBreakerCountsJobsThatDidNotRunThere(t *testing.T) {
+	t.Parallel()
 	brk := config.Breaker{Threshold: 2, Window: time.Minute, Cooldown: time.Hour}
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}, breaker: brk})
@@ -131,6 +133,7 @@ func runAny(t *testing.T, a *agent) wire.JobView {
 
 // peer.list names each peer's host, from its presence records.
 func TestPeerListShowsHostNames(t *testing.T) {
+	t.Parallel()
 	want, err := os.Hostname()
 	if err != nil || want == "" {
 		t.Skipf("no host name here: %v", err)

@@ -10,6 +10,7 @@ import (
 // timeout_result ends error at the origin saying so, instead of hanging;
 // the late result, when it finally arrives, is ignored.
 func TestBridgeResultOverdueFailsJob(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())

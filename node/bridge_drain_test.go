@@ -11,6 +11,7 @@ import (
 // cannot come, and the result stays in its outbox, to go out again at the
 // next start.
 func TestDrainWithOriginGoneKeepsResultInOutbox(t *testing.T) {
+	t.Parallel()
 	const grace = 10 * time.Minute
 	b := startAgent(t, agentOpts{grace: grace})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})

@@ -14,6 +14,7 @@ import (
 // processed; the same message sent again (as after a lost ack) is
 // acknowledged again but stored once.
 func TestBridgeChatLandsOnce(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	b.call(t, "context.create", map[string]any{"id": 2}, nil)

@@ -274,6 +274,7 @@ func lines(t testing.TB, path string) int {
 // its reason, writes nothing into the context and runs nothing; the agent
 // then still serves a legitimate job.
 func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{tcpAPI: true})
 	const target = 2
 	b.call(t, "context.create", map[string]any{"id": target}, nil)
@@ -399,6 +400,7 @@ func TestBridgeRejectsForgedEnvelopes(t *testing.T) {
 // runs, the second is caught by the envelope id remembered in Redis and
 // counted as a replay; the job runs once.
 func TestBridgeRejectsReplayedEnvelope(t *testing.T) {
+	t.Parallel()
 	for _, path := range paths {
 		t.Run(path, func(t *testing.T) { replayedEnvelope(t, path) })
 	}

@@ -107,6 +107,7 @@ func waitRemoteStarted(t testing.TB, a *agent, ctxID int) wire.JobView {
 // target is back (same data dir and Redis) it is delivered, runs exactly
 // once and the result reaches the origin.
 func TestBridgeTargetDownThenUp(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}, tcpAPI: true})
 	grantExecutor(t, b, 2, a.peerID())
@@ -165,6 +166,7 @@ func TestBridgeTargetDownThenUp(t *testing.T) {
 // its job runs remotely and comes back on the same data dir and Redis; the
 // result still lands on the origin job.
 func TestBridgeOriginRestartedWhileJobRuns(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
@@ -243,6 +245,7 @@ func waitRawJob(t *testing.T, a *agent, ctxID uint64, key string) wire.JobView {
 // and its result written back onto its local job:<c>:<id>; BLPOP
 // reply:job:<c>:<id> returns and the message ends processed.
 func TestBridgeRawRedisPath(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
@@ -298,6 +301,7 @@ func specialTrio(t *testing.T) (a, b, c *agent) {
 // goes to the only agent registered in the context whose runner serves the
 // job's script type.
 func TestBridgeRoutesByScriptType(t *testing.T) {
+	t.Parallel()
 	a, b, c := specialTrio(t)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	a.call(t, "runner.create", map[string]any{"context": 1, "pubkey": b.peerID()}, nil)
@@ -325,6 +329,7 @@ func TestBridgeRoutesByScriptType(t *testing.T) {
 // TestBridgeStopTravels: job.stop on the origin stops the job on the agent
 // that runs it; the origin job ends error "stopped".
 func TestBridgeStopTravels(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
@@ -354,6 +359,7 @@ func TestBridgeStopTravels(t *testing.T) {
 // job ends error saying so, and its message leaves the outbox, so it cannot
 // run when that agent appears.
 func TestBridgeStopBeforeDelivery(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	away := newIdentity(t).PeerID().String()
 	var j wire.JobView
@@ -390,6 +396,7 @@ func TestBridgeStopBeforeDelivery(t *testing.T) {
 // client writes it) to a peer that never answers ends with status error
 // and a reason after its timeout, and so does its local job.
 func TestBridgeRawMessageGivesUp(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	nobody := newIdentity(t)
@@ -411,6 +418,7 @@ func TestBridgeRawMessageGivesUp(t *testing.T) {
 // a raw client sent it late) gets a clear answer instead of being resent
 // until its timeout.
 func TestBridgeStopOfEndedJobIsAnswered(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())

@@ -9,6 +9,7 @@ import (
 // A job its flow cancelled reads cancelled in the job views as in the
 // flow; its status stays error, the seed contract (docs/design.md).
 func TestCancelledFlowJobSaysCancelled(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	file := "jobs:\n  a: {type: sh, script: 'exit 1'}\n  b: {type: sh, needs: a, script: 'true'}\n"

@@ -29,6 +29,7 @@ jobs:
 // run contained, while the same trigger fired by this agent's own event
 // runs on the host (runner.isolation.own: host).
 func TestRunStartedByAnotherActorsEventIsContained(t *testing.T) {
+	t.Parallel()
 	need.Root(t, "the root mode of containment needs root")
 	a := startAgent(t, agentOpts{contained: true})
 	b := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})

@@ -14,6 +14,7 @@ import (
 // adopted: the create succeeds with bob's name, the job stays listed in
 // it, and a second create of the same id is refused as usual.
 func TestContextCreateAdoptsTheContextMadeForAJobSentAway(t *testing.T) {
+	t.Parallel()
 	alice := startAgent(t, agentOpts{})
 	bob := startAgent(t, agentOpts{bootstrap: []string{alice.addr(t)}})
 	grantExecutor(t, alice, 1, bob.peerID())
@@ -46,6 +47,7 @@ func TestContextCreateAdoptsTheContextMadeForAJobSentAway(t *testing.T) {
 // context.create with id 0 is refused: DB 0 is the agent's own. With no id
 // the lowest free one is taken, as before.
 func TestContextCreateRefusesIDZero(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	err := a.client.Call(context.Background(), "context.create", map[string]any{"id": 0}, nil)
 	if err == nil || !strings.Contains(err.Error(), "no context 0") {

@@ -15,6 +15,7 @@ import (
 // context.set refuses what it cannot mean with the field and the values
 // it takes, and writes nothing then.
 func TestContextSetRefusesBadValues(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	for _, c := range []struct {
@@ -48,6 +49,7 @@ func TestContextSetRefusesBadValues(t *testing.T) {
 // context's view, keeps what it is not given, and removes a setting set
 // to "" rather than leaving the old value.
 func TestContextSetThenClear(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1, "name": "lab"}, nil)
 	fields := func(db int) map[string]string {
@@ -84,6 +86,7 @@ func TestContextSetThenClear(t *testing.T) {
 // An agent that starts with a context set to isolation host says so in
 // its log, once, naming the context and what its jobs can reach.
 func TestHostIsolationIsLoggedAtStart(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	a.call(t, "context.create", map[string]any{"id": 2}, nil)
@@ -131,6 +134,7 @@ func needContainment(t *testing.T) {
 // A flow job with network: none runs with only loopback, and its hash says
 // network none; a job of the same flow that says host keeps the host's.
 func TestFlowJobNetworkNoneHasOnlyLoopback(t *testing.T) {
+	t.Parallel()
 	needContainment(t)
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
@@ -159,6 +163,7 @@ func TestFlowJobNetworkNoneHasOnlyLoopback(t *testing.T) {
 // A context set to network none cuts the network of its jobs, which do
 // not ask for it themselves.
 func TestContextNetworkNoneCutsItsJobs(t *testing.T) {
+	t.Parallel()
 	needContainment(t)
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

@@ -25,6 +25,7 @@ func waitJob(t testing.TB, a *agent, ctxID uint64, key string) wire.JobView {
 }
 
 func TestCrossTenantJobRunsRemotelyAndResultComesBack(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	// bob owns context 2 and lets alice execute there.
@@ -44,6 +45,7 @@ func TestCrossTenantJobRunsRemotelyAndResultComesBack(t *testing.T) {
 }
 
 func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	b.call(t, "context.create", map[string]any{"id": 3}, nil)
@@ -73,6 +75,7 @@ func TestCrossTenantJobRefusedWithoutGrant(t *testing.T) {
 // A job for a context the other agent does not have is refused saying so,
 // and how that agent's operator makes it; nothing is written there.
 func TestCrossTenantJobToMissingContextIsRefused(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 3, a.peerID()) // a is known there, but context 4 does not exist
@@ -93,6 +96,7 @@ func TestCrossTenantJobToMissingContextIsRefused(t *testing.T) {
 // job.run with wait returns the ended job in one call, for a local job and
 // for one run on another agent.
 func TestJobRunWaitReturnsTheEndedJob(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
@@ -117,6 +121,7 @@ func TestJobRunWaitReturnsTheEndedJob(t *testing.T) {
 // timeout the runner's first resend comes 30 s after a send (the backoff's
 // cap), after this test's deadline.
 func TestResultAcksReachTheRunner(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{ackAfter: 10 * time.Minute})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())

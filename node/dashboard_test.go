@@ -71,6 +71,7 @@ func loginToken(t *testing.T, a *agent) wire.LoginView {
 }
 
 func TestDashboardPageAndLogin(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	c := newDashboardClient(t, a.APIAddr())
 	// GET / is the page now (it was 426), with no token; it holds no data.
@@ -111,6 +112,7 @@ func TestDashboardPageAndLogin(t *testing.T) {
 }
 
 func TestDashboardSessionIsCSRFSafe(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	c := newDashboardClient(t, a.APIAddr())
 	if code := c.login(t, loginToken(t, a).Token); code != http.StatusOK {

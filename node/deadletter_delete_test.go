@@ -10,6 +10,7 @@ import (
 // deadletter.delete removes a key's dead letters from what deadletter.list
 // shows, leaves the others, and refuses a call without a key.
 func TestDeadLetterDeleteMethod(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	for _, k := range []string{"job:1:7", "job:1:8"} {

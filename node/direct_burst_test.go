@@ -12,6 +12,7 @@ import (
 // once: each runs exactly once and its result comes home, all on direct
 // streams (none fell back to gossipsub, whose default queues drop bursts).
 func TestRemoteJobBurstOnDirectStreams(t *testing.T) {
+	t.Parallel()
 	requireShortcut(t, "direct")
 	bob := startAgent(t, agentOpts{})
 	alice := startAgent(t, agentOpts{bootstrap: []string{bob.addr(t)}})

@@ -23,6 +23,7 @@ func messageStatus(t *testing.T, a *agent, ctx uint64, key string) (string, stri
 // a, with the event's payload and correlation id; a sender that is only
 // a reader in a's context is refused, and its message says so.
 func TestEventFromAnotherAgentStartsRun(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	b := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
@@ -67,6 +68,7 @@ func TestEventFromAnotherAgentStartsRun(t *testing.T) {
 // whose payload is not JSON ends status error with the reason, and the
 // events after it are handled.
 func TestRawEventContract(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, onOrderFlow)
@@ -111,6 +113,7 @@ func TestRawEventContract(t *testing.T) {
 // A chat message received from another agent is the event message.chat:
 // a trigger on it starts a run with the message and its sender.
 func TestChatMessageTriggersRun(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	b := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

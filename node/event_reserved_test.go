@@ -18,6 +18,7 @@ import (
 // stores nothing; so does the raw msg_out contract. A trigger may still
 // listen for them.
 func TestEventPublishReservedNamesRefused(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, "name: on-mail\ncontext: 1\non: {event: message.mail}\njobs:\n  j: {type: sh, script: 'true'}\n")
@@ -69,6 +70,7 @@ func TestEventPublishReservedNamesRefused(t *testing.T) {
 // the payload: an executor that writes another peer's ID there does not
 // pass for it.
 func TestEventTriggerFromIsTheSigner(t *testing.T) {
+	t.Parallel()
 	other, err := identity.Generate()
 	if err != nil {
 		t.Fatal(err)

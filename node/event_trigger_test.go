@@ -75,6 +75,7 @@ func waitRun(t *testing.T, a *agent, ctx uint64, name string) *wire.FlowView {
 // it matches; the run's job gets the event as env, and the run carries
 // the correlation id taken from the payload.
 func TestEventStartsTriggeredRun(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, onOrderFlow)
@@ -95,6 +96,7 @@ func TestEventStartsTriggeredRun(t *testing.T) {
 // An event whose payload does not match the trigger's where starts
 // nothing; the same event id published twice starts one run.
 func TestEventWhereRefusesAndIDDedupes(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, onOrderFlow)
@@ -126,6 +128,7 @@ func TestEventWhereRefusesAndIDDedupes(t *testing.T) {
 // A malformed event is refused with an error that names the problem,
 // and nothing of it is stored: the events list and later events go on.
 func TestMalformedEventRefusedClearly(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, onOrderFlow)
@@ -161,6 +164,7 @@ func TestMalformedEventRefusedClearly(t *testing.T) {
 // asked for, and on: {job_ended: …} when a job of that name ends; a flow
 // that ends otherwise starts nothing.
 func TestFlowFinishedAndJobEndedTriggers(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, "name: after-build\ncontext: 1\non: {flow_finished: build, status: finished}\n"+

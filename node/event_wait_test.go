@@ -72,6 +72,7 @@ func waitParked(t *testing.T, a *agent, id uint64) {
 // order comes, with the payment reaching the next job; the run of another
 // order keeps waiting.
 func TestWaitForContinuesOnItsCorrelation(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, orderSaga(t, "30m"))
@@ -102,6 +103,7 @@ func TestWaitForContinuesOnItsCorrelation(t *testing.T) {
 // A payment that does not come in time fails the wait, and the flow's
 // failure path releases the stock reserved (compensation).
 func TestWaitForTimeoutCompensates(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, orderSaga(t, "1s"))
@@ -126,6 +128,7 @@ func TestWaitForTimeoutCompensates(t *testing.T) {
 // A run parked on wait_for survives the agent's restart: the payment
 // published to the new agent process resumes it.
 func TestWaitForSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, orderSaga(t, "30m"))
@@ -149,6 +152,7 @@ func TestWaitForSurvivesRestart(t *testing.T) {
 // holds it): the step ends error, stopped, the stock is released, and a
 // payment that comes later changes nothing.
 func TestWaitForCancelledRunStopsWaiting(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	addTrigger(t, a, orderSaga(t, "30m"))

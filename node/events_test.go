@@ -14,6 +14,7 @@ import (
 // The job event stream delivers the job's output lines live and ends with
 // the job; the flow stream sends each change and ends with the flow.
 func TestEventStreams(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	var j wire.JobView

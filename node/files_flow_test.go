@@ -45,6 +45,7 @@ jobs:
 // that runs flows to another (the consumer's own ref), and back (the
 // producer's agent gives it to an actor with a role in its context).
 func TestFilesFlowAcrossAgents(t *testing.T) {
+	t.Parallel()
 	a, b := flowPair(t)
 	for _, tc := range []struct {
 		name       string
@@ -78,6 +79,7 @@ func TestFilesFlowAcrossAgents(t *testing.T) {
 // producer's context is refused, with the reason, and nothing is written on
 // its side; the agent that ran the consumer may have them.
 func TestFilesRefusedToStranger(t *testing.T) {
+	t.Parallel()
 	a, b := flowPair(t)
 	v := waitFlow(t, a, runFlow(t, a, fmt.Sprintf(backupFlow, a.peerID(), "x", b.peerID())))
 	if v.Status != "finished" {
@@ -129,6 +131,7 @@ func TestFilesRefusedToStranger(t *testing.T) {
 // a grant the flow's agent (the producer's origin) signed for it, and gets
 // the files. The same grant in another peer's hands is refused.
 func TestFilesFlowThirdAgent(t *testing.T) {
+	t.Parallel()
 	a, b := flowPair(t)
 	c := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}})
 	c.call(t, "context.create", map[string]any{"id": 1}, nil)
@@ -179,6 +182,7 @@ func TestFilesFlowThirdAgent(t *testing.T) {
 // A rerun from the consumer reuses the producer's files: the consumer
 // finds them under in/<producer>/ again, though the producer did not run.
 func TestFilesRerunReusesTheProducersFiles(t *testing.T) {
+	t.Parallel()
 	a, b := flowPair(t)
 	v := waitFlow(t, a, runFlow(t, a, fmt.Sprintf(backupFlow, b.peerID(), "rerun", a.peerID())))
 	if v.Status != "finished" {

@@ -19,6 +19,7 @@ import (
 // its script wrote, in the job's view and job.files, the blob in the
 // agent's content store.
 func TestJobOutputsBecomeFiles(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{roles: []string{"supervisor", "runner"}})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	var v wire.JobView
@@ -47,6 +48,7 @@ func TestJobOutputsBecomeFiles(t *testing.T) {
 // directory at submission, a symlink out of it and a file past
 // files.max_file_mb when the job ends (error, not retried).
 func TestJobOutputsRefused(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{files: config.Files{MaxFileMB: 1, MaxJobMB: 2}})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	err := a.client.Call(context.Background(), "job.run", map[string]any{"context": 1, "type": "sh", "script": "true",
@@ -73,6 +75,7 @@ func TestJobOutputsRefused(t *testing.T) {
 // Retention: a blob two jobs hold stays while one of them is left, and
 // goes from the content store with the last.
 func TestJobFilesGoWithTheirLastJob(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	var blob string
 	for _, ctxID := range []uint64{1, 2} {

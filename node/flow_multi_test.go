@@ -80,6 +80,7 @@ func jobOf(t *testing.T, v *wire.FlowView, name string) wire.FlowJobState {
 // ID): every edge crosses the overlay, and each job adds one to what the
 // one before it passed on.
 func TestFlowChainAlternatingAgents(t *testing.T) {
+	t.Parallel()
 	a, b := flowPair(t)
 	const n = 10
 	var f strings.Builder
@@ -132,6 +133,7 @@ func TestFlowChainAlternatingAgents(t *testing.T) {
 // there (its process is gone, its job there ends error), and the jobs
 // after it are cancelled without ever running.
 func TestFlowCancelStopsRemoteJob(t *testing.T) {
+	t.Parallel()
 	a, b := flowPair(t)
 	marks := t.TempDir()
 	v := runFlow(t, a, fmt.Sprintf(`
@@ -192,6 +194,7 @@ jobs:
 // acknowledged the job: the job message is withdrawn, so the runner,
 // once back, never runs the job of the cancelled flow.
 func TestFlowCancelWithdrawsUndeliveredJob(t *testing.T) {
+	t.Parallel()
 	a, b := flowPair(t)
 	marks := t.TempDir()
 	b.stop(t)

@@ -12,6 +12,7 @@ import (
 // trigger is not installed, naming the command that installs it, and
 // runs the flow once; flow create alone warns too.
 func TestFlowRunWarnsOfOn(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	hasOn := func(v wire.FlowView) bool {

@@ -14,6 +14,7 @@ import (
 // the line, the job, the known types and a suggestion; once a peer that
 // serves the type has been seen, the same flow is accepted.
 func TestFlowWithUnknownScriptTypeIsRefused(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	text := "name: t\ncontext: 1\njobs:\n  ok: {type: sh, script: 'true'}\n  build: {type: specal, script: 'true'}\n"

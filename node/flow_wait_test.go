@@ -10,6 +10,7 @@ import (
 // it is (so `flow run --wait` and `flow watch` keep waiting as long as the
 // flow lasts), however many times it times out in a row.
 func TestFlowWaitOutlastsItsTimeout(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	v := runFlow(t, a, "name: slow\ncontext: 1\njobs:\n  nap: {type: sh, script: 'sleep 4'}\n")

@@ -33,6 +33,7 @@ func guardOverlay(t testing.TB, who string, e overlay.Exposure) {
 // The in-process agents of these tests run neither mDNS nor port mapping,
 // and node.info says so.
 func TestHostAgentsRunNoMDNSNorPortMapping(t *testing.T) {
+	t.Parallel()
 	if _, ok := testnet.InLab(); ok {
 		t.Skip("runs on the host")
 	}
@@ -50,6 +51,7 @@ func TestHostAgentsRunNoMDNSNorPortMapping(t *testing.T) {
 // With the defaults (mDNS and port mapping on) node.info reports both
 // running; in a network namespace of its own, where they reach nothing.
 func TestInfoReportsMDNSAndPortMapping(t *testing.T) {
+	t.Parallel()
 	if !testnet.RunInLab(t) {
 		return
 	}

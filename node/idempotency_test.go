@@ -37,6 +37,7 @@ func runs(t *testing.T, path string) int {
 // The same idempotency key twice: one run; the second answer is the first
 // job, marked deduplicated; with other content it says so too.
 func TestJobRunIdempotencyKeyRunsOnce(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	path, script := runsFile(t)
@@ -66,6 +67,7 @@ func TestJobRunIdempotencyKeyRunsOnce(t *testing.T) {
 // The record outlives the agent: after a restart on the same Redis the key
 // still answers the first job.
 func TestJobRunIdempotencyKeySurvivesRestart(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	path, script := runsFile(t)
@@ -86,6 +88,7 @@ func TestJobRunIdempotencyKeySurvivesRestart(t *testing.T) {
 // A job sent to another agent with the same key twice runs once there; the
 // record lives at the origin, and the second answer is the origin's job.
 func TestJobRunIdempotencyKeyAcrossAgents(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
@@ -117,6 +120,7 @@ func TestJobRunIdempotencyKeyAcrossAgents(t *testing.T) {
 // runs; a second one with the same key ends error, not run, duplicate_of
 // naming the first, and its waiters wake (reply pushed).
 func TestRawJobIdempotencyKeyDuplicateDoesNotRun(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	path, script := runsFile(t)
@@ -163,6 +167,7 @@ jobs:
 // flow.create (flow run) and flow.start with a used key answer the first
 // flow; nothing runs twice and the second flow is not started.
 func TestFlowIdempotencyKeyStartsOnce(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	path := filepath.Join(t.TempDir(), "runs")

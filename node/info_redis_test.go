@@ -10,6 +10,7 @@ import (
 // node.info names the store's unix socket, so a user can reach the
 // contexts with redis-cli -s (the embedded Redis listens on nothing else).
 func TestInfoNamesTheRedisSocket(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{unixRedis: true})
 	var info wire.InfoView
 	a.call(t, "node.info", nil, &info)

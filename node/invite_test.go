@@ -14,6 +14,7 @@ import (
 // by her name. The code is single use; a used, revoked, expired, forged or
 // mistyped code is refused with its reason and changes nothing.
 func TestInviteJoinThenRunByName(t *testing.T) {
+	t.Parallel()
 	alice := startAgent(t, agentOpts{})
 	bob := startAgent(t, agentOpts{})
 	alice.call(t, "context.create", map[string]any{"id": 1}, nil)

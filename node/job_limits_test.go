@@ -11,6 +11,7 @@ import (
 // job.run's memory_mb and cpu reach the job the runner runs, bad values are
 // refused with the field named, and node.info says how jobs are isolated.
 func TestJobRunLimits(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	var v wire.JobView

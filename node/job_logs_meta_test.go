@@ -12,6 +12,7 @@ import (
 // lines stay as they were. The timeline of the job sent away says where
 // it went, and the one of the job that ran says it started and ended.
 func TestJobLogsMetaLocalAndRemote(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 3, a.peerID())

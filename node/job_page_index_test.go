@@ -16,6 +16,7 @@ import (
 // show on the next read at once, though the agent keeps the briefs it
 // read.
 func TestJobPageIndexBackfillsAndFollowsChanges(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{roles: []string{"supervisor"}})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	db, err := a.Store().DB(1)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestJobPageFiltersAndPagesOnTheAgent(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{roles: []string{"supervisor"}})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	var keys []string // in creation order

@@ -15,6 +15,7 @@ import (
 // its end, duration and error, the third finished (the failed ones used
 // to stay "started" for ever: a requeue wrote no end).
 func TestJobTimelineEndsEveryRetriedAttempt(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	count := filepath.Join(t.TempDir(), "count")
@@ -53,6 +54,7 @@ func TestJobTimelineEndsEveryRetriedAttempt(t *testing.T) {
 // A quarantine is on the job's timeline: an entry "quarantined" with why,
 // then the attempt's end (error), so the attempt it stopped ends too.
 func TestJobTimelineHasTheQuarantine(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.Store().SetQuarantineAfter(2)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

@@ -55,6 +55,7 @@ func (l kLog) before(t *testing.T, a, b string) bool {
 // runs it, for B's own job of that key: the key is B's runner's, and the
 // fields travel with the job.
 func TestKeyedJobFromAnotherAgentHonoursRunnersKey(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{slots: 4})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
@@ -102,6 +103,7 @@ func hasLine(l kLog, line string) bool {
 // Flow jobs with a concurrency_key (here templated from the flow's env)
 // never overlap, while a job with another key runs beside the first.
 func TestFlowJobsWithConcurrencyKey(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{slots: 4})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	l := newKLog(t)
@@ -149,6 +151,7 @@ jobs:
 // job.run takes a concurrency key (the job shows it) and refuses a bad
 // key or limit, naming the parameter.
 func TestJobRunRefusesBadConcurrency(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	var v wire.JobView

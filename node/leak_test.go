@@ -14,6 +14,7 @@ import (
 // A full agent (store, runner, overlay, bridge, scheduler, API) that ran a
 // job leaves no goroutines behind after Shutdown.
 func TestShutdownLeavesNoGoroutines(t *testing.T) {
+	t.Parallel()
 	srv := testredis.Start(t) // its own wait goroutine lives until the test ends
 	before := runtime.NumGoroutine()
 	a := startAgent(t, agentOpts{redis: srv, tcpAPI: true})

@@ -12,6 +12,7 @@ import (
 // and counted under its own reason, malformed_job, not as unauthorized:
 // an operator reading the metrics tells a broken client from an intruder.
 func TestMalformedJobCountedApart(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	x := newImpostor(t, a.addr(t))
 	grantExecutor(t, a, 1, x.id.PeerID().String())

@@ -27,6 +27,7 @@ func metricValue(t *testing.T, a *agent, series string) float64 {
 // Metrics move when jobs run: job counters by type and outcome, the
 // duration histogram, and the bus counters of a cross-agent job.
 func TestMetricsMoveWhenJobsRun(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	finished := `hyphae_jobs_total{outcome="finished",type="sh"}`
@@ -74,6 +75,7 @@ func TestMetricsMoveWhenJobsRun(t *testing.T) {
 
 // Flow counts by status come from the flows' status fields.
 func TestMetricsCountFlows(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	var fv wire.FlowView
@@ -88,6 +90,7 @@ func TestMetricsCountFlows(t *testing.T) {
 // An empty queue reports a depth of zero (it is no Redis key): a
 // dashboard sees the series drop to 0, not vanish.
 func TestMetricsQueueDepthAtZero(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	_, body, err := a.client.Get(context.Background(), "/metrics")

@@ -10,6 +10,7 @@ import (
 // CLI does ("flow 999 not found in context 1"), not as the chain of calls
 // that failed inside the agent (scheduler.Status: store.LoadFlowGraph: …).
 func TestAPINotFoundSaysWhat(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	for _, c := range []struct {

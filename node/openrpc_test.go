@@ -141,6 +141,7 @@ func conforms(v any, schema map[string]any, at string) error {
 // declared type refused as the wrong type), and each result it answers
 // conforms to the declared result schema.
 func TestOpenRPCDescribesWhatTheServerAccepts(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	c := newSeedClient(t, a)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

@@ -13,6 +13,7 @@ import (
 // older agent on the same store) is shown plain by peer.list, which
 // `hyphae peers` and the dashboard read.
 func TestPeerListShowsPlainStrings(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	raw := &model.Peer{PeerID: "12D3KooWRawRowRawRowRawRowRawRowRawRowRaw", State: model.PeerDown, Version: "0.1\x1b]0;pwned\x07",
 		Roles: []string{"runner\u202e"}, ScriptTypes: []string{"sh\x1b[31m"}, Extra: model.Hash{model.ExtraHost: "evil\x1b[2Jname"}}

@@ -41,6 +41,7 @@ func requirePath(t testing.TB, path string) {
 // no frame travels on a direct stream, and the target queues the job for
 // its runner's loop instead of claiming it as it materialises it.
 func TestBusPlainTakesThePlainPath(t *testing.T) {
+	t.Parallel()
 	bob := startAgent(t, agentOpts{plain: true})
 	alice := startAgent(t, agentOpts{plain: true, bootstrap: []string{bob.addr(t)}})
 	grantExecutor(t, bob, 2, alice.peerID())

@@ -15,6 +15,7 @@ import (
 // says so (it said a job whose last 5 attempts failed was quarantined,
 // which a job with --retries 4 never is).
 func TestQuarantineNeedsAnAttemptAfterTheFailures(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.Store().SetQuarantineAfter(2)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

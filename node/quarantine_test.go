@@ -25,6 +25,7 @@ func deadLetters(t *testing.T, a *agent, ctxID int) []store.DeadLetter {
 // again, though it has retries left: it ends error, quarantined, in the
 // dead letters, counted; retried from there once fixed, it runs again.
 func TestJobFailingInARowIsQuarantined(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.Store().SetQuarantineAfter(2)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
@@ -63,6 +64,7 @@ func TestJobFailingInARowIsQuarantined(t *testing.T) {
 // (it used to go back on msg_out every second, for ever), is counted, is
 // refused a retry while still malformed, and runs once fixed and retried.
 func TestMalformedMessageIsQuarantinedAndRetried(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	msgKey, jobKey := rawJobMessage(t, a, 1, 1, 900, 901, 1, a.peerID(), "sh", "echo fine",

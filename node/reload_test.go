@@ -13,6 +13,7 @@ import (
 // by its YAML key, as needing a restart: retention and the like too, not
 // only the sections listed by hand once.
 func TestReloadSaysWhatItApplied(t *testing.T) {
+	t.Parallel()
 	old := &config.Config{Log: config.Log{Level: "info"}}
 	old.Defaults()
 	next := *old

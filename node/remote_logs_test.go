@@ -52,6 +52,7 @@ func followLogs(t testing.TB, a *agent, ctxID uint64, key string, from int64) (l
 // only the last 50 its result brings) once it has ended, in answers of a
 // bounded size.
 func TestRemoteJobLogsFollowedLive(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 3, a.peerID())
@@ -89,6 +90,7 @@ func TestRemoteJobLogsFollowedLive(t *testing.T) {
 // revoked, or the agent gone — job.logs at the origin shows the last 50
 // lines the job's result brought home, and a note says why.
 func TestRemoteJobLogsFallBackToTheResult(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 3, a.peerID())
@@ -152,6 +154,7 @@ func (x *attacker) statusAnswer(t *testing.T, b *agent, target uint64, job, ref 
 // agent's job gets a refusal that gives nothing away, its own job's lines
 // come back, and an answer nobody asked for is counted and dropped.
 func TestRemoteLogsOnlyForTheirSender(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{tcpAPI: true})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	const target = 2

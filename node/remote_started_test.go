@@ -14,6 +14,7 @@ import (
 // that waits there behind another stays dispatched at home until it
 // starts, then shows started too; both end finished.
 func TestRemoteJobShowsStartedAtTheOrigin(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{slots: 1})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())

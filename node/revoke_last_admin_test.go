@@ -13,6 +13,7 @@ import (
 // why and what to do, and changes nothing; with a second admin it is let
 // through.
 func TestRevokeLastAdminRefused(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	var c wire.ContextView
 	a.call(t, "context.create", map[string]any{"id": 3}, &c)

@@ -18,6 +18,7 @@ import (
 // so the process exits 0 as for any stop (systemd, the PRD's graceful
 // shutdown).
 func TestRunStoppedWhileStartingIsNoError(t *testing.T) {
+	t.Parallel()
 	srv := testredis.Start(t)
 	d, err := os.MkdirTemp("", "hy")
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // stops without an error: that is how the drain ends such a job, not a
 // failed shutdown (the agent exits 0; systemd does not restart it).
 func TestDrainGraceOverIsNoShutdownError(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{grace: 100 * time.Millisecond})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	marks := t.TempDir()

@@ -135,6 +135,7 @@ type (
 // seed's field names with natural JSON types that typed decoders read;
 // an actor's hex ed25519 key becomes its peer ID.
 func TestSeedCoordinatorCreatesAndLoads(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	c := newSeedClient(t, a)
 	pub, _, _ := ed25519.GenerateKey(rand.Reader)
@@ -207,6 +208,7 @@ func TestSeedCoordinatorCreatesAndLoads(t *testing.T) {
 // An id a caller chose is never handed out by the agent afterwards: jobs
 // the agent numbers itself (job.run, Hyphae's job.create) skip it.
 func TestCallerChosenJobIDsDoNotCollide(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	c := newSeedClient(t, a)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

@@ -36,6 +36,7 @@ func (d *seedDAG) states() []string {
 // results collected, its DAG (nodes, edges, roots, leaves, levels, node
 // states) shown before and after; starting it twice answers false.
 func TestSeedFlowRunsAsADAG(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	c := newSeedClient(t, a)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
@@ -87,6 +88,7 @@ func TestSeedFlowRunsAsADAG(t *testing.T) {
 // Hyphae's own flow.start {context, id} starts a seed-made flow too, and
 // flow.create refuses what is no DAG with the reason.
 func TestSeedFlowStartedTheHyphaeWayAndRefusals(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	c := newSeedClient(t, a)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

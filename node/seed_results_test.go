@@ -18,6 +18,7 @@ import (
 // that worker, which BRPOPs it and ends it by HSET; the result then goes
 // home, onto alice's job and as a result message on her msg_in.
 func TestRemoteJobForAnExternalWorkerComesHome(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{tcpAPI: true})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())
@@ -79,6 +80,7 @@ func TestRemoteJobForAnExternalWorkerComesHome(t *testing.T) {
 // actor's reachable addresses — the multiaddrs this agent knows for its
 // peer when the record names none.
 func TestSeedRunnerTopicAndActorAddressDefaults(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{tcpAPI: true, bootstrap: []string{b.addr(t)}})
 	c := newSeedClient(t, a)
@@ -125,6 +127,7 @@ func jsonNumber(v uint32) string {
 // local: true) waits on queue:<type> for it; when the worker ends it by
 // HSET, the flow goes on and finishes with its result.
 func TestFlowJobForAnExternalWorker(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{tcpAPI: true})
 	c := newSeedClient(t, a)
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

@@ -81,6 +81,7 @@ func redisChildPid(t *testing.T, n *node.Node) int {
 // kill -9 of the agent's redis-server child: the agent restarts it, its
 // data comes back, and jobs run again.
 func TestKilledStoreChildHeals(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	n, cl, dir, _ := embeddedAgent(t)
 	ctx := context.Background()

@@ -9,6 +9,7 @@ import (
 // contained job, which keeps the network: the agent says so at start,
 // and says nothing for a store on a unix socket.
 func TestReachableStoreIsWarnedOf(t *testing.T) {
+	t.Parallel()
 	const want = "contained jobs keep the network and can reach this Redis on loopback"
 	log, lines := newCapturedLog()
 	startAgent(t, agentOpts{contained: true, log: log})

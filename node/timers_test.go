@@ -10,6 +10,7 @@ import (
 // A delayed job for another agent waits at its origin: nothing reaches
 // the other agent before its time, and it runs there, once, after it.
 func TestDelayedJobToAnotherAgent(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())

@@ -16,6 +16,7 @@ import (
 // runner up runs waits unsent; a stop ends it at home and withdraws its
 // message.
 func TestJobRunToAny(t *testing.T) {
+	t.Parallel()
 	a, b, c := specialTrio(t)
 	a.call(t, "context.create", map[string]any{"id": 4}, nil)
 	a.call(t, "runner.create", map[string]any{"context": 4, "pubkey": c.peerID()}, nil)
@@ -59,6 +60,7 @@ func TestJobRunToAny(t *testing.T) {
 // bus as for any agent; the record shows it started, and job.stop reaches
 // it there.
 func TestJobRunToAnyAlone(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{})
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)
 	var j wire.JobView
@@ -88,6 +90,7 @@ func TestJobRunToAnyAlone(t *testing.T) {
 // marked local, runs it here, as a flow job naming it would), and a
 // record or context that does not exist is a clear error.
 func TestJobRunToRunnerRecord(t *testing.T) {
+	t.Parallel()
 	b := startAgent(t, agentOpts{})
 	a := startAgent(t, agentOpts{bootstrap: []string{b.addr(t)}})
 	grantExecutor(t, b, 2, a.peerID())

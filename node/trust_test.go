@@ -123,6 +123,7 @@ func peerRow(t *testing.T, a *agent, peer string) wire.PeerView {
 // costs it peer score), and a job of a type no registered runner runs is
 // refused, saying how to register one.
 func TestImpostorRunnerGetsNothing(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{roles: []string{"supervisor"}})
 	r := startAgent(t, agentOpts{bootstrap: []string{a.addr(t)}, slots: 1})
 	x := newImpostor(t, a.addr(t))
@@ -215,6 +216,7 @@ func waitJobBriefly(t *testing.T, a *agent, j wire.JobView) wire.JobView {
 // job message with no dst, of a type no registered runner runs, ends in
 // error saying how to register one, and goes nowhere.
 func TestImpostorCannotAnswerForAWaitingJob(t *testing.T) {
+	t.Parallel()
 	a := startAgent(t, agentOpts{roles: []string{"supervisor"}})
 	x := newImpostor(t, a.addr(t))
 	a.call(t, "context.create", map[string]any{"id": 1}, nil)

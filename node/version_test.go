@@ -8,6 +8,7 @@ import (
 // ResolveVersion: -ldflags win, then a tagged module version, and a build
 // that names none (or only a pseudo-version Go made up) is DevelVersion.
 func TestResolveVersion(t *testing.T) {
+	t.Parallel()
 	mod := func(v string) *debug.BuildInfo { return &debug.BuildInfo{Main: debug.Module{Version: v}} }
 	for _, c := range []struct {
 		ld   string
