@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/hyphae-run/hyphae/context/model"
 )
 
@@ -74,10 +76,12 @@ func (s *Bus) MaterializeAndClaim(ctx context.Context, ctxID uint64, sender, ref
 		if n, _ := res[0].(int64); n != -2 {
 			break
 		}
-		if try == 2 { // ids of its own taken too: kept ids crowd this counter
+		if try == 2 { // taken again: a concurrent writer keeps winning
 			return "", false, nil, fmt.Errorf("store.Materialize: %s or %s: %w", q.keys[2], q.keys[4], ErrExists)
 		}
-		m.ID, j.ID = 0, 0
+		if m.ID, j.ID, err = s.freeIDs(ctx, db, m.CallerID, j.CallerID); err != nil {
+			return "", false, nil, err
+		}
 	}
 	key, created, err = materialized(ctxID, sender, j, res)
 	if created {
@@ -292,4 +296,39 @@ redis.call('HSET', KEYS[2], unpack(ARGV, 2))
 redis.call('LPUSH', KEYS[3], KEYS[2])
 redis.call('SET', KEYS[1], KEYS[2], 'EX', tonumber(ARGV[1]))
 return 1
+`)
+
+// freeIDs are a message id and a job id of this context's own whose keys
+// (for callers mc and jc) do not exist: a kept sender's id may sit where
+// the context's counters would hand out next (docs/design.md, "Ids across
+// the bus"), so the counters move past taken keys. The ids come from the
+// counters directly, not from the blocks reserved in memory, which may
+// hold such ids too.
+func (s *core) freeIDs(ctx context.Context, db *redis.Client, mc, jc uint64) (uint64, uint64, error) {
+	keys := []string{SeqKey("message"), SeqKey("job")}
+	res, err := freeIDs.Run(ctx, db, keys, MessageKey(mc, 0)[:len(MessageKey(mc, 0))-1],
+		JobKey(jc, 0)[:len(JobKey(jc, 0))-1]).Int64Slice()
+	if err != nil {
+		return 0, 0, scriptErr("store.Materialize", err)
+	}
+	return uint64(res[0]), uint64(res[1]), nil
+}
+
+// freeIDs: see core.freeIDs.
+// KEYS[1] seq:message, KEYS[2] seq:job. ARGV[1] the message key prefix
+// ("message:<caller>:"), ARGV[2] the job key prefix ("job:<caller>:").
+// Returns {message id, job id}, each the next counter value whose key
+// does not exist (at most 100000 steps).
+var freeIDs = newScript("freeIDs", `
+local out = {}
+for i = 1, 2 do
+  local id = redis.call('INCR', KEYS[i])
+  local n = 0
+  while redis.call('EXISTS', ARGV[i] .. id) == 1 and n < 100000 do
+    id = redis.call('INCR', KEYS[i])
+    n = n + 1
+  end
+  out[i] = id
+end
+return out
 `)

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/hyphae-run/hyphae/context/model"
@@ -41,5 +42,32 @@ func TestMaterializeKeepsTheSendersIDs(t *testing.T) {
 	}
 	if got, _ := db.HGet(ctx, other, "script").Result(); got != "two" {
 		t.Fatalf("%s holds script %q; want the second job's", other, got)
+	}
+}
+
+// Kept ids may occupy the very ids the context's counters hand out next:
+// a job whose kept ids are taken still lands, on ids past every taken key,
+// however many (a burst of 200 once failed here after three tries).
+func TestMaterializeFallbackSkipsKeptIDs(t *testing.T) {
+	s, _ := ctOpen(t)
+	ctx := ctCtx(t)
+	actor, c := grantedContext(t, s, []string{"bob"}, map[string]model.Role{"bob": model.RoleExecutor})
+	send := func(ref string, id uint64) string {
+		t.Helper()
+		j := &model.RunnerJob{ID: id, CallerID: actor["bob"].ID, ContextID: c.ID, Script: ref,
+			ScriptType: "noop", Status: model.JobDispatched, Attempt: 1}
+		m := &model.Message{ID: id, CallerID: actor["bob"].ID, ContextID: c.ID, MessageType: model.MsgTypeJob,
+			Status: model.MsgAcknowledged, Job: []*model.RunnerJob{j}}
+		key, created, err := s.Bus.Materialize(ctx, c.ID, "12D3KooWbob", ref, 1, "job:1:"+ref, m, j)
+		if err != nil || !created {
+			t.Fatalf("materialize %s: %q %v %v", ref, key, created, err)
+		}
+		return key
+	}
+	for id := uint64(1); id <= 40; id++ {
+		send("kept"+strconv.FormatUint(id, 10), id)
+	}
+	if key := send("again", 1); key == store.JobKey(actor["bob"].ID, 1) {
+		t.Fatalf("the job with taken ids went to %s, over the first", key)
 	}
 }
