@@ -92,6 +92,17 @@ func (r *Runner) servedIDs() []uint64 {
 }
 
 // wake tells a context's dequeue loop that a job may have been pushed.
+// pushed notes a push to queue:<t> of context id and wakes its loop.
+func (r *Runner) pushed(id uint64, t string) {
+	r.mu.Lock()
+	sc := r.contexts[id]
+	r.mu.Unlock()
+	if sc != nil {
+		sc.hints.pushed(t)
+		signal(sc.wake)
+	}
+}
+
 func (r *Runner) wake(id uint64) {
 	r.mu.Lock()
 	sc := r.contexts[id]

@@ -24,7 +24,7 @@ func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext)
 		if !r.acquireFor(ctx, sc) {
 			return
 		}
-		cl, err := r.claim(ctx, id, sc.order(r.served))
+		cl, err := r.claimHinted(ctx, id, sc)
 		if err != nil || cl == nil {
 			r.releaseSlot()
 			if err != nil && ctx.Err() == nil {
@@ -47,15 +47,46 @@ func (r *Runner) serveContext(ctx context.Context, id uint64, sc *servedContext)
 	}
 }
 
+// claimHinted runs one claim of sc's queues, in turn, over those its
+// hints say may hold a job (all of them while keyspace notifications are
+// off), and records what it found (queue_hints.go).
+func (r *Runner) claimHinted(ctx context.Context, id uint64, sc *servedContext) (*store.Claim, error) {
+	order := sc.order(r.served)
+	if !r.events.Load() {
+		return r.claim(ctx, id, order)
+	}
+	sent := time.Now()
+	tried, gens := sc.hints.worth(order, sent)
+	var asked []string
+	cl, err := r.claimLimited(id, tried, func(types []string) (*store.Claim, error) {
+		asked = types
+		return r.claimOnce(ctx, id, types)
+	})
+	switch {
+	case err != nil:
+		sc.hints.forget()
+	case cl == nil:
+		sc.hints.found(asked, gens, sent, "", 0)
+	default:
+		sc.hints.found(asked, gens, sent, cl.Type, cl.Left)
+	}
+	return cl, err
+}
+
 // claim runs one claim. A claim under way when Shutdown begins is allowed
 // to complete, so a job it took is run rather than left in the processing
 // list as if this runner had crashed.
 func (r *Runner) claim(ctx context.Context, id uint64, types []string) (*store.Claim, error) {
 	return r.claimLimited(id, types, func(types []string) (*store.Claim, error) { // keyed_limits.go
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-		defer cancel()
-		return r.st.Queues.ClaimJob(cctx, id, r.cfg.RunnerID, types, r.cfg.Lease, false)
+		return r.claimOnce(ctx, id, types)
 	})
+}
+
+// claimOnce sends one claim over types.
+func (r *Runner) claimOnce(ctx context.Context, id uint64, types []string) (*store.Claim, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	return r.st.Queues.ClaimJob(cctx, id, r.cfg.RunnerID, types, r.cfg.Lease, false)
 }
 
 // dispatch hands a claimed job to its own goroutine. A VerdictRun job keeps

@@ -44,7 +44,7 @@ func (r *Runner) onEvent(ev store.RunnerEvent) {
 	case ev.Stop:
 		r.stopLocal(ev.DB, ev.JobKey, ev.Attempt)
 	case r.hasType(ev.ScriptType):
-		r.wake(ev.DB)
+		r.pushed(ev.DB, ev.ScriptType)
 	case r.serves(ev.DB):
 		r.requestSweep(ev.DB, ev.ScriptType)
 	}

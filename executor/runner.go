@@ -82,6 +82,7 @@ type servedContext struct {
 	wake    chan struct{} // a job may have been pushed
 	rot     atomic.Uint32 // rotates the order in which its queues are tried
 	waiting atomic.Int32  // 1 while its loop waits for a slot
+	hints   queueHints    // which of its queues claims found empty (queue_hints.go)
 }
 
 // New checks cfg and prepares a Runner; nothing runs before Start.

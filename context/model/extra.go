@@ -6,6 +6,11 @@ import "strconv"
 // §3: additions use names of their own). Code reads and writes them
 // through these names, or through the typed accessors below.
 const (
+	// JobTimelineField, on a job hash: its timeline, a JSON list the
+	// store's scripts append to as the job moves (store.Timeline reads
+	// it). It is never in a RunnerJob's Extra, so saving a job loaded
+	// before a move cannot write an older timeline back.
+	JobTimelineField = "timeline"
 	// ExtraMessageKey, on a job sent to another agent: its job message.
 	ExtraMessageKey = "message_key"
 	// ExtraOriginPeer, ExtraOriginContext, ExtraOriginJob,

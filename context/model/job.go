@@ -115,6 +115,7 @@ func JobFromHash(key string, h Hash) (*RunnerJob, error) {
 	if j.MemoryMB < 0 {
 		r.fail("memory_mb", h["memory_mb"], errNegative)
 	}
+	r.used[JobTimelineField] = true // the store's, read apart (store.Timeline); a save never writes it back
 	j.Extra = r.extra()
 	return j, r.err
 }

@@ -71,6 +71,7 @@ func claimSource(v gateFlag) string {
 			b.WriteString(s)
 		}
 	}
+	add(luaJobKnown)
 	add(luaStartable)
 	for _, g := range claimGates {
 		add(g.needsLua) // pure Lua: the plain variant asks every gate whether a job needs it
@@ -213,7 +214,9 @@ func claimBody(b *strings.Builder, v gateFlag, gates []claimGate) {
     end
 `, strings.Join(screens, " or "))
 	}
-	b.WriteString(`    for j = 1, #h do out[#out + 1] = h[j] end
+	b.WriteString(`    for j = 1, #h, 2 do
+      if h[j] ~= 'timeline' then out[#out + 1], out[#out + 2] = h[j], h[j + 1] end
+    end
     return out
   end
 end
@@ -260,16 +263,23 @@ end
 
 // luaClaimStart writes the claim's verdict on the job (with run: started,
 // and script_type from the queue when it has none; always its attempt),
-// its timeline entry and its lease, and begins the reply.
-const luaClaimStart = `    if verdict ~= 'run' then
+// its timeline entry (in the same HSET) and its lease, and begins the
+// reply. The job's attempt and timeline are known from the pop (jobKnown)
+// and the time from ARGV, so the entry reads nothing more.
+const luaClaimStart = `    jobKnown[key] = {attempt = tostring(att), timeline = f['timeline'] or '', flow_id = f['flow_id'],
+      origin_peer = f['origin_peer'], concurrency_key = f['concurrency_key'] or ''}
+    nowMS = tonumber(ARGV[8])
+    if verdict ~= 'run' then
       redis.call('HSET', key, 'attempt', tostring(att))
-    elseif untyped then
-      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
-        'script_type', string.sub(KEYS[i], 7))
     else
-      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3])
+      local tl = timelineNext(key, 'started', ARGV[1])
+      if untyped then
+        redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
+          'timeline', tl, 'script_type', string.sub(KEYS[i], 7))
+      else
+        redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3], 'timeline', tl)
+      end
     end
-    if verdict == 'run' then timeline(key, 'started', ARGV[1]) end
     lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
     local out = {i - first + 1, key, verdict, tostring(att), remaining(i)}
 `

@@ -127,7 +127,6 @@ var claimArgs = []string{
 var claimDerived = []string{
 	"<job>: the popped job's hash",
 	"stop:<job>",
-	"timeline:<job>",
 }
 
 // endTouches is what a gate that ends the job (announceEnd) touches

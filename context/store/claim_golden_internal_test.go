@@ -70,7 +70,7 @@ func TestClaimGolden(t *testing.T) {
 // pop (claimDerived), and every local a fragment names a fixed key by is
 // set from KEYS.
 func TestClaimKeysDeclared(t *testing.T) {
-	derived := []string{"job:", "stop:", "timeline:", "keyed_running:", "keyed:", "idem:"}
+	derived := []string{"job:", "stop:", "keyed_running:", "keyed:", "idem:"}
 	quoted := regexp.MustCompile(`'([a-z_]+:?)'`)
 	for v := range gateAll + 1 {
 		src := claimSource(v)

@@ -201,6 +201,7 @@ if not attemptEnded(KEYS[1], next) then
   timeline(KEYS[1], 'error', why)
 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], 'attempt', tostring(next + 1), unpack(ARGV, 4))
+jobKnown[KEYS[1]] = nil -- its attempt moved
 timeline(KEYS[1], 'retry', '')
 redis.call('DEL', KEYS[3])
 redis.call('LPUSH', KEYS[2], KEYS[1])
@@ -212,12 +213,14 @@ return next + 1
 func guarded(fields model.Hash) model.Hash {
 	if _, a := fields["status"]; !a {
 		if _, b := fields["attempt"]; !b {
-			return fields
+			if _, c := fields[TimelineField]; !c {
+				return fields
+			}
 		}
 	}
 	out := make(model.Hash, len(fields))
 	for k, v := range fields {
-		if k != "status" && k != "attempt" {
+		if k != "status" && k != "attempt" && k != TimelineField {
 			out[k] = v
 		}
 	}

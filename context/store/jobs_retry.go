@@ -36,6 +36,7 @@ if err then return err end
 local next = (tonumber(redis.call('HGET', KEYS[1], 'attempt') or '0') or 0) + 1
 redis.call('HSET', KEYS[1], 'status', %q, 'attempt', tostring(next), 'error', '', 'result', '{}',
   'updated_at', ARGV[2])
+jobKnown[KEYS[1]] = nil -- its attempt moved
 timeline(KEYS[1], 'retry', '')
 redis.call('DEL', KEYS[3], KEYS[4])
 redis.call('LPUSH', KEYS[2], KEYS[1])

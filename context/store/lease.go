@@ -239,15 +239,23 @@ func (s *Queues) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, list
 // KEYS[7] lease_owners.
 // ARGV[1..4] as completeJob's (expected attempt or "", finished|error,
 // now, reply TTL), ARGV[5] lease owner value "<attempt> <runner>",
-// ARGV[6..] field, value pairs.
+// ARGV[6] now (unix ms, the timeline's), ARGV[7..] field, value pairs.
+// The end's timeline entry goes in the status's HSET (timelineNext), its
+// detail the error field given (or the job's, when none is).
 // Returns 1, or an error as completeJob's.
 var completeLeased = newScript("completeLeased", luaLease, luaFence, luaAnnounceEnd, luaTimeline, `
 release(KEYS[5], KEYS[6], KEYS[7], KEYS[1], ARGV[5])
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
 if err then return err end
-redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], unpack(ARGV, 6))
+nowMS = tonumber(ARGV[6])
+local why = false
+for i = 7, #ARGV - 1, 2 do
+  if ARGV[i] == 'error' then why = ARGV[i + 1] end
+end
+if ARGV[2] ~= 'error' then why = false elseif not why or why == '' then why = nil end
+local tl = timelineNext(KEYS[1], ARGV[2], why)
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], 'timeline', tl, unpack(ARGV, 7))
 announceEnd(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[4])
-timeline(KEYS[1], ARGV[2], '')
 return 1
 `)
 
@@ -255,6 +263,6 @@ return 1
 func completeLeasedArgs(l Lease, listOwner string, status model.JobStatus, fields model.Hash) ([]string, []any) {
 	keys, args := endArgs(l.JobKey, l.Attempt, status)
 	keys = append(keys, ProcessingKey(listOwner), LeasesKey, LeaseOwnersKey)
-	args = append(args, l.value())
+	args = append(args, l.value(), time.Now().UnixMilli())
 	return keys, append(args, pairs(guarded(fields))...)
 }

@@ -14,7 +14,7 @@ package store
 // "fenced: …" or "transition: …".
 var luaFence = luaMoves + `
 local function fence(key, attempt, to)
-  local cur = redis.call('HMGET', key, 'status', 'attempt')
+  local cur = jobKnow(key)
   if not cur[1] and not cur[2] and redis.call('EXISTS', key) == 0 then
     return redis.error_reply('notfound: ' .. key)
   end
@@ -31,6 +31,24 @@ local function fence(key, attempt, to)
 end
 `
 
+// luaJobKnown, which every script begins with (newScript, builtScript),
+// defines jobKnown, what the script has read of a job's hash, by job key,
+// so the functions it calls ask Redis once, not each for its own field:
+// jobKnow(job) reads the fields the end of a job needs in one HMGET
+// (status, attempt, flow_id, origin_peer, concurrency_key, timeline),
+// keeps them, and returns status and attempt as HMGET would ({status,
+// attempt}, false when missing). A script that writes one of those
+// fields after jobKnow updates or drops jobKnown[job]; status and attempt
+// are read from Redis again by whoever needs them after a write.
+const luaJobKnown = `local jobKnown = {}
+local function jobKnow(job)
+  local v = redis.call('HMGET', job, 'status', 'attempt', 'flow_id', 'origin_peer', 'concurrency_key', 'timeline')
+  jobKnown[job] = {flow_id = v[3], origin_peer = v[4], concurrency_key = v[5] or '',
+    attempt = v[2] or '', timeline = v[6] or ''}
+  return {v[1], v[2]}
+end
+`
+
 // luaAnnounceEnd defines announceEnd(job, reply, jobsDone, remoteDone,
 // status, ttl), what every end of a job attempt does once its status is
 // written: push the status on the reply list (waiters wake; it expires
@@ -44,7 +62,8 @@ var luaAnnounceEnd = luaKeyedRelease + `
 local function announceOne(job, reply, jobsDone, remoteDone, status, ttl)
   redis.call('LPUSH', reply, status)
   redis.call('EXPIRE', reply, tonumber(ttl))
-  local f = redis.call('HMGET', job, 'flow_id', 'origin_peer')
+  local k = jobKnown[job]
+  local f = k and {k.flow_id, k.origin_peer} or redis.call('HMGET', job, 'flow_id', 'origin_peer')
   if f[1] and f[1] ~= '' and f[1] ~= '0' then redis.call('LPUSH', jobsDone, job) end
   if f[2] and f[2] ~= '' then redis.call('LPUSH', remoteDone, job) end
   keyedRelease(job)

@@ -82,7 +82,7 @@ local function keyedPromote(k)
   for i = #out, 1, -1 do redis.call('RPUSH', out[i][1], out[i][2]) end
 end
 local function keyedRelease(job)
-  local k = redis.call('HGET', job, 'concurrency_key')
+  local k = jobKnown[job] and jobKnown[job].concurrency_key or redis.call('HGET', job, 'concurrency_key')
   if not k or k == '' then return end
   if redis.call('SREM', 'keyed_running:' .. k, job) == 0 then return end
   keyedPromote(k)

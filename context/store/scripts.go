@@ -28,7 +28,7 @@ var scripts []registered
 // newScript makes the script name from its parts, joined in order: the
 // shared Lua functions it calls (lua_lib.go, lua_rules.go), then its body.
 func newScript(name string, parts ...string) *redis.Script {
-	src := strings.Join(parts, "")
+	src := luaJobKnown + strings.Join(parts, "")
 	s := redis.NewScript(src)
 	scripts = append(scripts, registered{name: name, src: src, s: s})
 	return s

@@ -35,7 +35,6 @@
 -- Keys named only once the job is popped, so in no KEYS:
 --   <job>: the popped job's hash
 --   stop:<job>
---   timeline:<job>
 --   idempotency: idem:<key>; on a duplicate, reply:<job>, dep_waiters:<job>, keyed_running:<its key>, and the jobs they release
 -- Returns nil when every queue is empty; {0, job key, 'gates', flags, 0}
 -- when the job needs gates this variant lacks ('' for the key when the
@@ -45,6 +44,13 @@
 -- verdict run, stopped or rejected; dead or invalid (dead-lettered, no
 -- lease) with the reason instead of the fields; screened (started,
 -- leased, then ended by a screen) with the reason before the fields.
+local jobKnown = {}
+local function jobKnow(job)
+  local v = redis.call('HMGET', job, 'status', 'attempt', 'flow_id', 'origin_peer', 'concurrency_key', 'timeline')
+  jobKnown[job] = {flow_id = v[3], origin_peer = v[4], concurrency_key = v[5] or '',
+    attempt = v[2] or '', timeline = v[6] or ''}
+  return {v[1], v[2]}
+end
 local function startable(st, _)
   if st == "" then return true
   elseif st == "dispatched" then return true
@@ -116,17 +122,37 @@ local function release(processing, leases, owners, key, owner)
 end
 
 local jobChanges = "job_changes"
-local function timeline(job, event, detail)
-  local tm = redis.call('TIME')
-  local ms = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
-  local att = tonumber(redis.call('HGET', job, 'attempt') or '0') or 0
+local nowMS = nil
+local function timelineNext(job, event, detail)
+  local ms = nowMS
+  if not ms then
+    local tm = redis.call('TIME')
+    ms = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+  end
+  local k = jobKnown[job]
+  if not k then
+    local v = redis.call('HMGET', job, 'attempt', 'timeline')
+    k = {attempt = v[1] or '', timeline = v[2] or ''}
+  end
+  local att = tonumber(k.attempt) or 0
   local e = {t = ms, e = event, a = att}
-  if (not detail or detail == '') and event == 'error' then detail = redis.call('HGET', job, 'error') or '' end
+  if detail == nil or (detail == '' and event == 'error') then detail = redis.call('HGET', job, 'error') or '' end
   if detail and detail ~= '' then e.d = string.sub(detail, 1, 300) end
-  local key = 'timeline:' .. job
-  if redis.call('RPUSH', key, cjson.encode(e)) > 100 then redis.call('LTRIM', key, -100, -1) end
+  local list = {}
+  if k.timeline ~= '' then
+    local ok, l = pcall(cjson.decode, k.timeline)
+    if ok and type(l) == 'table' then list = l end
+  end
+  list[#list + 1] = e
+  while #list > 100 do table.remove(list, 1) end
+  local raw = cjson.encode(list)
+  if jobKnown[job] then jobKnown[job].timeline = raw end
   redis.call('ZADD', jobChanges, ms, job)
   if ms % 16 == 0 then redis.call('ZREMRANGEBYSCORE', jobChanges, '-inf', ms - 600000) end
+  return raw
+end
+local function timeline(job, event, detail)
+  redis.call('HSET', job, 'timeline', timelineNext(job, event, detail))
 end
 
 local function check(key, h, f)
@@ -206,7 +232,7 @@ local function keyedPromote(k)
   for i = #out, 1, -1 do redis.call('RPUSH', out[i][1], out[i][2]) end
 end
 local function keyedRelease(job)
-  local k = redis.call('HGET', job, 'concurrency_key')
+  local k = jobKnown[job] and jobKnown[job].concurrency_key or redis.call('HGET', job, 'concurrency_key')
   if not k or k == '' then return end
   if redis.call('SREM', 'keyed_running:' .. k, job) == 0 then return end
   keyedPromote(k)
@@ -215,7 +241,8 @@ end
 local function announceOne(job, reply, jobsDone, remoteDone, status, ttl)
   redis.call('LPUSH', reply, status)
   redis.call('EXPIRE', reply, tonumber(ttl))
-  local f = redis.call('HMGET', job, 'flow_id', 'origin_peer')
+  local k = jobKnown[job]
+  local f = k and {k.flow_id, k.origin_peer} or redis.call('HMGET', job, 'flow_id', 'origin_peer')
   if f[1] and f[1] ~= '' and f[1] ~= '0' then redis.call('LPUSH', jobsDone, job) end
   if f[2] and f[2] ~= '' then redis.call('LPUSH', remoteDone, job) end
   keyedRelease(job)
@@ -403,22 +430,29 @@ for i = first, #KEYS do
       return {i - first + 1, key, verdict, '0', remaining(i), why}
     end
     local verdict = stopMarked(key, att) or (ARGV[4] == 'reject' and 'rejected' or nil) or 'run'
+    jobKnown[key] = {attempt = tostring(att), timeline = f['timeline'] or '', flow_id = f['flow_id'],
+      origin_peer = f['origin_peer'], concurrency_key = f['concurrency_key'] or ''}
+    nowMS = tonumber(ARGV[8])
     if verdict ~= 'run' then
       redis.call('HSET', key, 'attempt', tostring(att))
-    elseif untyped then
-      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
-        'script_type', string.sub(KEYS[i], 7))
     else
-      redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3])
+      local tl = timelineNext(key, 'started', ARGV[1])
+      if untyped then
+        redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
+          'timeline', tl, 'script_type', string.sub(KEYS[i], 7))
+      else
+        redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3], 'timeline', tl)
+      end
     end
-    if verdict == 'run' then timeline(key, 'started', ARGV[1]) end
     lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
     local out = {i - first + 1, key, verdict, tostring(att), remaining(i)}
     if verdict == 'run' then
       local why = idemScreen(key, f, att)
       if why then out[3], out[6] = 'screened', why end
     end
-    for j = 1, #h do out[#out + 1] = h[j] end
+    for j = 1, #h, 2 do
+      if h[j] ~= 'timeline' then out[#out + 1], out[#out + 2] = h[j], h[j + 1] end
+    end
     return out
   end
 end
