@@ -118,21 +118,7 @@ func BenchmarkLeanNoopJobs(b *testing.B) {
 	a := startLean(b, 1)
 	rc, meter := a.redis(b, 1), a.redis(b, 0)
 	const submitters = 4
-	submit := func(s, id int) {
-		key := fmt.Sprintf("job:%d:%d", s+1, id)
-		_, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
-			p.HSet(ctx, key, "id", id, "caller_id", s+1, "context_id", 1, "script_type", "noop", "script", "",
-				"retries", 0, "timeout", 60)
-			p.LPush(ctx, "queue:noop", key)
-			return nil
-		})
-		if err == nil {
-			err = rc.BLPop(ctx, 30*time.Second, "reply:"+key).Err()
-		}
-		if err != nil {
-			b.Errorf("job %s: %v", key, err)
-		}
-	}
+	submit := func(s, id int) { leanSubmit(b, rc, s, id) }
 	spread(20, submitters, func(s, i int) { submit(s, 1_000_000+i) }) // warm
 	time.Sleep(time.Second)
 	u0, err := leanSample(ctx, meter)
@@ -166,6 +152,26 @@ func BenchmarkLeanNoopJobs(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 	b.Logf("commands per job (client's included): %s", d.top(n, ""))
 	b.Logf("keys in context 1 by kind: %s", keyKinds(ctx, rc))
+}
+
+// leanSubmit runs plain noop job job:<s+1>:<id> of context 1 through the
+// Redis contract, as a seed client: HSET, LPUSH queue:noop (one
+// pipeline), then BLPOP on its reply list.
+func leanSubmit(tb testing.TB, rc *redis.Client, s, id int) {
+	ctx := context.Background()
+	key := fmt.Sprintf("job:%d:%d", s+1, id)
+	_, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, "id", id, "caller_id", s+1, "context_id", 1, "script_type", "noop", "script", "",
+			"retries", 0, "timeout", 60)
+		p.LPush(ctx, "queue:noop", key)
+		return nil
+	})
+	if err == nil {
+		err = rc.BLPop(ctx, 30*time.Second, "reply:"+key).Err()
+	}
+	if err != nil {
+		tb.Errorf("job %s: %v", key, err)
+	}
 }
 
 // spread runs jobs 1..n on the given number of goroutines (submitter 0,
