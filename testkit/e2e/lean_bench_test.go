@@ -113,12 +113,20 @@ func leanEnvSeconds(b *testing.B, env string, def time.Duration) time.Duration {
 // self-cpu-µs/op (the submitters), redis-cpu-µs/op; keys/op, keys kept per
 // ended job a second after the window (all DBs). It logs the commands and
 // the kept keys by kind.
-func BenchmarkLeanNoopJobs(b *testing.B) {
+func BenchmarkLeanNoopJobs(b *testing.B) { leanJobs(b, "noop", "") }
+
+// BenchmarkLeanShTrue: BenchmarkLeanNoopJobs with sh jobs whose script is
+// `true` (beside asynq's handler running sh -c true, AsynqShTrue).
+func BenchmarkLeanShTrue(b *testing.B) { leanJobs(b, "sh", "true") }
+
+// leanJobs runs BenchmarkLeanNoopJobs' window with jobs of scriptType
+// running script.
+func leanJobs(b *testing.B, scriptType, script string) {
 	ctx := context.Background()
 	a := startLean(b, 1)
 	rc, meter := a.redis(b, 1), a.redis(b, 0)
 	const submitters = 4
-	submit := func(s, id int) { leanSubmit(b, rc, s, id) }
+	submit := func(s, id int) { leanSubmitAs(b, rc, s, id, scriptType, script) }
 	spread(20, submitters, func(s, i int) { submit(s, 1_000_000+i) }) // warm
 	time.Sleep(time.Second)
 	u0, err := leanSample(ctx, meter)
@@ -157,13 +165,16 @@ func BenchmarkLeanNoopJobs(b *testing.B) {
 // leanSubmit runs plain noop job job:<s+1>:<id> of context 1 through the
 // Redis contract, as a seed client: HSET, LPUSH queue:noop (one
 // pipeline), then BLPOP on its reply list.
-func leanSubmit(tb testing.TB, rc *redis.Client, s, id int) {
+func leanSubmit(tb testing.TB, rc *redis.Client, s, id int) { leanSubmitAs(tb, rc, s, id, "noop", "") }
+
+// leanSubmitAs is leanSubmit with a job of scriptType running script.
+func leanSubmitAs(tb testing.TB, rc *redis.Client, s, id int, scriptType, script string) {
 	ctx := context.Background()
 	key := fmt.Sprintf("job:%d:%d", s+1, id)
 	_, err := rc.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, key, "id", id, "caller_id", s+1, "context_id", 1, "script_type", "noop", "script", "",
+		p.HSet(ctx, key, "id", id, "caller_id", s+1, "context_id", 1, "script_type", scriptType, "script", script,
 			"retries", 0, "timeout", 60)
-		p.LPush(ctx, "queue:noop", key)
+		p.LPush(ctx, "queue:"+scriptType, key)
 		return nil
 	})
 	if err == nil {

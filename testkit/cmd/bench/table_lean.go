@@ -20,6 +20,14 @@ func (t *table) lean() {
 		t.fig(ours, "redis-cmds/op"), t.fig("BenchmarkRawRedisCycleCost", "redis-cmds/op"), count, "", nil)
 	t.cmpOurs("keys kept per ended job, a second after the window, all DBs (vs asynq's per completed task)",
 		t.fig(ours, "keys/op"), t.fig(asynq, "keys/op"), count, "≤ 1.5", func(v float64) bool { return v <= 1.5 })
+	t.cmp("sh `true` jobs/s, 4 submitters, through the Redis contract (vs asynq v0.26 tasks whose handler runs sh -c true; LeanShTrue vs AsynqShTrue)",
+		t.fig("BenchmarkLeanShTrue", "jobs/s"), t.fig("BenchmarkAsynqShTrue", "jobs/s"), rate, "≥ 1.0×", atLeast(1.0))
+	t.leanCPU("CPU per sh `true` job: agent + submitters + redis-server (vs asynq's; sh's own CPU in neither)", "BenchmarkLeanShTrue", "BenchmarkAsynqShTrue")
+	const accum = "BenchmarkLeanAccumulation"
+	t.cmp("noop jobs/s in the last two blocks of 5,000 after 150,000 jobs, retention on its defaults (vs the first two blocks of the same run)",
+		t.fig(accum, "last-jobs/s"), t.fig(accum, "first-jobs/s"), rate, "≥ 0.95×", atLeast(0.95))
+	t.cmp("… the store's used memory at the end (vs after the first block; its peak in the log)",
+		t.fig(accum, "redis-MiB-end"), t.fig(accum, "redis-MiB-first"), mib, "flat once retention bites", nil)
 	for _, n := range []string{"1", "20"} {
 		idle := "BenchmarkIdleAgent/contexts=" + n
 		t.cmpOurs("idle agent, fresh, default store, "+n+" context(s): agent CPU (vs an idle asynq worker process, default 1 s poll)",

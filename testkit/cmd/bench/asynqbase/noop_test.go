@@ -2,6 +2,7 @@ package asynqbase
 
 import (
 	"context"
+	"os/exec"
 	"sync"
 	"syscall"
 	"testing"
@@ -26,7 +27,18 @@ import (
 //   - redis-cpu-µs/op, self-cpu-µs/op: redis-server's and this process's
 //     (submitters and worker) CPU per task.
 //   - keys/op: keys kept per completed task, a second after the window.
-func BenchmarkAsynqNoop(b *testing.B) {
+func BenchmarkAsynqNoop(b *testing.B) { asynqJobs(b, nil) }
+
+// BenchmarkAsynqShTrue: BenchmarkAsynqNoop with a handler that runs
+// `sh -c true` (os/exec) before it answers, as our runner runs an sh job
+// whose script is true (BenchmarkLeanShTrue).
+func BenchmarkAsynqShTrue(b *testing.B) {
+	asynqJobs(b, func() error { return exec.Command("sh", "-c", "true").Run() })
+}
+
+// asynqJobs runs BenchmarkAsynqNoop's window, the handler calling work
+// first when it is not nil.
+func asynqJobs(b *testing.B, work func() error) {
 	ctx := context.Background()
 	srv := startServer(b)
 	rc := srv.client(0)
@@ -43,8 +55,12 @@ func BenchmarkAsynqNoop(b *testing.B) {
 	}
 	mux := asynq.NewServeMux()
 	mux.HandleFunc("noop", func(_ context.Context, t *asynq.Task) error {
+		var err error
+		if work != nil {
+			err = work()
+		}
 		done[t.Payload()[0]] <- struct{}{}
-		return nil
+		return err
 	})
 	w := asynq.NewServer(opt, asynq.Config{TaskCheckInterval: time.Millisecond, LogLevel: asynq.ErrorLevel})
 	if err := w.Start(mux); err != nil {

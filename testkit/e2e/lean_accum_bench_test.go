@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// BenchmarkLeanAccumulation: plain noop jobs through the Redis contract
+// (as BenchmarkLeanNoopJobs, 4 submitters) on a fresh agent with retention
+// on its defaults (a sweep a minute, 10,000 ended jobs kept), after 5,000
+// to warm it, HYPHAE_BENCH_ACCUM_JOBS of them (default 150,000, so that
+// retention has swept at least once well before the end; b.N is
+// ignored), in blocks of 5,000. It reports first-jobs/s (the first two
+// blocks), last-jobs/s (the last two) and their ratio (accum-ratio, the
+// direction ≥ 0.95), and the store's used memory after the first block,
+// at its peak and at the end (redis-MiB-first, -peak, -end); it logs each
+// block.
+func BenchmarkLeanAccumulation(b *testing.B) {
+	total := 150_000
+	if s := leanEnvInt(b, "HYPHAE_BENCH_ACCUM_JOBS"); s > 0 {
+		total = s
+	}
+	const block = 5000
+	ctx := context.Background()
+	a := startLean(b, 1)
+	rc, meter := a.redis(b, 1), a.redis(b, 0)
+	spread(block, 4, func(s, i int) { leanSubmit(b, rc, s, 10_000_000+i) }) // warm
+	var rates, mems []float64
+	b.ResetTimer()
+	for next := 1; next <= total; next += block {
+		start := time.Now()
+		spread(block, 4, func(s, i int) { leanSubmit(b, rc, s, next+i-1) })
+		rates = append(rates, block/time.Since(start).Seconds())
+		mems = append(mems, usedMiB(ctx, b, meter))
+		b.Logf("jobs %d–%d: %.0f jobs/s, store %.1f MiB", next, next+block-1, rates[len(rates)-1], mems[len(mems)-1])
+	}
+	b.StopTimer()
+	if len(rates) < 4 {
+		b.Fatalf("%d jobs make %d blocks: want at least 4", total, len(rates))
+	}
+	first := (rates[0] + rates[1]) / 2
+	last := (rates[len(rates)-1] + rates[len(rates)-2]) / 2
+	peak := 0.0
+	for _, m := range mems {
+		peak = max(peak, m)
+	}
+	b.ReportMetric(first, "first-jobs/s")
+	b.ReportMetric(last, "last-jobs/s")
+	b.ReportMetric(last/first, "accum-ratio")
+	b.ReportMetric(mems[0], "redis-MiB-first")
+	b.ReportMetric(peak, "redis-MiB-peak")
+	b.ReportMetric(mems[len(mems)-1], "redis-MiB-end")
+	b.ReportMetric(float64(total), "jobs")
+	b.ReportMetric(0, "ns/op")
+}
+
+// usedMiB is the store's used_memory (INFO memory), in MiB.
+func usedMiB(ctx context.Context, b *testing.B, c *redis.Client) float64 {
+	info, err := c.Info(ctx, "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			return n / (1 << 20)
+		}
+	}
+	b.Fatal("INFO memory: no used_memory")
+	return 0
+}
+
+// leanEnvInt reads a whole number from env, 0 when unset.
+func leanEnvInt(b *testing.B, env string) int {
+	s := os.Getenv(env)
+	if s == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		b.Fatalf("%s=%q: want a whole number", env, s)
+	}
+	return n
+}
