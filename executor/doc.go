@@ -11,11 +11,12 @@
 // One dequeue loop per served context (the list comes from
 // Config.Contexts, refreshed every ContextRefresh). A loop takes a
 // concurrency slot, then runs one Lua script (store.ClaimJob) that tries
-// every served queue in turn — rotating the start for fairness — and, in
-// the same step, moves the oldest job (the right end: producers LPUSH) into
-// processing:<runner_id>, leases it (ZSET leases, member = job key, score =
-// expiry; lease_owners = "<attempt> <runner_id>"), sets status started and
-// returns the hash. Nothing blocks a connection while queues are empty:
+// the served queues in turn — rotating the start for fairness, leaving out
+// those the last claims found empty and no push has reached since
+// (queue_hints.go) — and, in the same step, moves the oldest job (the
+// right end: producers LPUSH) into processing:<runner_id>, leases it (ZSET
+// leases, member = job key, score = expiry; the job hash's lease field =
+// "<attempt> <runner_id>"), sets status started and returns the hash. Nothing blocks a connection while queues are empty:
 // the loop sleeps until a keyspace notification for one of its context's
 // queue:* keys wakes it (all contexts share one pub/sub connection, which
 // also carries stop requests), or for Poll. So N contexts cost N

@@ -11,6 +11,10 @@ const (
 	// it). It is never in a RunnerJob's Extra, so saving a job loaded
 	// before a move cannot write an older timeline back.
 	JobTimelineField = "timeline"
+	// JobLeaseField, on a job hash: the runner holding its lease,
+	// "<attempt> <runner id>", written by the store's scripts with the
+	// job's moves; never in a RunnerJob's Extra, like the timeline.
+	JobLeaseField = "lease"
 	// ExtraMessageKey, on a job sent to another agent: its job message.
 	ExtraMessageKey = "message_key"
 	// ExtraOriginPeer, ExtraOriginContext, ExtraOriginJob,

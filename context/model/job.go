@@ -116,6 +116,7 @@ func JobFromHash(key string, h Hash) (*RunnerJob, error) {
 		r.fail("memory_mb", h["memory_mb"], errNegative)
 	}
 	r.used[JobTimelineField] = true // the store's, read apart (store.Timeline); a save never writes it back
+	r.used[JobLeaseField] = true    // the same (store.LeaseOf)
 	j.Extra = r.extra()
 	return j, r.err
 }

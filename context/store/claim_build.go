@@ -215,7 +215,7 @@ func claimBody(b *strings.Builder, v gateFlag, gates []claimGate) {
 `, strings.Join(screens, " or "))
 	}
 	b.WriteString(`    for j = 1, #h, 2 do
-      if h[j] ~= 'timeline' then out[#out + 1], out[#out + 2] = h[j], h[j + 1] end
+      if h[j] ~= 'timeline' and h[j] ~= 'lease' then out[#out + 1], out[#out + 2] = h[j], h[j + 1] end
     end
     return out
   end
@@ -263,23 +263,27 @@ end
 
 // luaClaimStart writes the claim's verdict on the job (with run: started,
 // and script_type from the queue when it has none; always its attempt),
-// its timeline entry (in the same HSET) and its lease, and begins the
-// reply. The job's attempt and timeline are known from the pop (jobKnown)
+// its timeline entry and its lease's owner (in the same HSET) and its
+// lease's expiry, and begins the reply. The job's attempt and timeline are known from the pop (jobKnown)
 // and the time from ARGV, so the entry reads nothing more.
-const luaClaimStart = `    jobKnown[key] = {attempt = tostring(att), timeline = f['timeline'] or '', flow_id = f['flow_id'],
-      origin_peer = f['origin_peer'], concurrency_key = f['concurrency_key'] or ''}
+const luaClaimStart = `    local owner = tostring(att) .. ' ' .. ARGV[1]
+    jobKnown[key] = {status = f['status'], attempt = tostring(att), timeline = f['timeline'] or '',
+      flow_id = f['flow_id'], origin_peer = f['origin_peer'], concurrency_key = f['concurrency_key'] or '',
+      lease = owner}
     nowMS = tonumber(ARGV[8])
     if verdict ~= 'run' then
-      redis.call('HSET', key, 'attempt', tostring(att))
+      redis.call('HSET', key, 'attempt', tostring(att), 'lease', owner)
     else
+      jobKnown[key].status = 'started'
       local tl = timelineNext(key, 'started', ARGV[1])
       if untyped then
         redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
-          'timeline', tl, 'script_type', string.sub(KEYS[i], 7))
+          'timeline', tl, 'lease', owner, 'script_type', string.sub(KEYS[i], 7))
       else
-        redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3], 'timeline', tl)
+        redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
+          'timeline', tl, 'lease', owner)
       end
     end
-    lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
+    redis.call('ZADD', KEYS[2], ARGV[2], key)
     local out = {i - first + 1, key, verdict, tostring(att), remaining(i)}
 `

@@ -192,8 +192,9 @@ redis.call('HSET', KEYS[5], unpack(ARGV, 8 + 2 * n))
 indexJob(KEYS[5])
 local claimed = 0
 if claimable() then
-  redis.call('HSET', KEYS[5], 'attempt', '1', 'status', 'started', 'updated_at', ARGV[6])
-  take(KEYS[8], KEYS[9], KEYS[10], KEYS[5], ARGV[5], ARGV[4])
+  redis.call('HSET', KEYS[5], 'attempt', '1', 'status', 'started', 'updated_at', ARGV[6], 'lease', ARGV[4])
+  redis.call('LPUSH', KEYS[8], KEYS[5])
+  redis.call('ZADD', KEYS[9], ARGV[5], KEYS[5])
   timeline(KEYS[5], 'started', '')
   claimed = 1
 else

@@ -213,14 +213,15 @@ return next + 1
 func guarded(fields model.Hash) model.Hash {
 	if _, a := fields["status"]; !a {
 		if _, b := fields["attempt"]; !b {
-			if _, c := fields[TimelineField]; !c {
+			_, c := fields[TimelineField]
+			if _, d := fields[LeaseField]; !c && !d {
 				return fields
 			}
 		}
 	}
 	out := make(model.Hash, len(fields))
 	for k, v := range fields {
-		if k != "status" && k != "attempt" && k != TimelineField {
+		if k != "status" && k != "attempt" && k != TimelineField && k != LeaseField {
 			out[k] = v
 		}
 	}

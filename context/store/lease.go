@@ -13,7 +13,8 @@ import (
 )
 
 // Lease is a runner's claim on one attempt of a job (LeasesKey and
-// LeaseOwnersKey of the job's context DB).
+// the job hash's LeaseField, or LeaseOwnersKey for a lease from before
+// the owner moved into the hash, in the job's context DB).
 type Lease struct {
 	JobKey  string
 	Owner   string // runner id holding it
@@ -75,11 +76,11 @@ func (s *Queues) RenewLeases(ctx context.Context, ctxID uint64, runnerID string,
 // ARGV[2] runner id, ARGV[3..] job key, attempt pairs. Reads stop:<job key>
 // (names known only from ARGV; contexts are DBs of one Redis anyway).
 // Returns {{"<attempt> <job key>" of each lost lease}, {stopped job keys}}.
-var renewLeases = newScript("renewLeases", `
+var renewLeases = newScript("renewLeases", luaLease, `
 local lost, stopped = {}, {}
 for i = 3, #ARGV, 2 do
   local key, att = ARGV[i], ARGV[i + 1]
-  if redis.call('HGET', KEYS[2], key) == att .. ' ' .. ARGV[2] then
+  if leaseGet(KEYS[2], key) == att .. ' ' .. ARGV[2] then
     redis.call('ZADD', KEYS[1], ARGV[1], key)
   else
     lost[#lost + 1] = att .. ' ' .. key
@@ -120,13 +121,13 @@ func (s *Queues) ExpiredLeases(ctx context.Context, ctxID uint64, now time.Time,
 	for i, z := range zs {
 		keys[i], _ = z.Member.(string)
 	}
-	owners, err := db.HMGet(ctx, LeaseOwnersKey, keys...).Result()
+	owners, err := leaseOwners(ctx, db, keys)
 	if err != nil {
 		return nil, fmt.Errorf("store.ExpiredLeases: %w", err)
 	}
 	out := make([]Lease, 0, len(zs))
 	for i, z := range zs {
-		v, _ := owners[i].(string) // "" when missing
+		v := owners[i] // "" when missing
 		att, owner, _ := parseLeaseOwner(v)
 		out = append(out, Lease{JobKey: keys[i], Owner: owner, Attempt: att,
 			Expires: time.UnixMilli(int64(z.Score)), stored: &v})
@@ -140,12 +141,13 @@ func (s *Queues) LeaseOf(ctx context.Context, ctxID uint64, jobKey string) (Leas
 	if err != nil {
 		return Lease{}, fmt.Errorf("store.LeaseOf: %w", err)
 	}
-	v, err := db.HGet(ctx, LeaseOwnersKey, jobKey).Result()
-	if errors.Is(err, redis.Nil) {
-		return Lease{}, fmt.Errorf("store.LeaseOf %s: %w", jobKey, ErrNotFound)
-	}
+	vs, err := leaseOwners(ctx, db, []string{jobKey})
 	if err != nil {
 		return Lease{}, fmt.Errorf("store.LeaseOf %s: %w", jobKey, err)
+	}
+	v := vs[0]
+	if v == "" {
+		return Lease{}, fmt.Errorf("store.LeaseOf %s: %w", jobKey, ErrNotFound)
 	}
 	att, owner, _ := parseLeaseOwner(v)
 	l := Lease{JobKey: jobKey, Owner: owner, Attempt: att, stored: &v}
@@ -153,6 +155,32 @@ func (s *Queues) LeaseOf(ctx context.Context, ctxID uint64, jobKey string) (Leas
 		l.Expires = time.UnixMilli(int64(sc))
 	}
 	return l, nil
+}
+
+// leaseOwners reads the lease owner of each job key (luaLease: the job
+// hash's lease field, else lease_owners), "" when none, in one pipeline.
+func leaseOwners(ctx context.Context, db *redis.Client, keys []string) ([]string, error) {
+	fields := make([]*redis.StringCmd, len(keys))
+	var old *redis.SliceCmd
+	_, err := db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range keys {
+			fields[i] = p.HGet(ctx, k, LeaseField)
+		}
+		old = p.HMGet(ctx, LeaseOwnersKey, keys...)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) && !isWrongType(err) {
+		return nil, err
+	}
+	out := make([]string, len(keys))
+	for i := range keys {
+		if v := fields[i].Val(); v != "" {
+			out[i] = v
+		} else if i < len(old.Val()) {
+			out[i], _ = old.Val()[i].(string)
+		}
+	}
+	return out, nil
 }
 
 // TakeLease hands lease l to newOwner for another lease period, if l's
@@ -183,13 +211,13 @@ func (s *Queues) TakeLease(ctx context.Context, ctxID uint64, l Lease, newOwner 
 // owner value ("" = no owner entry), ARGV[3] new owner value, ARGV[4] new
 // expiry (unix ms), ARGV[5] now (unix ms) to require expiry, or "".
 // Returns 1 when taken, else 0.
-var takeLease = newScript("takeLease", `
-if (redis.call('HGET', KEYS[2], ARGV[1]) or '') ~= ARGV[2] then return 0 end
+var takeLease = newScript("takeLease", luaLease, `
+if (leaseGet(KEYS[2], ARGV[1]) or '') ~= ARGV[2] then return 0 end
 if ARGV[5] ~= '' then
   local sc = redis.call('ZSCORE', KEYS[1], ARGV[1])
   if sc and tonumber(sc) > tonumber(ARGV[5]) then return 0 end
 end
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+leasePut(KEYS[2], ARGV[1], ARGV[3])
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 return 1
 `)
@@ -244,9 +272,14 @@ func (s *Queues) CompleteLeased(ctx context.Context, ctxID uint64, l Lease, list
 // detail the error field given (or the job's, when none is).
 // Returns 1, or an error as completeJob's.
 var completeLeased = newScript("completeLeased", luaLease, luaFence, luaAnnounceEnd, luaTimeline, `
-release(KEYS[5], KEYS[6], KEYS[7], KEYS[1], ARGV[5])
+jobKnow(KEYS[1])
+local released, oldLease = release(KEYS[5], KEYS[6], KEYS[7], KEYS[1], ARGV[5], true)
+local clear = released == 1 and not oldLease
 local err = fence(KEYS[1], ARGV[1], ARGV[2])
-if err then return err end
+if err then
+  if clear then redis.pcall('HDEL', KEYS[1], 'lease') end
+  return err
+end
 nowMS = tonumber(ARGV[6])
 local why = false
 for i = 7, #ARGV - 1, 2 do
@@ -254,7 +287,8 @@ for i = 7, #ARGV - 1, 2 do
 end
 if ARGV[2] ~= 'error' then why = false elseif not why or why == '' then why = nil end
 local tl = timelineNext(KEYS[1], ARGV[2], why)
-redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], 'timeline', tl, unpack(ARGV, 7))
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[3], 'timeline', tl,
+  'lease', clear and '' or (jobKnown[KEYS[1]].lease or ''), unpack(ARGV, 7))
 announceEnd(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[4])
 return 1
 `)

@@ -35,16 +35,18 @@ end
 // defines jobKnown, what the script has read of a job's hash, by job key,
 // so the functions it calls ask Redis once, not each for its own field:
 // jobKnow(job) reads the fields the end of a job needs in one HMGET
-// (status, attempt, flow_id, origin_peer, concurrency_key, timeline),
-// keeps them, and returns status and attempt as HMGET would ({status,
-// attempt}, false when missing). A script that writes one of those
+// (status, attempt, flow_id, origin_peer, concurrency_key, timeline,
+// lease), keeps them, and returns status and attempt as HMGET would
+// ({status, attempt}, false when missing); once kept, it reads nothing. A script that writes one of those
 // fields after jobKnow updates or drops jobKnown[job]; status and attempt
 // are read from Redis again by whoever needs them after a write.
 const luaJobKnown = `local jobKnown = {}
 local function jobKnow(job)
-  local v = redis.call('HMGET', job, 'status', 'attempt', 'flow_id', 'origin_peer', 'concurrency_key', 'timeline')
-  jobKnown[job] = {flow_id = v[3], origin_peer = v[4], concurrency_key = v[5] or '',
-    attempt = v[2] or '', timeline = v[6] or ''}
+  local k = jobKnown[job]
+  if k then return {k.status or false, k.attempt ~= '' and k.attempt or false} end
+  local v = redis.call('HMGET', job, 'status', 'attempt', 'flow_id', 'origin_peer', 'concurrency_key', 'timeline', 'lease')
+  jobKnown[job] = {status = v[1], flow_id = v[3], origin_peer = v[4], concurrency_key = v[5] or '',
+    attempt = v[2] or '', timeline = v[6] or '', lease = v[7] or ''}
   return {v[1], v[2]}
 end
 `
@@ -99,27 +101,62 @@ end
 `
 
 // luaLease defines the functions that hand a job to a runner and take it
-// back: lease(leases, owners, key, expiry, owner) leases key until expiry
-// (unix ms) to owner (the lease_owners value "<attempt> <runner>",
-// leaseOwner); take(processing, leases, owners, key, expiry, owner) also
-// pushes key on the runner's processing list; release(processing, leases,
-// owners, key, owner) drops key from the processing list and deletes its
-// lease if owner still holds it (1 when it did, else 0).
+// back. A lease is the job's entry in leases (its expiry) and its owner,
+// "<attempt> <runner>" (leaseOwner), in the field lease of the job's hash
+// (LeaseField), written with the job's own moves; a lease taken before
+// the owner moved there, or of a key that is no job hash, keeps its owner
+// in the hash lease_owners (owners), still read and cleared.
+// leaseGet(owners, key) is the owner (false when none) and whether it is
+// in owners; leasePut(owners, key, owner) writes it; lease(leases, owners,
+// key, expiry, owner) leases key until expiry (unix ms) to owner;
+// take(processing, leases, owners, key, expiry, owner) also pushes key on
+// the runner's processing list; release(processing, leases, owners, key,
+// owner, keep) drops key from the processing list and deletes its lease
+// if owner still holds it (1 and whether the owner was in owners when it
+// did, else 0), leaving the field to the caller with keep (it writes the
+// job's hash next).
 const luaLease = `
+local function leaseGet(owners, key)
+  local k = jobKnown[key]
+  local v = k and k.lease
+  if v == nil then
+    v = redis.pcall('HGET', key, 'lease')
+    if type(v) == 'table' then v = false end
+  end
+  if v and v ~= '' then return v, false end
+  return redis.call('HGET', owners, key), true
+end
+local function leasePut(owners, key, owner)
+  if redis.call('EXISTS', key) == 1 then
+    local r = redis.pcall('HSET', key, 'lease', owner)
+    if type(r) ~= 'table' then
+      redis.call('HDEL', owners, key)
+      if jobKnown[key] then jobKnown[key].lease = owner end
+      return
+    end
+  end
+  redis.call('HSET', owners, key, owner)
+end
 local function lease(leases, owners, key, expiry, owner)
   redis.call('ZADD', leases, expiry, key)
-  redis.call('HSET', owners, key, owner)
+  leasePut(owners, key, owner)
 end
 local function take(processing, leases, owners, key, expiry, owner)
   redis.call('LPUSH', processing, key)
   lease(leases, owners, key, expiry, owner)
 end
-local function release(processing, leases, owners, key, owner)
+local function release(processing, leases, owners, key, owner, keep)
   redis.call('LREM', processing, 1, key)
-  if redis.call('HGET', owners, key) ~= owner then return 0 end
+  local v, old = leaseGet(owners, key)
+  if v ~= owner then return 0 end
   redis.call('ZREM', leases, key)
-  redis.call('HDEL', owners, key)
-  return 1
+  if old then
+    redis.call('HDEL', owners, key)
+  elseif not keep then
+    redis.pcall('HDEL', key, 'lease')
+    if jobKnown[key] then jobKnown[key].lease = '' end
+  end
+  return 1, old
 end
 `
 

@@ -99,8 +99,8 @@ func TestMaterializeAndClaimTakesTheJob(t *testing.T) {
 	if got, _ := db.LRange(ctx, store.ProcessingKey("runner-a"), 0, -1).Result(); len(got) != 1 || got[0] != key {
 		t.Errorf("processing:runner-a = %v, want [%s]", got, key)
 	}
-	if owner, _ := db.HGet(ctx, store.LeaseOwnersKey, key).Result(); owner != "1 runner-a" {
-		t.Errorf("lease owner %q, want \"1 runner-a\"", owner)
+	if l, err := s.Queues.LeaseOf(ctx, c.ID, key); err != nil || l.Owner != "runner-a" || l.Attempt != 1 {
+		t.Errorf("lease %+v (%v), want attempt 1 held by runner-a", l, err)
 	}
 	if exp, _ := db.ZScore(ctx, store.LeasesKey, key).Result(); int64(exp) != cl.Lease.Expires.UnixMilli() {
 		t.Errorf("lease expiry %v, want %v", int64(exp), cl.Lease.Expires.UnixMilli())

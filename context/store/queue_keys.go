@@ -3,6 +3,8 @@ package store
 import (
 	"strconv"
 	"strings"
+
+	"github.com/hyphae-run/hyphae/context/model"
 )
 
 // Keys and channels of the runner (executor). Like keys.go, these helpers
@@ -19,7 +21,9 @@ func ProcessingKey(runnerID string) string { return "processing:" + runnerID }
 const LeasesKey = "leases"
 
 // LeaseOwnersKey is the hash (context DB) job key → "<attempt> <runner_id>":
-// who holds the lease in LeasesKey, for which attempt.
+// who holds the lease in LeasesKey, for which attempt, for a lease taken
+// before the owner moved into the job's hash (LeaseField), or of a key
+// that is no job hash.
 const LeaseOwnersKey = "lease_owners"
 
 // StopKey is stop:<job key> (context DB), a string holding the attempt that
@@ -64,7 +68,11 @@ func ParseQueueEvent(channel string) (db uint64, scriptType string, ok bool) {
 	return n, t, ok
 }
 
-// leaseOwner encodes a lease_owners value.
+// LeaseField is the job hash's field that names the runner holding its
+// lease, "<attempt> <runner_id>" ("" or absent: none; luaLease).
+const LeaseField = model.JobLeaseField
+
+// leaseOwner encodes a lease owner value.
 func leaseOwner(attempt int64, runnerID string) string {
 	return strconv.FormatInt(attempt, 10) + " " + runnerID
 }

@@ -14,9 +14,9 @@ import (
 // BenchmarkLeanAccumulation: plain noop jobs through the Redis contract
 // (as BenchmarkLeanNoopJobs, 4 submitters) on a fresh agent with retention
 // on its defaults (a sweep a minute, 10,000 ended jobs kept), after 5,000
-// to warm it, HYPHAE_BENCH_ACCUM_JOBS of them (default 150,000, so that
-// retention has swept at least once well before the end; b.N is
-// ignored), in blocks of 5,000. It reports first-jobs/s (the first two
+// to warm it, HYPHAE_BENCH_ACCUM_JOBS of them (default 150,000; b.N is
+// ignored), in blocks of 5,000, and more blocks until accumAtLeast has
+// passed, so that retention has swept twice before the end. It reports first-jobs/s (the first two
 // blocks), last-jobs/s (the last two) and their ratio (accum-ratio, the
 // direction ≥ 0.95), and the store's used memory after the first block,
 // at its peak and at the end (redis-MiB-first, -peak, -end); it logs each
@@ -33,7 +33,8 @@ func BenchmarkLeanAccumulation(b *testing.B) {
 	spread(block, 4, func(s, i int) { leanSubmit(b, rc, s, 10_000_000+i) }) // warm
 	var rates, mems []float64
 	b.ResetTimer()
-	for next := 1; next <= total; next += block {
+	began := time.Now()
+	for next := 1; next <= total || time.Since(began) < accumAtLeast; next += block {
 		start := time.Now()
 		spread(block, 4, func(s, i int) { leanSubmit(b, rc, s, next+i-1) })
 		rates = append(rates, block/time.Since(start).Seconds())
@@ -56,9 +57,13 @@ func BenchmarkLeanAccumulation(b *testing.B) {
 	b.ReportMetric(mems[0], "redis-MiB-first")
 	b.ReportMetric(peak, "redis-MiB-peak")
 	b.ReportMetric(mems[len(mems)-1], "redis-MiB-end")
-	b.ReportMetric(float64(total), "jobs")
+	b.ReportMetric(float64(len(rates)*block), "jobs")
 	b.ReportMetric(0, "ns/op")
 }
+
+// accumAtLeast is how long BenchmarkLeanAccumulation runs at least: two
+// of retention's default sweeps, and some.
+const accumAtLeast = 130 * time.Second
 
 // usedMiB is the store's used_memory (INFO memory), in MiB.
 func usedMiB(ctx context.Context, b *testing.B, c *redis.Client) float64 {

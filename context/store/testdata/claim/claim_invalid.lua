@@ -46,9 +46,11 @@
 -- leased, then ended by a screen) with the reason before the fields.
 local jobKnown = {}
 local function jobKnow(job)
-  local v = redis.call('HMGET', job, 'status', 'attempt', 'flow_id', 'origin_peer', 'concurrency_key', 'timeline')
-  jobKnown[job] = {flow_id = v[3], origin_peer = v[4], concurrency_key = v[5] or '',
-    attempt = v[2] or '', timeline = v[6] or ''}
+  local k = jobKnown[job]
+  if k then return {k.status or false, k.attempt ~= '' and k.attempt or false} end
+  local v = redis.call('HMGET', job, 'status', 'attempt', 'flow_id', 'origin_peer', 'concurrency_key', 'timeline', 'lease')
+  jobKnown[job] = {status = v[1], flow_id = v[3], origin_peer = v[4], concurrency_key = v[5] or '',
+    attempt = v[2] or '', timeline = v[6] or '', lease = v[7] or ''}
   return {v[1], v[2]}
 end
 local function startable(st, _)
@@ -105,20 +107,47 @@ local function quarantineDue(f)
   return math.max(att, 1) - 1 - base >= n
 end
 
+local function leaseGet(owners, key)
+  local k = jobKnown[key]
+  local v = k and k.lease
+  if v == nil then
+    v = redis.pcall('HGET', key, 'lease')
+    if type(v) == 'table' then v = false end
+  end
+  if v and v ~= '' then return v, false end
+  return redis.call('HGET', owners, key), true
+end
+local function leasePut(owners, key, owner)
+  if redis.call('EXISTS', key) == 1 then
+    local r = redis.pcall('HSET', key, 'lease', owner)
+    if type(r) ~= 'table' then
+      redis.call('HDEL', owners, key)
+      if jobKnown[key] then jobKnown[key].lease = owner end
+      return
+    end
+  end
+  redis.call('HSET', owners, key, owner)
+end
 local function lease(leases, owners, key, expiry, owner)
   redis.call('ZADD', leases, expiry, key)
-  redis.call('HSET', owners, key, owner)
+  leasePut(owners, key, owner)
 end
 local function take(processing, leases, owners, key, expiry, owner)
   redis.call('LPUSH', processing, key)
   lease(leases, owners, key, expiry, owner)
 end
-local function release(processing, leases, owners, key, owner)
+local function release(processing, leases, owners, key, owner, keep)
   redis.call('LREM', processing, 1, key)
-  if redis.call('HGET', owners, key) ~= owner then return 0 end
+  local v, old = leaseGet(owners, key)
+  if v ~= owner then return 0 end
   redis.call('ZREM', leases, key)
-  redis.call('HDEL', owners, key)
-  return 1
+  if old then
+    redis.call('HDEL', owners, key)
+  elseif not keep then
+    redis.pcall('HDEL', key, 'lease')
+    if jobKnown[key] then jobKnown[key].lease = '' end
+  end
+  return 1, old
 end
 
 local jobChanges = "job_changes"
@@ -414,24 +443,28 @@ for i = first, #KEYS do
       return {i - first + 1, key, verdict, '0', remaining(i), why}
     end
     local verdict = stopMarked(key, att) or (ARGV[4] == 'reject' and 'rejected' or nil) or 'run'
-    jobKnown[key] = {attempt = tostring(att), timeline = f['timeline'] or '', flow_id = f['flow_id'],
-      origin_peer = f['origin_peer'], concurrency_key = f['concurrency_key'] or ''}
+    local owner = tostring(att) .. ' ' .. ARGV[1]
+    jobKnown[key] = {status = f['status'], attempt = tostring(att), timeline = f['timeline'] or '',
+      flow_id = f['flow_id'], origin_peer = f['origin_peer'], concurrency_key = f['concurrency_key'] or '',
+      lease = owner}
     nowMS = tonumber(ARGV[8])
     if verdict ~= 'run' then
-      redis.call('HSET', key, 'attempt', tostring(att))
+      redis.call('HSET', key, 'attempt', tostring(att), 'lease', owner)
     else
+      jobKnown[key].status = 'started'
       local tl = timelineNext(key, 'started', ARGV[1])
       if untyped then
         redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
-          'timeline', tl, 'script_type', string.sub(KEYS[i], 7))
+          'timeline', tl, 'lease', owner, 'script_type', string.sub(KEYS[i], 7))
       else
-        redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3], 'timeline', tl)
+        redis.call('HSET', key, 'attempt', tostring(att), 'status', 'started', 'updated_at', ARGV[3],
+          'timeline', tl, 'lease', owner)
       end
     end
-    lease(KEYS[2], KEYS[3], key, ARGV[2], tostring(att) .. ' ' .. ARGV[1])
+    redis.call('ZADD', KEYS[2], ARGV[2], key)
     local out = {i - first + 1, key, verdict, tostring(att), remaining(i)}
     for j = 1, #h, 2 do
-      if h[j] ~= 'timeline' then out[#out + 1], out[#out + 2] = h[j], h[j + 1] end
+      if h[j] ~= 'timeline' and h[j] ~= 'lease' then out[#out + 1], out[#out + 2] = h[j], h[j + 1] end
     end
     return out
   end
