@@ -103,15 +103,6 @@ func (r *Runner) pushed(id uint64, t string) {
 	}
 }
 
-func (r *Runner) wake(id uint64) {
-	r.mu.Lock()
-	sc := r.contexts[id]
-	r.mu.Unlock()
-	if sc != nil {
-		signal(sc.wake)
-	}
-}
-
 // signal sends on a 1-buffered channel without blocking.
 func signal(c chan struct{}) {
 	select {
