@@ -91,7 +91,6 @@ func (r *Runner) servedIDs() []uint64 {
 	return slices.Collect(maps.Keys(r.contexts))
 }
 
-// wake tells a context's dequeue loop that a job may have been pushed.
 // pushed notes a push to queue:<t> of context id and wakes its loop.
 func (r *Runner) pushed(id uint64, t string) {
 	r.mu.Lock()
