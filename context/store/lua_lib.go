@@ -37,9 +37,10 @@ end
 // jobKnow(job) reads the fields the end of a job needs in one HMGET
 // (status, attempt, flow_id, origin_peer, concurrency_key, timeline,
 // lease), keeps them, and returns status and attempt as HMGET would
-// ({status, attempt}, false when missing); once kept, it reads nothing. A script that writes one of those
-// fields after jobKnow updates or drops jobKnown[job]; status and attempt
-// are read from Redis again by whoever needs them after a write.
+// ({status, attempt}, false when missing); once kept, it reads nothing,
+// so it is for a script's first look at a job (fence). A script that
+// writes one of those fields after jobKnow updates jobKnown[job] or drops
+// it (requeueJob and retryJob drop it when the attempt moves).
 const luaJobKnown = `local jobKnown = {}
 local function jobKnow(job)
   local k = jobKnown[job]
