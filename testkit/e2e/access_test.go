@@ -43,6 +43,7 @@ func hyEnv(env []string, cred *syscall.Credential, args ...string) (string, stri
 // wrong one, the error says where the token is; with nothing listening,
 // exit 3 says so.
 func TestCLIOverTCPWithTokenFile(t *testing.T) {
+	t.Parallel()
 	dir := newDataDir(t)
 	startRun(t, dir, nil, "--api", "127.0.0.1:0", "--listen", "/ip4/127.0.0.1/tcp/0", "--no-mdns")
 	var info struct {
@@ -96,6 +97,7 @@ func TestCLIOverTCPWithTokenFile(t *testing.T) {
 // or use HYPHAE_ADDR; an agent without it shares nothing and says how to.
 // The users are an unprivileged uid in subprocesses of the built CLI.
 func TestSocketGroupLetsMembersIn(t *testing.T) {
+	t.Parallel()
 	need.Root(t, "the agent gives its socket to a group, and the CLI runs as another uid")
 	grp, err := user.LookupGroup("users")
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // by a quarter: all of go-redis' commands, text/template behind cobra's
 // SetUsageTemplate. These symbols are in the binary only then.
 func TestBinaryDeadCodeEliminated(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "tool", "nm", bin).Output()
 	if err != nil {
 		t.Fatalf("go tool nm %s: %v", bin, err)

@@ -26,6 +26,7 @@ func hyOK(t *testing.T, env []string, dir string, args ...string) string {
 // flow schedule pause|resume|remove take -c and $HYPHAE_CONTEXT, as
 // every command in a context does.
 func TestCLIScheduleContextFlag(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	dir, _ := inspectAgent(t)
 	file := writeFlow(t, "name: nightly\ncontext: 1\nschedule: '@every 24h'\njobs:\n  mark: {type: sh, script: 'true'}\n")
@@ -58,6 +59,7 @@ func TestCLIScheduleContextFlag(t *testing.T) {
 // The follow: line job run and job retry print is a command that works
 // pasted into a shell: it follows the job's log lines.
 func TestCLIFollowHintPastes(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	dir, _ := inspectAgent(t)
 	paste := func(out, want string) {
@@ -85,6 +87,7 @@ func TestCLIFollowHintPastes(t *testing.T) {
 // no context given, the agent's only context; with several, a usage error
 // saying to give -c.
 func TestCLIJobByNumber(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	dir, key := inspectAgent(t)
 	n := key[strings.LastIndex(key, ":")+1:]
@@ -118,6 +121,7 @@ func TestCLIJobByNumber(t *testing.T) {
 // job list filters by --flow, --name, --type with --status, as the
 // dashboard does.
 func TestCLIListHeadersAndFilters(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	dir, key := inspectAgent(t)
 	var f struct {

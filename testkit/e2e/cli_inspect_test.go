@@ -25,6 +25,7 @@ func inspectAgent(t *testing.T) (dir, key string) {
 // The context is the same flag everywhere (--context/-c, default
 // $HYPHAE_CONTEXT), and the older positional forms still work.
 func TestCLIContextFlagEverywhere(t *testing.T) {
+	t.Parallel()
 	dir, key := inspectAgent(t)
 	forms := map[string][][]string{
 		"job status": {{"job", "status", "-c", "1", key}, {"job", "status", "1", key}, {"job", "status", "--context", "1", key}},
@@ -57,6 +58,7 @@ func TestCLIContextFlagEverywhere(t *testing.T) {
 // not as the chain of calls that failed inside the agent; a list of a
 // missing context is an error, not an empty list.
 func TestCLINotFoundSaysWhat(t *testing.T) {
+	t.Parallel()
 	dir, _ := inspectAgent(t)
 	for _, c := range []struct {
 		args []string
@@ -84,6 +86,7 @@ func TestCLINotFoundSaysWhat(t *testing.T) {
 // its attempt, times, duration and runner; job logs --tail N the last N
 // lines only.
 func TestCLIJobDetail(t *testing.T) {
+	t.Parallel()
 	dir, _ := inspectAgent(t)
 	var j jobOut
 	decode(t, hy(t, "job", "run", "-c", "1", "--name", "greet", "--retries", "2", "--wait", "--json", "--data-dir", dir,
@@ -107,6 +110,7 @@ func TestCLIJobDetail(t *testing.T) {
 // flow status names each job's key (what job status and job logs take),
 // and --dot / --mermaid draw the DAG.
 func TestCLIFlowStatusKeysAndGraph(t *testing.T) {
+	t.Parallel()
 	dir, _ := inspectAgent(t)
 	var f struct {
 		ID   uint64 `json:"id"`
@@ -133,6 +137,7 @@ func TestCLIFlowStatusKeysAndGraph(t *testing.T) {
 
 // hyphae stats counts a real agent's jobs per context.
 func TestCLIStats(t *testing.T) {
+	t.Parallel()
 	dir, _ := inspectAgent(t)
 	_, _, _ = hyTry("job", "run", "-c", "1", "--script", "exit 3", "--wait", "--data-dir", dir)
 	out := hy(t, "stats", "--data-dir", dir)
@@ -152,6 +157,7 @@ func TestCLIStats(t *testing.T) {
 // Shell completion offers the agent's contexts, a context's job keys and
 // its flow ids.
 func TestCLICompletionAsksTheAgent(t *testing.T) {
+	t.Parallel()
 	dir, key := inspectAgent(t)
 	var f struct {
 		ID uint64 `json:"id"`
@@ -177,6 +183,7 @@ func TestCLICompletionAsksTheAgent(t *testing.T) {
 // the job's log lines as they come, its stderr lines marked "E| "; stdout
 // keeps only the result.
 func TestCLIWaitStreamsLogLines(t *testing.T) {
+	t.Parallel()
 	dir, _ := inspectAgent(t)
 	out, stderr, code := hyEnv(nil, nil, "job", "run", "-c", "1", "--wait", "--data-dir", dir,
 		"--script", `echo first; echo "n=1" >> "$HYPHAE_RESULT"; echo second >&2`)
@@ -199,6 +206,7 @@ func TestCLIWaitStreamsLogLines(t *testing.T) {
 // flow run --wait and flow watch show the time since the wait began on
 // each progress line, and the jobs' log lines after their names.
 func TestCLIFlowWaitStreamsLogLines(t *testing.T) {
+	t.Parallel()
 	dir, _ := inspectAgent(t)
 	_, stderr, code := hyEnv(nil, nil, "flow", "run", "../../configs/flows/diamond.yaml", "-c", "1", "--wait", "--data-dir", dir)
 	if code != 0 {

@@ -12,6 +12,7 @@ import (
 // --json, and --tail keeps working with them; job status shows the job's
 // attempts and timeline (and --json has them).
 func TestCLIJobLogsStreamsAndTimeline(t *testing.T) {
+	t.Parallel()
 	dir, _ := inspectAgent(t)
 	_, _, _ = hyTry("job", "run", "-c", "1", "--wait", "--json", "--data-dir", dir,
 		"--script", "echo out-1; echo err-1 >&2; echo out-2; exit 4")

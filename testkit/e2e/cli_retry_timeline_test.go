@@ -12,6 +12,7 @@ import (
 // and error, the third finished (the failed ones used to show "started",
 // with no end, for ever); --json has the same attempts.
 func TestCLIJobStatusShowsEveryRetriedAttempt(t *testing.T) {
+	t.Parallel()
 	dir := newDataDir(t)
 	startRun(t, dir, nil, localArgs()...)
 	hy(t, "context", "create", "--id", "1", "--data-dir", dir)

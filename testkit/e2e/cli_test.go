@@ -26,6 +26,7 @@ func localArgs() []string {
 }
 
 func TestCLIGoldenPath(t *testing.T) {
+	t.Parallel()
 	dir := newDataDir(t)
 	var id struct {
 		PeerID       string `json:"peer_id"`
@@ -124,6 +125,7 @@ func TestCLIGoldenPath(t *testing.T) {
 }
 
 func TestSIGTERMExitsZeroAndDataSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	dir := newDataDir(t)
 	p := startRun(t, dir, nil, localArgs()...)

@@ -12,6 +12,7 @@ import (
 // the origin sees the runner down ("runner … unreachable for …,
 // waiting"), instead of going silent until the job is given up on.
 func TestCLIWaitSaysRunnerUnreachable(t *testing.T) {
+	t.Parallel()
 	o := newOutagePair(t, "")
 	var stderr syncBuf
 	cmd := exec.Command(bin, "job", "run", "--to", o.runnerID, "-c", "3", "--wait", "--data-dir", o.origin,

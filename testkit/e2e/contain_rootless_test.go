@@ -68,6 +68,7 @@ func giveToNobody(t *testing.T, dir string) {
 }
 
 func TestRootlessAgentContains(t *testing.T) {
+	t.Parallel()
 	need.Root(t, "start an agent as nobody")
 	l := newContainLab(t, func(t *testing.T, dir string) []string {
 		giveToNobody(t, dir)
@@ -81,6 +82,7 @@ func TestRootlessAgentContains(t *testing.T) {
 }
 
 func TestAgentThatCannotContainRefusesRemoteJobs(t *testing.T) {
+	t.Parallel()
 	need.Root(t, "start an agent as nobody")
 	l := newContainLab(t, func(t *testing.T, dir string) []string {
 		giveToNobody(t, dir)

@@ -120,6 +120,7 @@ func checkContained(t *testing.T, l containLab, status, errText string, res map[
 }
 
 func TestRemoteJobIsContained(t *testing.T) {
+	t.Parallel()
 	need.Root(t, "the root mode of containment needs root; TestRootlessAgentContains covers the rest")
 	l := newContainLab(t, nil)
 	status, errText, res := l.attack(t, "sh", escapeScript)
@@ -145,6 +146,7 @@ r.write("answer=42\nok_own_dir=1\nok_tmp=1\nok_env=%d\npids=%d\n" % (os.environ.
 }
 
 func TestRemoteJobNetworkNone(t *testing.T) {
+	t.Parallel()
 	need.Root(t, "needs root")
 	l := newContainLab(t, nil)
 	script := `ls /sys/class/net >/dev/null; echo "ifaces=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ,)" >> "$HYPHAE_RESULT"`

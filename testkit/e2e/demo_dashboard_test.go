@@ -26,6 +26,7 @@ var dashboardURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/#login=[A-Za-z
 // does with the URL's #login token, a session in which the page's calls
 // answer as alice; the token then works no more.
 func TestDemoKeepPrintsADashboardURLThatOpens(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	cmd := exec.Command(bin, "demo", "--keep")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)

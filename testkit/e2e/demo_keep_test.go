@@ -33,6 +33,7 @@ func (s *syncBuf) String() string {
 // `hyphae demo --keep` runs until Ctrl-C; then the agents stop, the temp
 // dir it made is removed (it was left behind) and it says so, exiting 0.
 func TestDemoKeepRemovesItsTempDirOnCtrlC(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	cmd := exec.Command(bin, "demo", "--keep")
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)

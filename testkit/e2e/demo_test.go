@@ -11,6 +11,7 @@ import (
 // `hyphae demo` runs three agents and a cross-tenant flow and exits 0
 // within a bound.
 func TestDemoExitsZero(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "demo", "--timeout", "2m").CombinedOutput()

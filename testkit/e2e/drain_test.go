@@ -12,6 +12,7 @@ import (
 // Drain with a running job: the job finishes within the grace, the agent
 // exits 0; a job that outlasts the grace ends "error: drained".
 func TestDrainLetsRunningJobFinish(t *testing.T) {
+	t.Parallel()
 	dir := newDataDir(t)
 	marks := t.TempDir()
 	p := startRun(t, dir, nil, localArgs()...)
@@ -38,6 +39,7 @@ func TestDrainLetsRunningJobFinish(t *testing.T) {
 }
 
 func TestDrainGraceOverStopsJob(t *testing.T) {
+	t.Parallel()
 	dir := newDataDir(t)
 	cfg := filepath.Join(t.TempDir(), "c.yaml")
 	if err := os.WriteFile(cfg, []byte("runner: {drain_grace: 1s}\n"), 0o600); err != nil {

@@ -14,6 +14,7 @@ import (
 // the agent while the run waits for the payment: the restarted agent takes
 // the payment published to it and ships the order, in the same run.
 func TestEventSagaSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")

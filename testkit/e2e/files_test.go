@@ -15,6 +15,7 @@ import (
 // the sha256 the dump recorded, job files lists it, and job get fetches
 // it from the agent that made it, checked by sha256.
 func TestFilesNASBackup(t *testing.T) {
+	t.Parallel()
 	nas := startFlowAgent(t, "nas", "runner:\n  isolation:\n    remote: contained\n")
 	home := startFlowAgent(t, "home", "", "--bootstrap", nas.addr(t))
 	home.hy(t, "context", "create", "--id", "1")
@@ -90,6 +91,7 @@ jobs:
 // TestFilesOutputFlag: job run --output makes the job's files; a name that
 // leaves the job's directory is refused before the job runs.
 func TestFilesOutputFlag(t *testing.T) {
+	t.Parallel()
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	out := a.hy(t, "job", "run", "-c", "1", "--script", "mkdir -p dist && echo app > dist/app.bin", "--output", "dist/*", "--wait")
@@ -107,6 +109,7 @@ func TestFilesOutputFlag(t *testing.T) {
 // (and runs the job contained, as a job from another actor runs by
 // default: it reads its in/ all the same).
 func TestFilesInputFlag(t *testing.T) {
+	t.Parallel()
 	b := startFlowAgent(t, "b", "runner:\n  isolation:\n    remote: contained\n")
 	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
 	a.hy(t, "context", "create", "--id", "1")

@@ -175,6 +175,7 @@ func writeFlow(t *testing.T, text string) string {
 // Each job reports $HOME — its job directory, under the data dir of the
 // agent that ran it — so the test sees where each one really ran.
 func TestFlowAcrossThreeAgents(t *testing.T) {
+	t.Parallel()
 	s := startFlowAgent(t, "s", "")
 	r1 := startFlowAgent(t, "r1", "", "--bootstrap", s.addr(t))
 	r2 := startFlowAgent(t, "r2", "executors: {special: [sh, \"{file}\"]}\n", "--bootstrap", s.addr(t))
@@ -267,6 +268,7 @@ jobs:
 // resends it), dispatches the rest, and every job runs exactly once. The jobs run on R1, a
 // runner-only agent, so a job in flight survives the supervisor's death.
 func TestFlowSupervisorKill9MidFlowResumes(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	// R1 resends unacknowledged results quickly, so the one that finds the
 	// supervisor down gets through soon after the restart.

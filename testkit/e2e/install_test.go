@@ -26,6 +26,7 @@ var installScript string
 // the agent run as hyphae on its state dir, then the unit's first start
 // (ExecStartPre) on an empty state dir as systemd would run it.
 func TestInstallScript(t *testing.T) {
+	t.Parallel()
 	need.Root(t, "it creates a system user (in a private mount namespace)")
 	pkg := map[string]string{"unshare": "util-linux", "useradd": "passwd", "groupadd": "passwd", "runuser": "util-linux", "mount": "mount"}
 	for _, tool := range []string{"unshare", "useradd", "groupadd", "runuser", "mount"} {
@@ -88,6 +89,7 @@ func TestInstallScript(t *testing.T) {
 // TestInstallScriptDestdir stages the files under DESTDIR without root
 // work: what a package build does.
 func TestInstallScriptDestdir(t *testing.T) {
+	t.Parallel()
 	dest := t.TempDir()
 	cmd := exec.Command("sh", filepath.Join(repoRoot(t), "scripts", "install.sh"), "--binary", bin)
 	cmd.Env = append(os.Environ(), "DESTDIR="+dest, "PREFIX=/opt/hyphae")
@@ -110,6 +112,7 @@ func TestInstallScriptDestdir(t *testing.T) {
 // TestPlainBuildVersion: `go build` in a checkout, no ldflags, and
 // `hyphae version` names the commit the tree is at.
 func TestPlainBuildVersion(t *testing.T) {
+	t.Parallel()
 	repo := repoRoot(t)
 	head, err := exec.Command("git", "-C", repo, "rev-parse", "HEAD").Output()
 	if err != nil {

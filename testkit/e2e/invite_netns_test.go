@@ -12,6 +12,7 @@ import (
 // on alice prints the line, bob runs it, then runs a job in alice's
 // context by her name. The same line again is refused, saying why.
 func TestInviteJoinAcrossNamespaces(t *testing.T) {
+	t.Parallel()
 	lab := testnet.NewLab(t, 2)
 	alice, bob := newDataDir(t), newDataDir(t)
 	for i, dir := range []string{alice, bob} {

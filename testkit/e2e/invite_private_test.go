@@ -15,6 +15,7 @@ import (
 // unused); after the restart the same line joins, and bob's job runs in
 // alice's context. Each in a namespace of its own, mDNS off.
 func TestInviteJoinPrivateNetwork(t *testing.T) {
+	t.Parallel()
 	lab := testnet.NewLab(t, 2)
 	alice := newPrivateDataDir(t)
 	bob := newDataDir(t)

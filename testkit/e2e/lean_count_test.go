@@ -17,6 +17,8 @@ const (
 	maxPlainJobKeys     = 1.0
 )
 
+// Not parallel: the agent's background commands grow with the window,
+// which a busy machine stretches.
 func TestPlainJobCommandsAndKeys(t *testing.T) {
 	ctx := context.Background()
 	a := startLean(t, 1)

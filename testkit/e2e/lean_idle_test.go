@@ -18,6 +18,8 @@ const (
 	idleBudget = 10
 )
 
+// Not parallel, as the other e2e tests are: it counts commands over a
+// window, with nothing else of this package running.
 func TestIdleAgentSendsRedisAlmostNothing(t *testing.T) {
 	ctx := context.Background()
 	a := startLean(t, 20)

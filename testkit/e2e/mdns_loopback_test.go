@@ -41,6 +41,7 @@ func newLoopbackNetns(t *testing.T) []string {
 // left on (the default) starts without it, warns once why and what to do
 // (--bootstrap, --no-mdns), and `hyphae info` says mDNS is off and why.
 func TestRunStartsWithoutMDNSOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	prefix := newLoopbackNetns(t)
 	dir := newDataDir(t)
 	p := startRun(t, dir, prefix) // no --no-mdns: mDNS as by default

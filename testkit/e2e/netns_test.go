@@ -58,6 +58,7 @@ func peerIDOf(t *testing.T, dir string) string {
 // the other two by mDNS; a cut link marks its agent down at the others, and
 // mending it brings the agent back.
 func TestDiscoveryAcrossNamespacesByMDNS(t *testing.T) {
+	t.Parallel()
 	lab := testnet.NewLab(t, 3)
 	dirs := make([]string, 3)
 	ids := make([]string, 3)
@@ -106,6 +107,7 @@ func TestDiscoveryAcrossNamespacesByMDNS(t *testing.T) {
 // (on a direct stream), and a job sent while the runner's link is cut is
 // delivered once the link is mended and runs exactly once.
 func TestJobAcrossNamespacesThroughACut(t *testing.T) {
+	t.Parallel()
 	lab := testnet.NewLab(t, 2)
 	dirs := []string{newDataDir(t), newDataDir(t)}
 	ids := []string{peerIDOf(t, dirs[0]), peerIDOf(t, dirs[1])}

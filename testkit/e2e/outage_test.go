@@ -140,6 +140,7 @@ func (o *outagePair) every(t *testing.T, ctx string, keys []string, ok func(wire
 // and once the link is back every result is accepted: each job finished
 // with its own result, and each ran exactly once.
 func TestOutageJobsUnknownThenReconciled(t *testing.T) {
+	t.Parallel()
 	o := newOutagePair(t, "supervisor:\n  runner_grace: 2s\n  runner_lost_after: 10m\n")
 	const n = 12
 	keys := make([]string, n)
@@ -188,6 +189,7 @@ func TestOutageJobsUnknownThenReconciled(t *testing.T) {
 // may still have run there. When the link is back, the runner's result is
 // kept as late_result; it changes neither the job nor the settled flow.
 func TestOutageLostJobKeepsItsLateResult(t *testing.T) {
+	t.Parallel()
 	o := newOutagePair(t, "supervisor:\n  runner_grace: 1s\n  runner_lost_after: 3s\n")
 	hy(t, "context", "create", "--id", "3", "--data-dir", o.origin) // the flow's context here
 	key, ctx := o.submit(t, o.script(0, "6"))
@@ -272,6 +274,7 @@ func (o *outagePair) flowJobKey(t *testing.T, flowID string) string {
 // resend on the runner's return, and every job then runs, once. The time
 // from the mend to the first job's start is printed.
 func TestOutageBacklogResumesOnReturn(t *testing.T) {
+	t.Parallel()
 	o := newOutagePair(t, "supervisor:\n  runner_grace: 2s\n  runner_lost_after: 10m\n")
 	o.cut(t)
 	const n = 5

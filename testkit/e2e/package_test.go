@@ -30,6 +30,7 @@ var packageScript string
 // config and the jobs kept; dpkg -r: the binary and the unit gone, the
 // data dir and the key kept; dpkg --purge: the data gone.
 func TestPackage(t *testing.T) {
+	t.Parallel()
 	need.Root(t, "dpkg -i and a system user (chrooted in an overlay of /, in a private mount namespace)")
 	pkg := map[string]string{"dpkg": "dpkg", "unshare": "util-linux", "chroot": "coreutils", "runuser": "util-linux", "mount": "mount", "useradd": "passwd"}
 	for _, tool := range []string{"dpkg", "unshare", "chroot", "runuser", "mount", "useradd"} {
@@ -127,6 +128,7 @@ func checkPackageRun(t *testing.T, got map[string]string) {
 // version, arch, files with owners and modes, the config file marked
 // noreplace and the maintainer scripts.
 func TestPackageRPM(t *testing.T) {
+	t.Parallel()
 	repo := repoRoot(t)
 	work := t.TempDir()
 	tool := buildPackager(t, repo, work)

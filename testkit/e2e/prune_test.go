@@ -22,6 +22,7 @@ type pruneOut struct {
 // once; --dry-run only says what would go; a context the agent lacks is
 // an error.
 func TestPruneCommand(t *testing.T) {
+	t.Parallel()
 	dir := newDataDir(t)
 	startRun(t, dir, nil, localArgs()...)
 	hy(t, "context", "create", "--id", "1", "--data-dir", dir)
@@ -59,6 +60,7 @@ func TestPruneCommand(t *testing.T) {
 // jobs run, only the newest max_jobs are left, with their directories, and
 // a chatty job's log is cut to log_bytes in Redis.
 func TestAgentSweepsByItself(t *testing.T) {
+	t.Parallel()
 	dir := newDataDir(t)
 	cfg := filepath.Join(dir, "retention.yaml")
 	if err := os.WriteFile(cfg, []byte("retention:\n  max_jobs: 1\n  interval: 200ms\n  log_bytes: 4KiB\n"), 0o600); err != nil {

@@ -14,6 +14,7 @@ var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 // file of the repository: none points outside a clone (README linked
 // ../shared/DESIGN.md, which no clone has).
 func TestDocLinksStayInTheRepository(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)

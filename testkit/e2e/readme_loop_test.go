@@ -19,6 +19,7 @@ var readmeWaitLoop = regexp.MustCompile(`(?ms)^until [^\n]*hyphae info.*?^done\b
 // when the agent's process is gone (`kill -0 $pid`): one that only waits
 // spins forever after the agent died at start.
 func TestReadmeWaitLoopsStopWhenTheAgentIsGone(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestReadmeWaitLoopsStopWhenTheAgentIsGone(t *testing.T) {
 // case: it answers on its unix socket for a moment first, and the loop
 // may see it up.)
 func TestReadmeWaitLoopEndsWhenTheAgentDiesAtStart(t *testing.T) {
+	t.Parallel()
 	block := readmeBlocks(t, "one-machine")[""]
 	loop := readmeWaitLoop.FindStringIndex(block)
 	if loop == nil {

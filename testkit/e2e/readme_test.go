@@ -225,6 +225,7 @@ func tail(s string, n int) string {
 // Quick start, one machine: the build, init, run, a job, a flow; then the
 // JSON-RPC call with curl and the Redis contract with redis-cli.
 func TestReadmeOneMachine(t *testing.T) {
+	t.Parallel()
 	blocks := readmeBlocks(t, "one-machine")
 	if len(blocks) != 4 {
 		t.Fatalf("README one-machine blocks: %d, want 4 (quick start, rpc, redis, events)", len(blocks))
@@ -252,6 +253,7 @@ func TestReadmeOneMachine(t *testing.T) {
 // context 1 and runs a flow pinned to her; then the Redis contract's
 // message to another agent.
 func TestReadmeTwoMachines(t *testing.T) {
+	t.Parallel()
 	blocks := readmeBlocks(t, "two-machines")
 	for _, step := range []string{"each", "alice", "bob", "bob-redis"} {
 		if blocks[step] == "" {

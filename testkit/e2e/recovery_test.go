@@ -11,6 +11,7 @@ import (
 // A kill -9 of the agent mid-job, then a restart: the job ends finished
 // (run again as a new attempt), never stuck in started.
 func TestKill9MidJobThenRestartFinishesJob(t *testing.T) {
+	t.Parallel()
 	dir := newDataDir(t)
 	marks := t.TempDir()
 	p := startRun(t, dir, nil, localArgs()...)

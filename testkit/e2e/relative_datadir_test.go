@@ -13,6 +13,7 @@ import (
 // made absolute once, so a job's script path is not resolved a second time
 // from the job's own directory (every job failed, its path doubled).
 func TestRelativeDataDirRunsJobs(t *testing.T) {
+	t.Parallel()
 	work, err := os.MkdirTemp("", "hyrel")
 	if err != nil {
 		t.Fatal(err)

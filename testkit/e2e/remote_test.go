@@ -17,6 +17,7 @@ import (
 // printed, read from there while it runs, from its result once that
 // agent is gone.
 func TestCLIRemoteJob(t *testing.T) {
+	t.Parallel()
 	b := startFlowAgent(t, "b", "")
 	a := startFlowAgent(t, "a", "", "--bootstrap", b.addr(t))
 	a.waitPeerUp(t, b.peer, "sh")
@@ -96,6 +97,7 @@ func TestCLIRemoteJob(t *testing.T) {
 // agent in a context, and a flow job that says runner: runner:<id> runs
 // on that agent.
 func TestFlowJobByRunnerRecord(t *testing.T) {
+	t.Parallel()
 	s := startFlowAgent(t, "s", "")
 	r := startFlowAgent(t, "r", "", "--bootstrap", s.addr(t))
 	s.hy(t, "context", "create", "--id", "1")
@@ -139,6 +141,7 @@ jobs:
 // ends in error saying its runner was lost and that it may still have run
 // there, and job run --wait returns.
 func TestCLIRemoteJobLostRunner(t *testing.T) {
+	t.Parallel()
 	b := startFlowAgent(t, "b", "")
 	a := startFlowAgent(t, "a", "supervisor:\n  runner_grace: 1s\n  runner_lost_after: 2s\n", "--bootstrap", b.addr(t))
 	b.hy(t, "context", "create", "--id", "4")

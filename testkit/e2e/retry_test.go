@@ -10,6 +10,7 @@ import (
 // hyphae job retry runs a failed job again as its next attempt; a
 // finished job is refused.
 func TestJobRetryThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	dir := t.TempDir()

@@ -51,6 +51,7 @@ func sagaStatus(t *testing.T, a *flowAgent, id string) (sagaOut, bool) {
 // compensation's end, runs the next one (a's, after b's) and ends
 // compensated, each compensation having run once.
 func TestFlowCompensationSurvivesSupervisorKill9(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	r1 := startFlowAgent(t, "r1", "bus: {timeout_ack: 300ms}\n", "--roles", "runner")
 	s := startFlowAgent(t, "s", "bus: {timeout_ack: 300ms}\n", "--roles", "supervisor", "--bootstrap", r1.addr(t))
@@ -118,6 +119,7 @@ jobs:
 // hyphae flow rerun: --from naming no job is refused saying so; without
 // --from the failed job runs again and the finished ones are reused.
 func TestFlowRerunCLI(t *testing.T) {
+	t.Parallel()
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	marks := t.TempDir()

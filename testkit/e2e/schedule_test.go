@@ -28,6 +28,7 @@ func schedules(t *testing.T, a *flowAgent) []scheduleOut {
 // outlives kill -9 of the agent (and its redis-server), and can be
 // paused, resumed and removed.
 func TestFlowScheduleThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")

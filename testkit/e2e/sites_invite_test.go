@@ -14,6 +14,7 @@ import (
 // reaches her through P's relay; `hyphae join` on bob admits him, and his
 // job runs in her context by her name.
 func TestInviteJoinAcrossNATs(t *testing.T) {
+	t.Parallel()
 	s := &sites{lab: newSitesLab(t), transport: "tcp"}
 	p := newDataDir(t)
 	s.a, s.b = newDataDir(t), newDataDir(t)

@@ -167,6 +167,7 @@ func TestSitesBehindNATPunchTCP(t *testing.T)  { testSitesPunch(t, "tcp") }
 func TestSitesBehindNATPunchQUIC(t *testing.T) { testSitesPunch(t, "quic") }
 
 func testSitesPunch(t *testing.T, transport string) {
+	t.Parallel()
 	s := startSites(t, transport)
 	m := s.measure(t, 15*time.Second)
 	if m.direct == 0 {

@@ -33,6 +33,7 @@ func (a *binAgent) peerVersion(t *testing.T, peer string) string {
 // and a job sent with `job run --to` goes each way, runs there and brings
 // its output home.
 func TestVersionSkewJobsBothWays(t *testing.T) {
+	t.Parallel()
 	oldBin := oldBinary(t)
 	cur := newBinAgent(t, "current", bin)
 	old := newBinAgent(t, "previous", oldBin, "--bootstrap", cur.addr(t))

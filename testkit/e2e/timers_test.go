@@ -69,6 +69,7 @@ func waitFinished(t *testing.T, a *flowAgent, key string) {
 // whole process group) before it is due: it does not run early, and after
 // the restart it runs once, at or after its time.
 func TestDelayedJobSurvivesKill9OfAgentAndRedis(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
@@ -95,6 +96,7 @@ func TestDelayedJobSurvivesKill9OfAgentAndRedis(t *testing.T) {
 // A delayed job outlives kill -9 of the agent's redis-server alone (the
 // agent restarts it): it runs once, at or after its time.
 func TestDelayedJobSurvivesKill9OfRedis(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
@@ -123,6 +125,7 @@ func TestDelayedJobSurvivesKill9OfRedis(t *testing.T) {
 // goes on, and the step after the sleep starts no earlier than the sleep
 // allowed.
 func TestFlowSleepSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	need.Tool(t, "redis-server", "redis-server")
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
@@ -169,6 +172,7 @@ jobs:
 
 // hyphae job stop ends a delayed job that is still waiting at once.
 func TestDelayedJobStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	a := startFlowAgent(t, "a", "")
 	a.hy(t, "context", "create", "--id", "1")
 	j := runDelayed(t, a, t.TempDir(), time.Hour)

@@ -218,6 +218,7 @@ func login(t *testing.T, a *uiAgent, b *browser) string {
 }
 
 func TestUIBrowserLoginOverviewAndLiveJobs(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	a.hy(t, "job", "run", "--context", "1", "--type", "sh", "--wait", "--script", "echo hello")
@@ -259,6 +260,7 @@ func TestUIBrowserLoginOverviewAndLiveJobs(t *testing.T) {
 }
 
 func TestUIBrowserFlowDAGLogsAndCancel(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	var f struct {
@@ -344,6 +346,7 @@ jobs:
 }
 
 func TestUIBrowserContextsAndDeadLetters(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	login(t, a, b)

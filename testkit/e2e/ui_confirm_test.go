@@ -29,6 +29,7 @@ func (b *browser) sent(method string) bool {
 // view redrawing meanwhile send nothing (the job keeps running, the flow
 // stays live, the schedule stays), and Yes does it.
 func TestUIBrowserDestructiveActionsAskFirst(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	hold := filepath.Join(t.TempDir(), "never")

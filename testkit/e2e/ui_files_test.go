@@ -9,6 +9,7 @@ import (
 // and the page's session downloads one (the Download button brings it
 // here with job.fetch; GET /files/… streams it).
 func TestUIBrowserJobFilesDownload(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	var j jobOut

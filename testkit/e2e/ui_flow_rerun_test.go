@@ -11,6 +11,7 @@ import (
 // and the undone job's) in the flow view; once the cause is fixed, "Rerun
 // from here" on the failed job opens a new run that finishes.
 func TestUIBrowserFlowCompensationAndRerunFrom(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	gate := filepath.Join(t.TempDir(), "fixed")

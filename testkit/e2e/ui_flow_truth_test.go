@@ -15,6 +15,7 @@ import (
 // the CLI's words, not as Go call chains; the DAG and the jobs table say
 // where each job ran, and a rerun marks the jobs it reused.
 func TestUIBrowserFlowViewsTellOneTruth(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	gate := filepath.Join(t.TempDir(), "fixed")

@@ -62,6 +62,7 @@ jobs:
 // lines and its words do not break mid-word, the flow's DAG of eight jobs
 // fits its card, and the job page says how long the job waited and ran.
 func TestUIBrowserLayoutAt800(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	a.hy(t, "job", "run", "--context", "1", "--type", "sh", "--wait", "--script", "echo hello")

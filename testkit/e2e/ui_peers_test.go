@@ -8,6 +8,7 @@ import (
 // The overview's peers picture shows another agent's host name and this
 // agent's circuit breaker for it (peer.list's host and breaker).
 func TestUIBrowserPeersHostAndBreaker(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	other := startFlowAgent(t, "other", "", "--bootstrap", (&flowAgent{dir: a.dir}).addr(t))

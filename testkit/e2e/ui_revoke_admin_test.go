@@ -8,6 +8,7 @@ import (
 // Revoking the last admin of a context from the dashboard is refused with
 // the agent's reason, and the admin stays (issue 41).
 func TestUIBrowserRevokeLastAdminRefused(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	login(t, a, b)

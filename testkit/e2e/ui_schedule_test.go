@@ -5,6 +5,7 @@ import "testing"
 // The schedules view lists a schedule installed through the API and
 // pauses it: the row says paused and so does flow.schedule.list.
 func TestUIBrowserSchedulesPause(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	a := startUIAgent(t)
 	a.call(t, "flow.schedule.add", map[string]any{"context": 1, "file_content": `name: nightly

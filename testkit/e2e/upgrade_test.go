@@ -32,6 +32,7 @@ func storeSchema(t *testing.T, dir string) string {
 // taken over by this build: the job is still there with its result, the
 // schema is stamped and the log says so, and new jobs run.
 func TestUpgradeFromPreviousBuild(t *testing.T) {
+	t.Parallel()
 	old := newBinAgent(t, "previous", oldBinary(t))
 	old.hy(t, "context", "create", "--id", "1")
 	var before struct {
@@ -76,6 +77,7 @@ func TestUpgradeFromPreviousBuild(t *testing.T) {
 // starts: exit 1, a message naming the data dir and both schemas, no
 // API socket.
 func TestNewerSchemaRefused(t *testing.T) {
+	t.Parallel()
 	a := newBinAgent(t, "a", bin)
 	newer := store.Schema + 1
 	c := redis.NewClient(&redis.Options{Network: "unix", Addr: filepath.Join(a.dir, "redis", "redis.sock")})

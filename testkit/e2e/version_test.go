@@ -37,6 +37,7 @@ func versionOf(t *testing.T, b string) (version, line string) {
 // checkout (no ldflags; Go stamps a v0.0.0-… pseudo-version into it) and
 // for a build with scripts/release's -ldflags.
 func TestVersionOneString(t *testing.T) {
+	t.Parallel()
 	const relVersion, relCommit, relDate = "0.9.9-e2e", "abc123def456", "2026-11-20T00:00:00Z"
 	repo := repoRoot(t)
 	if err := exec.Command("git", "-C", repo, "rev-parse", "HEAD").Run(); err != nil {
