@@ -7,6 +7,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/files/transfer"
 	"github.com/hyphae-run/hyphae/node/jobfiles"
 )
 
@@ -34,6 +35,15 @@ func (n *Node) serveFiles(context.Context) error {
 		return errors.Join(n.files.Shutdown(ctx), stopOverlay(ctx))
 	}
 	return nil
+}
+
+// fileStats is the file server's counts, for /metrics; zero before the
+// store opens.
+func (n *Node) fileStats() transfer.Stats {
+	if n.files == nil {
+		return transfer.Stats{}
+	}
+	return n.files.Stats()
 }
 
 // filesLookup is what jobfiles' Authorizer reads of the store.

@@ -211,7 +211,7 @@ func (n *Node) startAPI(ctx context.Context) error {
 	}
 	d := n.controlDeps()
 	d.Metrics.Collect(metrics.Sources{Store: metricsStore(n.store), Bridge: d.Bridge, Overlay: d.Overlay, Runner: d.Runner,
-		ScriptTypes: d.ScriptTypes, ContextIDs: d.ContextIDs, Draining: d.Draining})
+		ScriptTypes: d.ScriptTypes, ContextIDs: d.ContextIDs, Draining: d.Draining, Files: n.fileStats})
 	n.handlers = control.New(d)
 	table := api.NewTable()
 	n.handlers.Register(table)

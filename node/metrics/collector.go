@@ -10,6 +10,7 @@ import (
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/executor"
+	"github.com/hyphae-run/hyphae/files/transfer"
 	"github.com/hyphae-run/hyphae/overlay"
 	"github.com/hyphae-run/hyphae/overlay/bridge"
 )
@@ -24,6 +25,7 @@ type Sources struct {
 	ScriptTypes func() []string                         // the types this agent's runner runs
 	ContextIDs  func(context.Context) ([]uint64, error) // this agent's contexts
 	Draining    func() bool                             // the agent refuses new work
+	Files       func() transfer.Stats                   // the file server's counts (files.go)
 }
 
 var (
@@ -100,6 +102,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		d = 1
 	}
 	gauge(descDraining, d)
+	c.collectFiles(ch)
 }
 
 func (c *collector) collectContexts(ctx context.Context, gauge func(*prometheus.Desc, float64, ...string)) {

@@ -1,12 +1,17 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/files"
+	"github.com/hyphae-run/hyphae/node"
+	"github.com/hyphae-run/hyphae/node/api"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -17,6 +22,7 @@ import (
 // fetch resumes at its last verified chunk, files/transfer's resume tests
 // show byte for byte): the consumer sees the producer's sha256.
 func TestFilesSenderKilledMidTransfer(t *testing.T) {
+	t.Parallel()
 	home := startFlowAgent(t, "home", "")
 	nas := startFlowAgent(t, "nas", "", "--bootstrap", home.addr(t))
 	home.hy(t, "context", "create", "--id", "1")
@@ -88,6 +94,7 @@ jobs:
 // goes on, or the consumer's retry fetches again from the part it kept,
 // and the consumer sees the producer's sha256.
 func TestFilesCutLinkMidTransfer(t *testing.T) {
+	t.Parallel()
 	lab := testnet.NewLab(t, 2)
 	home, nas := newDataDir(t), newDataDir(t)
 	homeID, nasID := peerIDOf(t, home), peerIDOf(t, nas)
@@ -144,14 +151,42 @@ jobs:
 	if f.Status != "finished" || len(f.Jobs) != 2 {
 		t.Fatalf("flow %s: %+v", f.Status, f.Jobs)
 	}
-	var files struct {
+	var got struct {
 		Files []struct {
 			SHA256 string `json:"sha256"`
 		} `json:"files"`
 	}
-	decode(t, hy(t, "job", "files", "-c", "1", f.Jobs[0].Key, "--json", "--data-dir", home), &files)
-	if len(files.Files) != 1 || f.Jobs[1].Result["sha"] != files.Files[0].SHA256 {
-		t.Fatalf("upload saw %q, the dump recorded %+v", f.Jobs[1].Result["sha"], files.Files)
+	decode(t, hy(t, "job", "files", "-c", "1", f.Jobs[0].Key, "--json", "--data-dir", home), &got)
+	if len(got.Files) != 1 || f.Jobs[1].Result["sha"] != got.Files[0].SHA256 {
+		t.Fatalf("upload saw %q, the dump recorded %+v", f.Jobs[1].Result["sha"], got.Files)
 	}
 	t.Logf("upload finished at attempt %d", f.Jobs[1].Attempt)
+	const size, chunk = 384 << 20, files.DefaultChunkSize
+	served := metricValue(t, nas, "hyphae_files_served_bytes_total")
+	t.Logf("the nas served %d bytes for a %d-byte file: %d sent twice", served, size, served-size)
+	if served < size || served-size > chunk {
+		t.Errorf("the nas served %d bytes for a %d-byte file: %d sent twice, want at most one chunk (%d)",
+			served, size, served-size, chunk)
+	}
+}
+
+// metricValue reads one unlabelled series from the /metrics of the agent
+// in dir, over its API socket.
+func metricValue(t *testing.T, dir, name string) int64 {
+	t.Helper()
+	code, body, err := api.NewUnixClient(node.PathsFor(dir).Socket).Get(context.Background(), "/metrics")
+	if err != nil || code != 200 {
+		t.Fatalf("GET /metrics: %d %v", code, err)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return int64(f)
+		}
+	}
+	t.Fatalf("/metrics has no %s:\n%s", name, body)
+	return 0
 }
