@@ -87,6 +87,12 @@ func rawAcrossProcesses(b *testing.B) func() time.Duration {
 // startRawEcho runs this binary as rawEcho and returns its address; the
 // helper exits when its stdin closes, at b's cleanup.
 func startRawEcho(b *testing.B) peer.AddrInfo {
+	info, _ := startRawEchoPID(b)
+	return info
+}
+
+// startRawEchoPID is startRawEcho that also returns the helper's pid.
+func startRawEchoPID(b *testing.B) (peer.AddrInfo, int) {
 	self, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
@@ -118,7 +124,7 @@ func startRawEcho(b *testing.B) peer.AddrInfo {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return *info
+	return *info, cmd.Process.Pid
 }
 
 // rawEcho is the helper process: a bare host echoing topic raw/b onto

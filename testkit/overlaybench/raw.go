@@ -16,6 +16,11 @@ import (
 // RawSize is the raw baseline's message: 1 KiB.
 const RawSize = 1 << 10
 
+// queueSize is the overlay's gossipsub queue and subscription buffer
+// size (overlay/pubsub.go), so that many messages in flight are not
+// dropped by the baseline alone.
+const queueSize = 1024
+
 // The raw baseline: a gossipsub request/response between two bare hosts
 // with default gossipsub, over two topics, one host echoing what the
 // other publishes. The overlay's BenchmarkRawPubsubRoundTrip measures it
@@ -49,7 +54,9 @@ func NewHost(ctx context.Context, opts ...libp2p.Option) (host.Host, *pubsub.Pub
 	if err != nil {
 		return nil, nil, err
 	}
-	ps, err := pubsub.NewGossipSub(ctx, h)
+	// The overlay's queue sizes: gossipsub's defaults (32) drop messages
+	// once more than that are in flight to one peer.
+	ps, err := pubsub.NewGossipSub(ctx, h, pubsub.WithPeerOutboundQueueSize(queueSize), pubsub.WithValidateQueueSize(queueSize))
 	if err != nil {
 		_ = h.Close()
 		return nil, nil, err
@@ -73,7 +80,7 @@ func JoinTopics(ps *pubsub.PubSub, sub, pub string) (*pubsub.Subscription, *pubs
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := ts.Subscribe()
+	s, err := ts.Subscribe(pubsub.WithBufferSize(queueSize))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -65,6 +65,7 @@ var runs = []run{
 		fullEnv: []string{"HYPHAE_BENCH_ACCUM_JOBS=150000"}, quickEnv: []string{"HYPHAE_BENCH_ACCUM_JOBS=40000"}},
 	{pkg: "./testkit/cmd/bench/asynqbase", bench: "^BenchmarkAsynqNoop$", full: 3000, quick: 600, module: true},
 	{pkg: "./testkit/e2e", bench: "^BenchmarkLeanShTrue$", full: 1000, quick: 300},
+	{pkg: "./testkit/e2e", bench: "^BenchmarkCrossAgentInFlight$", full: 3000, quick: 600},
 	{pkg: "./testkit/cmd/bench/asynqbase", bench: "^BenchmarkAsynqShTrue$", full: 1000, quick: 300, module: true},
 	{pkg: "./testkit/e2e", bench: "^Benchmark(AgentStartup|RedisServerStartup)$", full: 10, quick: 5},
 	{pkg: "./testkit/e2e", bench: "^Benchmark(IdleAgent|IdleRedisServer)$", full: 1, quick: 1, once: true, verbose: true,

@@ -23,6 +23,11 @@ func (t *table) lean() {
 	t.cmp("sh `true` jobs/s, 4 submitters, through the Redis contract (vs asynq v0.26 tasks whose handler runs sh -c true; LeanShTrue vs AsynqShTrue)",
 		t.fig("BenchmarkLeanShTrue", "jobs/s"), t.fig("BenchmarkAsynqShTrue", "jobs/s"), rate, "≥ 1.0×", atLeast(1.0))
 	t.leanCPU("CPU per sh `true` job: agent + submitters + redis-server (vs asynq's; sh's own CPU in neither)", "BenchmarkLeanShTrue", "BenchmarkAsynqShTrue")
+	const far = "BenchmarkCrossAgentInFlight"
+	t.cmp("cross-agent noop jobs/s, 64 in flight, two `hyphae run` processes on loopback, job.run on A's API into B's context (vs raw gossipsub request/responses/s, 64 in flight, a bare host here and one in a helper process, 1 KiB)",
+		t.fig(far, "jobs/s"), t.fig(far, "raw-rr/s"), rate, "≥ 0.5×", atLeast(0.5))
+	t.cmp("… CPU per cross-agent job, both agents and both redis-servers, from /proc (vs CPU per raw request/response, both raw hosts)",
+		t.fig(far, "cpu-µs/op"), t.fig(far, "raw-cpu-µs/op"), µs, "≤ 2×", atMost(2))
 	const accum = "BenchmarkLeanAccumulation"
 	t.cmp("noop jobs/s in the last two blocks of 5,000 after 150,000 jobs, retention on its defaults (vs the first two blocks of the same run)",
 		t.fig(accum, "last-jobs/s"), t.fig(accum, "first-jobs/s"), rate, "≥ 0.95×", atLeast(0.95))
