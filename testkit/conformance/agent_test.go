@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/testkit/gobuild"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -64,7 +65,7 @@ func startHyphae() (func(), error) {
 		os.RemoveAll(dir)
 	}
 	bin := filepath.Join(dir, "hyphae")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/hyphae-run/hyphae/cmd/hyphae").CombinedOutput(); err != nil {
+	if out, err := gobuild.Command("", "-o", bin, "github.com/hyphae-run/hyphae/cmd/hyphae").CombinedOutput(); err != nil {
 		stop()
 		return nil, fmt.Errorf("build hyphae: %v\n%s", err, out)
 	}

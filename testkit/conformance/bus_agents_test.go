@@ -17,6 +17,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/hyphae-run/hyphae/testkit/gobuild"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
@@ -100,7 +101,7 @@ func startBus() (func(), error) {
 	bin := builtBin
 	if bin == "" {
 		bin = filepath.Join(dir, "hyphae")
-		if out, err := exec.Command("go", "build", "-o", bin, "github.com/hyphae-run/hyphae/cmd/hyphae").CombinedOutput(); err != nil {
+		if out, err := gobuild.Command("", "-o", bin, "github.com/hyphae-run/hyphae/cmd/hyphae").CombinedOutput(); err != nil {
 			p.stop()
 			return nil, fmt.Errorf("build hyphae: %v\n%s", err, out)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/testkit/gobuild"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 	"github.com/redis/go-redis/v9"
 )
@@ -54,7 +55,7 @@ func heroBinary(t *testing.T) string {
 			return
 		}
 		heroBin = filepath.Join(dir, "hyphae")
-		out, err := exec.Command("go", "build", "-o", heroBin, "github.com/hyphae-run/hyphae/cmd/hyphae").CombinedOutput()
+		out, err := gobuild.Command("", "-o", heroBin, "github.com/hyphae-run/hyphae/cmd/hyphae").CombinedOutput()
 		if err != nil {
 			heroBinErr = fmt.Errorf("build hyphae: %v\n%s", err, out)
 		}

@@ -15,6 +15,12 @@ import (
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
 
+// The two tests here run alone, before the parallel ones. Each writes
+// 384 MiB twice (the dump, the fetched copy), and while that keeps the disk's fsyncs slow, a redis-server with appendfsync
+// everysec postpones its AOF writes (up to 2 s) after it has answered:
+// a kill -9 of another test's agent then loses what it had just been
+// told was stored (TestDelayedJobSurvivesKill9OfAgentAndRedis, once).
+
 // TestFilesSenderKilledMidTransfer: the agent that holds a producer's file
 // is killed with SIGKILL while the consumer's agent fetches it; the
 // consumer's attempt fails, its retry finds the sender back (restarted on
@@ -22,7 +28,7 @@ import (
 // fetch resumes at its last verified chunk, files/transfer's resume tests
 // show byte for byte): the consumer sees the producer's sha256.
 func TestFilesSenderKilledMidTransfer(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see the top of this file.
 	home := startFlowAgent(t, "home", "")
 	nas := startFlowAgent(t, "nas", "", "--bootstrap", home.addr(t))
 	home.hy(t, "context", "create", "--id", "1")
@@ -94,7 +100,7 @@ jobs:
 // goes on, or the consumer's retry fetches again from the part it kept,
 // and the consumer sees the producer's sha256.
 func TestFilesCutLinkMidTransfer(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see the top of this file.
 	lab := testnet.NewLab(t, 2)
 	home, nas := newDataDir(t), newDataDir(t)
 	homeID, nasID := peerIDOf(t, home), peerIDOf(t, nas)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/testkit/gobuild"
 	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
@@ -119,8 +120,7 @@ func TestPlainBuildVersion(t *testing.T) {
 		t.Skipf("not a git checkout: %v", err)
 	}
 	exe := filepath.Join(t.TempDir(), "hyphae")
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", exe, "./cmd/hyphae")
-	build.Dir = repo
+	build := gobuild.Command(repo, "-buildvcs=true", "-o", exe, "./cmd/hyphae")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -buildvcs=true: %v\n%s", err, out)
 	}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/gobuild"
 )
 
 // oldCommit is the previous build the upgrade and version-skew tests run
@@ -90,9 +92,9 @@ func buildOld() (path, skip string, err error) {
 		}
 	}
 	tmp := path + ".tmp"
-	build := exec.Command("go", "build", "-o", tmp,
+	build := gobuild.Command(src, "-mod=mod", "-o", tmp,
 		"-ldflags", "-X github.com/hyphae-run/hyphae/node.Version="+oldVersion, "./cmd/hyphae")
-	build.Dir, build.Env = src, append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	build.Env = append(build.Env, "GOWORK=off")
 	if out, err := build.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("build the previous hyphae (%s): %v\n%s", commit, err, out)
 	}
@@ -152,7 +154,7 @@ func (a *binAgent) start(t *testing.T, args ...string) {
 	}
 	argv := append([]string{"run", "--data-dir", a.dir, "--presence-interval", "300ms"}, local...)
 	cmd := exec.Command(a.bin, append(argv, args...)...)
-	p := &proc{cmd: cmd, dir: a.dir, log: &bytes.Buffer{}, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, dir: a.dir, log: &logBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hyphae-run/hyphae/testkit/gobuild"
 	"github.com/hyphae-run/hyphae/testkit/need"
 	"github.com/hyphae-run/hyphae/testkit/testnet"
 )
@@ -42,8 +43,7 @@ func TestPackage(t *testing.T) {
 	debs := map[string]string{}
 	for _, v := range []string{"0.1.0-test.1", "0.1.0-test.2"} {
 		exe := filepath.Join(work, "hyphae-"+v)
-		build := exec.Command("go", "build", "-ldflags", "-s -w -X github.com/hyphae-run/hyphae/node.Version="+v, "-o", exe, "./cmd/hyphae")
-		build.Dir = repo
+		build := gobuild.Command(repo, "-ldflags", "-s -w -X github.com/hyphae-run/hyphae/node.Version="+v, "-o", exe, "./cmd/hyphae")
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", v, err, out)
 		}
@@ -168,8 +168,7 @@ func TestPackageRPM(t *testing.T) {
 func buildPackager(t *testing.T, repo, dir string) string {
 	t.Helper()
 	exe := filepath.Join(dir, "hyphae-pkg")
-	cmd := exec.Command("go", "build", "-o", exe, ".")
-	cmd.Dir = filepath.Join(repo, "scripts", "pkg")
+	cmd := gobuild.Command(filepath.Join(repo, "scripts", "pkg"), "-buildvcs=false", "-o", exe, ".")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build scripts/pkg: %v\n%s", err, out)
 	}

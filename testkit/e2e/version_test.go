@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hyphae-run/hyphae/testkit/gobuild"
 )
 
 // versionOf is the version `hyphae version` of binary b prints, checking
@@ -52,8 +54,7 @@ func TestVersionOneString(t *testing.T) {
 		{"-buildvcs=false", "-o", rel, "-ldflags", "-X " + pkg + "/node.Version=" + relVersion +
 			" -X " + pkg + "/cmd/hyphae/cli.commit=" + relCommit + " -X " + pkg + "/cmd/hyphae/cli.buildDate=" + relDate},
 	} {
-		build := exec.Command("go", append(append([]string{"build"}, args...), "./cmd/hyphae")...)
-		build.Dir = repo
+		build := gobuild.Command(repo, append(args, "./cmd/hyphae")...)
 		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build %v: %v\n%s", args, err, out)
 		}
