@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,12 +108,11 @@ func (s *Server) start(port int, o Options) error {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	exit := make(chan struct{})
+	if err := startLocked(cmd, func() { logf.Close(); close(exit) }); err != nil {
 		logf.Close()
 		return err
 	}
-	exit := make(chan struct{})
-	go func() { _ = cmd.Wait(); logf.Close(); close(exit) }()
 	s.mu.Lock()
 	s.cmd, s.port, s.exit = cmd, port, exit
 	s.Addr = fmt.Sprintf("127.0.0.1:%d", port)
@@ -124,6 +124,26 @@ func (s *Server) start(port int, o Options) error {
 		return fmt.Errorf("%w; log: %s", err, tail(filepath.Join(s.Dir, "redis.log")))
 	}
 	return nil
+}
+
+// startLocked starts cmd and waits for it on one OS thread, locked for
+// the process's whole life, then calls exited: Linux sends Pdeathsig
+// (procAttr) when the thread that forked the child exits, and the Go
+// runtime ends threads (one whose goroutine exits locked, as
+// node/embedredis's do), which killed a test's server under its feet.
+func startLocked(cmd *exec.Cmd, exited func()) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // no unlock: the thread ends with the child
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+		exited()
+	}()
+	return <-started
 }
 
 func waitReady(addr string, exit chan struct{}) error {
