@@ -33,13 +33,7 @@ import (
 // Metrics as overlaybench.Interleaved reports them: p50-µs, p99-µs and
 // jobs/s (ours), raw-p50-µs and raw-p99-µs, ratio-p50 (ours over raw).
 func BenchmarkCrossAgentProcesses(b *testing.B) {
-	args := []string{"--presence-interval", "3s", "--log-level", "warn"}
-	bob := startFlowAgent(b, "bob", "", args...)
-	alice := startFlowAgent(b, "alice", "", append(args, "--bootstrap", bob.addr(b))...)
-	bob.hy(b, "context", "create", "--id", "4")
-	bob.hy(b, "context", "grant", "4", "--actor", alice.peer, "--role", "executor")
-	alice.waitPeerUp(b, bob.peer, "noop")
-	client := api.NewUnixClient(node.PathsFor(alice.dir).Socket)
+	_, bob, client := crossPair(b)
 	params := map[string]any{"to": bob.peer, "context": 4, "type": "noop", "script": "-", "wait": 60}
 	ours := func() time.Duration {
 		start := time.Now()
@@ -50,6 +44,19 @@ func BenchmarkCrossAgentProcesses(b *testing.B) {
 		return time.Since(start)
 	}
 	overlaybench.Interleaved(b, 20, ours, rawAcrossProcesses(b))
+}
+
+// crossPair starts bob and alice (bootstrapped from bob), each a `hyphae
+// run` with its embedded store, log level warn; bob's context 4 grants
+// alice executor, and alice sees bob up. client calls alice's API.
+func crossPair(b *testing.B) (alice, bob *flowAgent, client *api.Client) {
+	args := []string{"--presence-interval", "3s", "--log-level", "warn"}
+	bob = startFlowAgent(b, "bob", "", args...)
+	alice = startFlowAgent(b, "alice", "", append(args, "--bootstrap", bob.addr(b))...)
+	bob.hy(b, "context", "create", "--id", "4")
+	bob.hy(b, "context", "grant", "4", "--actor", alice.peer, "--role", "executor")
+	alice.waitPeerUp(b, bob.peer, "noop")
+	return alice, bob, api.NewUnixClient(node.PathsFor(alice.dir).Socket)
 }
 
 // BenchmarkRawAcrossProcesses is BenchmarkCrossAgentProcesses's raw

@@ -33,13 +33,7 @@ const inFlight = 64
 // and raw-cpu-µs/op (both raw hosts: this process during the raw window
 // and the helper, per request/response).
 func BenchmarkCrossAgentInFlight(b *testing.B) {
-	args := []string{"--presence-interval", "3s", "--log-level", "warn"}
-	bob := startFlowAgent(b, "bob", "", args...)
-	alice := startFlowAgent(b, "alice", "", append(args, "--bootstrap", bob.addr(b))...)
-	bob.hy(b, "context", "create", "--id", "4")
-	bob.hy(b, "context", "grant", "4", "--actor", alice.peer, "--role", "executor")
-	alice.waitPeerUp(b, bob.peer, "noop")
-	client := api.NewUnixClient(node.PathsFor(alice.dir).Socket)
+	alice, bob, client := crossPair(b)
 	params := map[string]any{"to": bob.peer, "context": 4, "type": "noop", "script": "-", "wait": 120}
 	job := func(int, int) {
 		var got wire.JobView

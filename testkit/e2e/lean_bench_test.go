@@ -37,7 +37,7 @@ func startLean(b testing.TB, contexts int) *leanAgent {
 	b.Helper()
 	dir := newDataDir(b)
 	cmd := exec.Command(bin, append([]string{"run", "--data-dir", dir}, localArgs()...)...)
-	p := &proc{cmd: cmd, dir: dir, log: &logBuffer{}, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, dir: dir, log: &syncBuf{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	a := &leanAgent{proc: p, api: api.NewUnixClient(node.PathsFor(dir).Socket)}

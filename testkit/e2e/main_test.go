@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,7 +45,7 @@ func TestMain(m *testing.M) {
 type proc struct {
 	cmd  *exec.Cmd
 	dir  string
-	log  *logBuffer
+	log  *syncBuf
 	done chan error
 }
 
@@ -76,7 +75,7 @@ func startRun(t testing.TB, dir string, prefix []string, args ...string) *proc {
 	argv := append(append([]string{}, prefix...), bin, "run", "--data-dir", dir)
 	argv = append(argv, args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	p := &proc{cmd: cmd, dir: dir, log: &logBuffer{}, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, dir: dir, log: &syncBuf{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -176,23 +175,3 @@ func decode(t testing.TB, s string, v any) {
 }
 
 var eventually = poll.Eventually
-
-// logBuffer is an agent's output: written by exec's copying goroutine
-// while a test (or a failing test's cleanup) reads it.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer // guarded by mu
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// String is what was written so far.
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}

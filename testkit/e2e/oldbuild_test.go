@@ -154,7 +154,7 @@ func (a *binAgent) start(t *testing.T, args ...string) {
 	}
 	argv := append([]string{"run", "--data-dir", a.dir, "--presence-interval", "300ms"}, local...)
 	cmd := exec.Command(a.bin, append(argv, args...)...)
-	p := &proc{cmd: cmd, dir: a.dir, log: &logBuffer{}, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, dir: a.dir, log: &syncBuf{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

@@ -153,7 +153,7 @@ func launch(t testing.TB, dir string, prefix []string, args ...string) *proc {
 	}
 	argv := append(append(append([]string{}, prefix...), bin, "run", "--data-dir", dir), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	p := &proc{cmd: cmd, dir: dir, log: &logBuffer{}, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, dir: dir, log: &syncBuf{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if lv := os.Getenv("HYPHAE_TEST_GOLOG"); lv != "" { // e.g. p2p-holepunch=debug,autorelay=debug
