@@ -45,7 +45,8 @@ var (
 	descRunning    = prometheus.NewDesc("hyphae_runner_running_jobs", "Jobs running now.", nil, nil)
 	descDraining   = prometheus.NewDesc("hyphae_draining", "1 while the agent drains.", nil, nil)
 	collectorDescs = []*prometheus.Desc{descReturn, descConduct, descQueue, descOutbox, descRetrans, descMsgIn, descMsgOut, descRejected,
-		descFrames, descDirectRej, descPeersUp, descPresence, descFlows, descRunning, descDraining}
+		descFrames, descDirectRej, descPeersUp, descPresence, descFlows, descRunning, descDraining,
+		descFileBytes, descFileTransfers, descFileActive}
 )
 
 // collector reads the live values at scrape time.

@@ -12,10 +12,6 @@ var (
 	descFileActive    = prometheus.NewDesc("hyphae_files_transfers_active", "File transfers this agent is sending now.", nil, nil)
 )
 
-func init() {
-	collectorDescs = append(collectorDescs, descFileBytes, descFileTransfers, descFileActive)
-}
-
 // collectFiles reports the file server's counts; no series without one.
 func (c *collector) collectFiles(ch chan<- prometheus.Metric) {
 	if c.h.Files == nil {

@@ -45,9 +45,10 @@ func TestReadmeWaitLoopsStopWhenTheAgentIsGone(t *testing.T) {
 // case: it answers on its unix socket for a moment first, and the loop
 // may see it up.)
 func TestReadmeWaitLoopEndsWhenTheAgentDiesAtStart(t *testing.T) {
-	// Not parallel: run beside the other e2e tests, bob's agent here once
-	// began to drain as it started (a signal from outside the block; not
-	// found yet), so the README's blocks run alone, as they always had.
+	// Not parallel: beside the other e2e tests, bob's agent in
+	// TestReadmeTwoMachines once began to drain as it started (a signal
+	// from outside its block, not found yet), so the README's blocks run
+	// alone, as they always had.
 	block := readmeBlocks(t, "one-machine")[""]
 	loop := readmeWaitLoop.FindStringIndex(block)
 	if loop == nil {

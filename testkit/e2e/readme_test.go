@@ -225,9 +225,10 @@ func tail(s string, n int) string {
 // Quick start, one machine: the build, init, run, a job, a flow; then the
 // JSON-RPC call with curl and the Redis contract with redis-cli.
 func TestReadmeOneMachine(t *testing.T) {
-	// Not parallel: run beside the other e2e tests, bob's agent here once
-	// began to drain as it started (a signal from outside the block; not
-	// found yet), so the README's blocks run alone, as they always had.
+	// Not parallel: beside the other e2e tests, bob's agent in
+	// TestReadmeTwoMachines once began to drain as it started (a signal
+	// from outside its block, not found yet), so the README's blocks run
+	// alone, as they always had.
 	blocks := readmeBlocks(t, "one-machine")
 	if len(blocks) != 4 {
 		t.Fatalf("README one-machine blocks: %d, want 4 (quick start, rpc, redis, events)", len(blocks))
@@ -255,9 +256,10 @@ func TestReadmeOneMachine(t *testing.T) {
 // context 1 and runs a flow pinned to her; then the Redis contract's
 // message to another agent.
 func TestReadmeTwoMachines(t *testing.T) {
-	// Not parallel: run beside the other e2e tests, bob's agent here once
-	// began to drain as it started (a signal from outside the block; not
-	// found yet), so the README's blocks run alone, as they always had.
+	// Not parallel: beside the other e2e tests, bob's agent in
+	// TestReadmeTwoMachines once began to drain as it started (a signal
+	// from outside its block, not found yet), so the README's blocks run
+	// alone, as they always had.
 	blocks := readmeBlocks(t, "two-machines")
 	for _, step := range []string{"each", "alice", "bob", "bob-redis"} {
 		if blocks[step] == "" {
