@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/identity"
@@ -73,9 +74,21 @@ func (n *Node) startJanitor(ctx context.Context) error {
 	if err := j.Start(ctx); err != nil {
 		return err
 	}
+	if n.runner != nil && (r.Enabled == nil || *r.Enabled) {
+		n.runner.OnJobDone(countEnds(j)) // a busy runner's jobs are swept as they pile up
+	}
 	n.janitor = j
 	n.parts.janitor = part{"retention", j.Shutdown}
 	return nil
+}
+
+// endCounter hears of each job that ends here, by its context alone
+// (retention's Janitor, which sweeps a context early once enough did).
+type endCounter interface{ Ended(ctxID uint64) }
+
+// countEnds adapts c to a runner's OnJobDone hook.
+func countEnds(c endCounter) func(uint64, *model.RunnerJob) {
+	return func(ctxID uint64, _ *model.RunnerJob) { c.Ended(ctxID) }
 }
 
 func (n *Node) startRunner(ctx context.Context) error {

@@ -16,8 +16,9 @@ type Config struct {
 	MaxFlows    int           // ended flows kept per context, each with its jobs; default 1000
 	MaxMessages int           // settled messages kept per context, and msg_in's length; default 10000
 	Interval    time.Duration // between sweeps; default 1m
+	Margin      int           // ended jobs past MaxJobs that sweep a context early; default max(MaxJobs/2, 100)
 	Batch       int           // items per script call; default 100
-	Off         bool          // no periodic sweeps (Prune still works)
+	Off         bool          // no periodic or early sweeps (Prune still works)
 
 	// Contexts lists the context DBs to sweep.
 	Contexts func(ctx context.Context) ([]uint64, error)
@@ -43,6 +44,20 @@ const (
 	DefaultBatch       = 100
 )
 
+// minMargin is the least default Margin: every early sweep lists all of
+// its context's ended jobs, so a small MaxJobs must not mean a sweep
+// after every few jobs.
+const minMargin = 100
+
+// Early sweeps (Janitor.Ended) let a context grow by Margin ended jobs
+// past MaxJobs, and each lists all MaxJobs+Margin to remove Margin of
+// them. The listing is what costs: about 50 ms of redis-server CPU for
+// 11,000 jobs, against 10 ms to remove 1,000 (2 vCPU, 2026-12). Half of
+// MaxJobs lists three jobs per job removed, a few per cent of a noop
+// job's cost, and bounds a context at 1.5 times MaxJobs; a tenth would
+// list eleven, over a tenth of a noop job's cost at thousands a second
+// (BENCHMARKS.md, Lean, Accumulation).
+
 // withDefaults returns c with every zero field set.
 func (c Config) withDefaults() Config {
 	if c.MaxAge == 0 {
@@ -63,6 +78,9 @@ func (c Config) withDefaults() Config {
 	if c.Batch == 0 {
 		c.Batch = DefaultBatch
 	}
+	if c.Margin == 0 {
+		c.Margin = max(c.MaxJobs/2, minMargin)
+	}
 	return c
 }
 
@@ -79,9 +97,9 @@ func (c Config) Validate() error {
 	if d.MaxAge < 0 || d.Interval < 0 {
 		errs = append(errs, fmt.Errorf("MaxAge %v and Interval %v must not be negative", d.MaxAge, d.Interval))
 	}
-	if d.MaxJobs < 0 || d.MaxFlows < 0 || d.MaxMessages < 0 || d.Batch < 0 {
-		errs = append(errs, fmt.Errorf("MaxJobs %d, MaxFlows %d, MaxMessages %d and Batch %d must not be negative",
-			d.MaxJobs, d.MaxFlows, d.MaxMessages, d.Batch))
+	if d.MaxJobs < 0 || d.MaxFlows < 0 || d.MaxMessages < 0 || d.Batch < 0 || d.Margin < 0 {
+		errs = append(errs, fmt.Errorf("MaxJobs %d, MaxFlows %d, MaxMessages %d, Batch %d and Margin %d must not be negative",
+			d.MaxJobs, d.MaxFlows, d.MaxMessages, d.Batch, d.Margin))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("retention config: %w", err)

@@ -6,7 +6,11 @@
 // directories, and msg_in, a record only, is trimmed to a count.
 //
 // A Janitor sweeps every context of the agent each Config.Interval, and
-// Prune does the same at once (hyphae prune), optionally as a dry run. A
+// Prune does the same at once (hyphae prune), optionally as a dry run.
+// The agent's runner also tells it of each job it ends (Janitor.Ended):
+// once a context's ended jobs pass MaxJobs by Config.Margin, its jobs are
+// swept without waiting for the Interval (early.go), so a busy runner
+// never piles up many times the bound for one large sweep to remove. A
 // sweep lists what has ended page by page and removes it in batches of
 // Config.Batch items, each batch one Lua script (context/store's
 // PruneJobs, PruneFlows, PruneMessages) that checks every item again as

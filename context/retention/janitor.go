@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// Janitor sweeps the agent's contexts every Interval (unless Off) and
+// Janitor sweeps the agent's contexts every Interval (unless Off), sweeps
+// a context's jobs early once Ended has counted Margin past MaxJobs, and
 // prunes on demand. One sweep or prune runs at a time.
 type Janitor struct {
 	cfg Config
@@ -16,10 +17,13 @@ type Janitor struct {
 	log *slog.Logger
 
 	turn chan struct{} // holds one token: whoever takes it sweeps
+	wake chan struct{} // holds one signal: a context is due an early sweep
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // set by Start; guarded by mu
 	done   chan struct{}      // closed when the loop ends; guarded by mu
+	ended  map[uint64]int     // per context, ended jobs kept at its last sweep and ended here since; guarded by mu
+	due    map[uint64]bool    // contexts past MaxJobs+Margin, for the next early sweep; guarded by mu
 }
 
 // New checks cfg and returns a Janitor; nothing runs until Start.
@@ -30,13 +34,15 @@ func New(cfg Config, st Store, log *slog.Logger) (*Janitor, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	j := &Janitor{cfg: cfg.withDefaults(), st: st, log: log, turn: make(chan struct{}, 1)}
+	j := &Janitor{cfg: cfg.withDefaults(), st: st, log: log, turn: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), ended: map[uint64]int{}, due: map[uint64]bool{}}
 	j.turn <- struct{}{}
 	return j, nil
 }
 
-// Start begins the periodic sweeps (none when Off): the first after one
-// Interval, so that starting an agent costs nothing more.
+// Start begins the periodic and early sweeps (none when Off): the first
+// periodic one after one Interval, so that starting an agent costs
+// nothing more.
 func (j *Janitor) Start(ctx context.Context) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -51,7 +57,7 @@ func (j *Janitor) Start(ctx context.Context) error {
 	}
 	go j.loop(ctx)
 	j.log.Info("retention: sweeping", "every", j.cfg.Interval, "max_age", j.cfg.MaxAge,
-		"max_jobs", j.cfg.MaxJobs, "max_flows", j.cfg.MaxFlows, "max_messages", j.cfg.MaxMessages)
+		"max_jobs", j.cfg.MaxJobs, "margin", j.cfg.Margin, "max_flows", j.cfg.MaxFlows, "max_messages", j.cfg.MaxMessages)
 	return nil
 }
 
@@ -82,16 +88,23 @@ func (j *Janitor) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			j.sweepAll(ctx)
+		case <-j.wake:
+			j.sweepDue(ctx)
 		}
-		rep, err := j.Prune(ctx, Options{})
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			j.log.Warn("retention: sweep", "err", err)
-		}
-		j.logReport(rep)
 	}
+}
+
+// sweepAll is the periodic sweep: every context, everything.
+func (j *Janitor) sweepAll(ctx context.Context) {
+	rep, err := j.Prune(ctx, Options{})
+	switch {
+	case ctx.Err() != nil:
+		return
+	case err != nil:
+		j.log.Warn("retention: sweep", "err", err)
+	}
+	j.logReport(rep)
 }
 
 // logReport logs what a sweep removed, per context, when it removed

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/retention"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/internal/poll"
@@ -105,6 +107,44 @@ func TestJanitorSweepsOnItsOwn(t *testing.T) {
 			}
 		}
 		return left == 1
+	})
+}
+
+// A runner that tells the janitor of the jobs it ends has them swept once
+// they pass MaxJobs by the Margin, an hour before the periodic sweep: the
+// newest MaxJobs stay. The jobs a sweep kept count toward the next one.
+func TestJanitorSweepsEarlyPastTheMargin(t *testing.T) {
+	h := newStoreHarness(t)
+	j := h.janitor(t, retention.Config{MaxJobs: 2, Margin: 3, Interval: time.Hour})
+	h.startRunner(t, func(ctxID uint64, _ *model.RunnerJob) { j.Ended(ctxID) })
+	// Ids of two digits: jobs that end within the same second are kept by
+	// their key's order.
+	h.runNoops(t, 11, 16) // six ended: past 2 by more than 3
+	h.waitLeft(t, 11, 20, 15, 16)
+	h.runNoops(t, 17, 20) // the two kept and four more
+	h.waitLeft(t, 11, 20, 19, 20)
+}
+
+// runNoops runs noop jobs from..to, one after the other.
+func (h *harness) runNoops(t *testing.T, from, to int) {
+	t.Helper()
+	for id := from; id <= to; id++ {
+		h.waitStatus(t, h.submit(t, id, "noop", ""), "finished")
+	}
+}
+
+// waitLeft polls until, of jobs from..to, exactly those in want are left.
+func (h *harness) waitLeft(t *testing.T, from, to int, want ...int) {
+	t.Helper()
+	var left []int
+	poll.Eventually(t, waitLimit, fmt.Sprintf("only jobs %v to be left", want), func() bool {
+		left = left[:0]
+		for id := from; id <= to; id++ {
+			if h.keysOf(t, fmt.Sprintf("job:1:%d", id)) > 0 {
+				left = append(left, id)
+			}
+		}
+		return slices.Equal(left, want)
 	})
 }
 

@@ -54,17 +54,26 @@ func (j *Janitor) sweepFlows(ctx context.Context, id uint64, r rules, dirs *jobD
 	return nil
 }
 
+// sweepJobs prunes context id's ended jobs by r and, unless dry, restarts
+// the count of ended jobs that brings its next early sweep.
 func (j *Janitor) sweepJobs(ctx context.Context, id uint64, r rules, dirs *jobDirs, rep *ContextReport) error {
+	if !r.dry {
+		j.listing(id)
+	}
 	jobs, err := j.st.Jobs.EndedJobs(ctx, id)
 	if err != nil {
 		return err
 	}
+	removed := rep.Jobs
 	for _, b := range batches(pick(jobs, j.cfg.MaxJobs, r.cutoff), j.cfg.Batch, maxBatchJobs) {
 		p, err := j.st.Jobs.PruneJobs(ctx, id, b, r.dry)
 		if err != nil {
 			return err
 		}
 		j.prunedJobs(p, r, dirs, rep)
+	}
+	if !r.dry {
+		j.swept(id, len(jobs)-(rep.Jobs-removed))
 	}
 	return nil
 }
