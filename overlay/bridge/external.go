@@ -72,7 +72,8 @@ func (b *Bridge) watchExternal(ctx context.Context, target uint64, key, typ stri
 // externalLoop sends home, every externalEvery, the watched jobs that
 // their external workers ended; a context with none watched is looked at
 // again when one is (external_idle.go), and when every context has none
-// the loop sleeps until then.
+// the loop sleeps until then. Until the bridge has listed its contexts
+// (an agent with none yet) it looks every externalEvery, in memory.
 func (b *Bridge) externalLoop() {
 	idle := newExternalIdle(b.watch())
 	t := time.NewTimer(0)
@@ -85,14 +86,15 @@ func (b *Bridge) externalLoop() {
 		case <-idle.kick:
 			t.Stop()
 		}
-		ids := b.contextIDs()
+		listed := b.contextIDs()
+		ids := idle.contexts(listed)
 		for _, id := range ids {
 			now := time.Now()
 			if ok, seen := idle.look(id, now); ok && b.sendExternalHome(b.ctx, id) && idle.on {
 				b.noneWatched(id, now, seen, idle)
 			}
 		}
-		t.Reset(idle.wait(ids, time.Now()))
+		t.Reset(idle.wait(ids, len(listed) > 0, time.Now()))
 	}
 }
 

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -46,10 +47,40 @@ func (e *externalIdle) written(db uint64) {
 	}
 }
 
-// wait is how long the loop may sleep after a pass over ids at now:
-// externalEvery while a context may have jobs watched, else until the
-// first found empty is due for its safety look (a write kicks it first).
-func (e *externalIdle) wait(ids []uint64, now time.Time) time.Duration {
+// contexts returns the contexts a pass looks at: listed, the bridge's,
+// and those written since the start and not among them — one created
+// since the bridge last listed its contexts, where a received job was
+// watched (jobs.go, hasContext), is listed later with no write to wake
+// the loop then.
+func (e *externalIdle) contexts(listed []uint64) []uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.gen) == 0 {
+		return listed
+	}
+	ids, in := slices.Clone(listed), make(map[uint64]bool, len(listed))
+	for _, id := range listed {
+		in[id] = true
+	}
+	for db := range e.gen {
+		if !in[db] {
+			ids = append(ids, db)
+		}
+	}
+	return ids
+}
+
+// wait is how long the loop may sleep after a pass over ids at now, when
+// the bridge has listed its contexts (listed): externalEvery while a
+// context may have jobs watched, else until the first found empty is due
+// for its safety look (a write kicks it first). Before the bridge has
+// listed them (at start the loop's first pass may come first) it is
+// externalEvery: a context listed then has not been looked at, and a job
+// of it its worker ended while the agent was down wakes nothing.
+func (e *externalIdle) wait(ids []uint64, listed bool, now time.Time) time.Duration {
+	if !listed {
+		return externalEvery
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	d := wakeSafety

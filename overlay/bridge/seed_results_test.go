@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -148,7 +149,10 @@ func TestExternalWorkerHSetSendsTheResultHome(t *testing.T) {
 }
 
 // A job its external worker ends while the agent is down goes home when
-// the agent is back.
+// the agent is back — also when the restarted bridge's external loop
+// makes its first pass before the bridge has listed its contexts: the
+// restarted bridge's first listings (its start's and the Kick's) find
+// none here, so that pass comes first, as it may under load.
 func TestExternalWorkerEndWhileDownGoesHomeAtRestart(t *testing.T) {
 	t.Parallel()
 	n := newFakeNet()
@@ -168,10 +172,53 @@ func TestExternalWorkerEndWhileDownGoesHomeAtRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.hsetFinished(t, 2, key, `{"answer":"down"}`)
+	var listings atomic.Int32
+	b.cfg.Contexts = func(ctx context.Context) ([]uint64, error) {
+		if listings.Add(1) <= 2 {
+			return nil, nil
+		}
+		return b.st.Registry.ContextIDs(ctx)
+	}
 	b.start(t)
 
 	got := a.waitEnded(t, 1, jobKey(j))
 	if got.Status != model.JobFinished || got.Result["answer"] != "down" {
+		t.Fatalf("origin job = %s %v %q", got.Status, got.Result, got.Error)
+	}
+}
+
+// A job received for a context created since the bridge last listed its
+// contexts (hasContext finds it in the store) is watched for its external
+// worker there and goes home when the worker ends it, though every
+// context the bridge had listed was found with none watched: the watch's
+// write wakes the loop before the context is listed, and nothing writes
+// when it is.
+func TestExternalWorkerJobOfAContextListedLateGoesHome(t *testing.T) {
+	t.Parallel()
+	n := newFakeNet()
+	a, b := newSide(t, n, nil), newSide(t, n, nil)
+	var listed atomic.Bool
+	b.cfg.Contexts = func(ctx context.Context) ([]uint64, error) {
+		ids, err := b.st.Registry.ContextIDs(ctx)
+		if listed.Load() {
+			return ids, err
+		}
+		return slices.DeleteFunc(ids, func(id uint64) bool { return id == 2 }), err
+	}
+	b.restart(t)
+	a.context(t, 1)
+	b.context(t, 3)
+	b.grant(t, 2, a.name(), model.RoleExecutor)
+	b.externalRunner(t, 2, 20, "v")
+
+	j := a.submitType(t, 1, 2, b.name(), "v")
+	key := b.work(t, 2, "v")
+	listed.Store(true)
+	b.b.Kick()
+	b.hsetFinished(t, 2, key, `{"answer":"late"}`)
+
+	got := a.waitEnded(t, 1, jobKey(j))
+	if got.Status != model.JobFinished || got.Result["answer"] != "late" {
 		t.Fatalf("origin job = %s %v %q", got.Status, got.Result, got.Error)
 	}
 }
