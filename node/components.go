@@ -159,7 +159,7 @@ func (n *Node) startBridge(ctx context.Context) error {
 		Self: n.id, Contexts: n.contextIDs, LocalTypes: n.scriptTypes, StopLocal: n.stopLocal, Offer: n.offer(),
 		TimeoutAck: n.cfg.Bus.TimeoutAck, Timeout: n.cfg.Bus.Timeout, Skew: n.cfg.Bus.Skew,
 		RunnerGrace: n.cfg.Supervisor.RunnerGrace, RunnerLostAfter: n.cfg.Supervisor.RunnerLostAfter,
-		Plain: n.bridgePlain(), Tracer: n.tracer, Breaker: n.breakerConfig(),
+		Plain: n.bridgePlain(), Tracer: n.tracer, Breaker: n.breakerConfig(), FilesLists: filesLists{n.files},
 	}, bridgeStore(n.store), n.overlay, n.log.With("part", "bridge"))
 	if err != nil {
 		return err

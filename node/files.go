@@ -3,12 +3,17 @@ package node
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
+	"github.com/hyphae-run/hyphae/files"
 	"github.com/hyphae-run/hyphae/files/transfer"
 	"github.com/hyphae-run/hyphae/node/jobfiles"
+	"github.com/hyphae-run/hyphae/overlay/bridge"
 )
 
 // openFiles opens the content store of files between jobs (node/jobfiles),
@@ -87,4 +92,21 @@ func (n *Node) filesPruned(ctxID uint64, keys []string) {
 // ref on the agent that ran that job (scheduler.Config.GrantFiles).
 func (n *Node) grantFiles(ref, to string) (string, error) {
 	return jobfiles.SignGrant(n.id.PrivKey(), ref, to, time.Now().Add(jobfiles.GrantTTL))
+}
+
+// filesLists carries a files list too long for a result apart, as a blob
+// of the content store (bridge.FilesLists); what no retry can fetch is
+// bridge.ErrListRefused.
+type filesLists struct{ s *jobfiles.Service }
+
+func (l filesLists) PublishList(ctx context.Context, ctxID uint64, key, list string) (string, error) {
+	return l.s.PublishList(ctx, ctxID, key, list)
+}
+
+func (l filesLists) FetchList(ctx context.Context, p peer.ID, ref, desc string, ctxID uint64, key string) (string, error) {
+	v, err := l.s.FetchList(ctx, p, ref, desc, ctxID, key)
+	if errors.Is(err, jobfiles.ErrBadList) || errors.Is(err, files.ErrRefused) || errors.Is(err, files.ErrNotFound) {
+		err = fmt.Errorf("%w: %w", bridge.ErrListRefused, err)
+	}
+	return v, err
 }

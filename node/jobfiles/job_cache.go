@@ -2,6 +2,8 @@ package jobfiles
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sync"
 	"time"
@@ -28,13 +30,15 @@ type cachedJob struct {
 	job    *model.RunnerJob
 	own    map[string]files.Entry // its files by sha256
 	inputs map[string]bool        // its inputs' blobs
+	list   string                 // sha256 of its files list, the blob it travels as when apart (lists.go)
 	until  time.Time
 }
 
-// has reports whether sha is among the job's files or inputs.
+// has reports whether sha is among the job's files or inputs, or is its
+// files list.
 func (c *cachedJob) has(sha string) bool {
 	_, ok := c.own[sha]
-	return ok || c.inputs[sha]
+	return ok || c.inputs[sha] || (sha == c.list && sha != "")
 }
 
 // jobCache holds cachedJobs by ref.
@@ -59,6 +63,10 @@ func (s *Service) job(ctx context.Context, ctxID uint64, key string) (*cachedJob
 	}
 	c = &cachedJob{job: j, until: now.Add(jobCacheTTL)}
 	c.own, c.inputs = blobsOf(j)
+	if v := j.FilesJSON(); v != "" {
+		sum := sha256.Sum256([]byte(v))
+		c.list = hex.EncodeToString(sum[:])
+	}
 	s.jobs.mu.Lock()
 	defer s.jobs.mu.Unlock()
 	if s.jobs.m == nil || len(s.jobs.m) >= jobCacheMax {

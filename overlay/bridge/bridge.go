@@ -71,6 +71,10 @@ type Config struct {
 	Breaker BreakerConfig
 	// Tracer exports the send, receive and result spans; nil: off.
 	Tracer *tracing.Tracer
+	// FilesLists carries a job's files list too long for one message
+	// apart, as a blob of the content store (files_apart.go); nil: such a
+	// result is an error saying where the files are.
+	FilesLists FilesLists
 }
 
 // Plain says which of the bridge's shortcuts are off: each true field
@@ -131,6 +135,7 @@ type Bridge struct {
 	away    awayPeers     // peers watched for their return (resend.go)
 	runners registry      // runner records per context, for jobs the agent routes
 
+	apart    listsApart // files lists being fetched apart (files_apart.go)
 	breakers *breakers  // circuit breakers per destination peer (breaker.go)
 	wake     bridgeWake // the loops' wake-ups (wake.go)
 

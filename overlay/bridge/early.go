@@ -135,7 +135,7 @@ func (b *Bridge) sendEarly(ctxID uint64, dst peer.ID, job *model.RunnerJob, logs
 	ready() // the record may be written while the result is sent
 	// The result acknowledges the job.
 	b.acks.resultFor(b.names.name(dst), job.Origin().Ref)
-	pre := resultOf(&payload{Ref: makeRef(ctxID, mk)}, job, logs)
+	pre := b.resultOf(b.ctx, &payload{Ref: makeRef(ctxID, mk)}, job, logs)
 	// Sent from this goroutine: the outbox cannot resend it before its
 	// record exists (recordEarly), so nothing else sends it meanwhile.
 	if err := b.deliver(b.ctx, dst, pre.typ, pre.target, pre.attempt, pre.p); err != nil && b.ctx.Err() == nil {

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -32,23 +33,34 @@ func copyFiles(j, src *model.RunnerJob) {
 const maxResult = overlay.DefaultMaxMessageSize - 16<<10
 
 // filesOf puts ended job j's files, and its ref here, on result p. A list
-// too long for one message (thousands of files) would never arrive and
-// leave the origin's job waiting: the result says so instead, as an error
-// naming where the files are.
-func filesOf(p *payload, j *model.RunnerJob) {
+// too long for one message (thousands of files) goes apart, as a blob the
+// origin fetches (files_apart.go); where it cannot, the result says so,
+// as an error naming where the files are, instead of a message that
+// would never arrive.
+func (b *Bridge) filesOf(ctx context.Context, p *payload, j *model.RunnerJob) {
 	v := j.FilesJSON()
 	if v == "" {
 		return
 	}
-	ref := strconv.FormatUint(j.ContextID, 10) + "/" + store.JobKey(j.CallerID, j.ID)
-	if rest := len(p.encode()) + len(ref); rest+len(v) > maxResult {
-		p.Status = string(model.JobError)
-		p.Error = fmt.Sprintf("outputs: the job's files list is %d KiB, past the %d KiB a result carries home; "+
-			"the files are on the agent that ran it (job %s there): put them in fewer files (a tar) to send them",
-			len(v)>>10, (maxResult-rest)>>10, ref)
+	key := store.JobKey(j.CallerID, j.ID)
+	ref := strconv.FormatUint(j.ContextID, 10) + "/" + key
+	rest := len(p.encode()) + len(ref)
+	if rest+len(v) <= maxResult {
+		p.Files, p.FilesRef = v, ref
 		return
 	}
-	p.Files, p.FilesRef = v, ref
+	if b.cfg.FilesLists != nil {
+		desc, err := b.cfg.FilesLists.PublishList(ctx, j.ContextID, key, v)
+		if err == nil {
+			p.FilesList, p.FilesRef = desc, ref
+			return
+		}
+		b.log.Warn("bridge: files list apart", "context", j.ContextID, "job", key, "err", err)
+	}
+	p.Status = string(model.JobError)
+	p.Error = fmt.Sprintf("outputs: the job's files list is %d KiB, past the %d KiB a result carries home; "+
+		"the files are on the agent that ran it (job %s there): put them in fewer files (a tar) to send them",
+		len(v)>>10, (maxResult-rest)>>10, ref)
 }
 
 // filesFields are the fields result p writes onto its origin job.

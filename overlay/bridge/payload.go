@@ -34,6 +34,11 @@ type payload struct {
 	// files field) and its ref at the runner, which they are asked for.
 	Files    string `json:"files,omitempty"`
 	FilesRef string `json:"files_ref,omitempty"`
+	// FilesList, on a result whose files list is too long for one
+	// message (then Files is empty): the entry (JSON, as one of a files
+	// list) of the list's blob at the runner, asked for through FilesRef
+	// (files_apart.go).
+	FilesList string `json:"files_list,omitempty"`
 }
 
 func (p *payload) encode() []byte {

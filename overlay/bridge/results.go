@@ -74,7 +74,7 @@ func (b *Bridge) queueResult(ctx context.Context, ctxID uint64, key string) erro
 	b.acks.resultFor(o.Peer, o.Ref) // the result acknowledges the job
 	out := store.Outgoing{Message: mk, Fields: m.ToHash(), Processing: store.RemoteDoneProcessingKey, Done: key}
 	p := &payload{Ref: makeRef(ctxID, mk)}
-	return b.launch(ctx, ctxID, mk, m, nil, out, resultOf(p, j, logs))
+	return b.launch(ctx, ctxID, mk, m, nil, out, b.resultOf(ctx, p, j, logs))
 }
 
 // ResultLogLines is how many of its last log lines a result carries; the
@@ -94,17 +94,17 @@ func (b *Bridge) resultPayload(ctx context.Context, ctxID uint64, key string, m 
 		return nil, err
 	}
 	logs, _ := b.st.Logs.ReadLogs(ctx, ctxID, store.JobKey(j.CallerID, j.ID), -ResultLogLines)
-	return resultOf(&payload{Ref: makeRef(ctxID, key)}, j, logs), nil
+	return b.resultOf(ctx, &payload{Ref: makeRef(ctxID, key)}, j, logs), nil
 }
 
 // resultOf fills result payload p from ended job j.
-func resultOf(p *payload, j *model.RunnerJob, logs []string) *built {
+func (b *Bridge) resultOf(ctx context.Context, p *payload, j *model.RunnerJob, logs []string) *built {
 	o := j.Origin()
 	p.OriginCtx, p.OriginJob, p.Attempt = o.Context, o.Job, o.Attempt
 	p.Status, p.Result, p.Error = string(j.Status), j.Result, j.Error
 	p.Logs = logs
 	p.TraceID = j.TraceID()
-	filesOf(p, j) // files.go
+	b.filesOf(ctx, p, j) // files.go
 	return &built{p, envelope.TypeResult, p.OriginCtx, p.Attempt}
 }
 
@@ -135,6 +135,9 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 		b.refused(from, "unexpected_result", nil)
 		b.reply(ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "")
 		return nil
+	}
+	if p.FilesList != "" && p.Files == "" {
+		return b.listApart(from, p) // files_apart.go: fetched, then handled again
 	}
 	status := model.JobStatus(p.Status)
 	if !status.Terminal() {
