@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node/api/wire"
@@ -44,5 +45,18 @@ func TestFilesLongListComesHome(t *testing.T) {
 	}
 	if got := jobOf(t, v, "count").Result["n"]; got != "6000" {
 		t.Fatalf("the consumer counted %q files, want 6000", got)
+	}
+}
+
+// A consumer routed to another agent whose inputs list is too long for a
+// job message ends error saying so, instead of its message being resent
+// until its time-out, and the flow ends.
+func TestFilesInputsListTooLongForAJobMessage(t *testing.T) {
+	t.Parallel()
+	a, b := flowPair(t)
+	v := waitFlow(t, a, runFlow(t, a, fmt.Sprintf(listFlow, b.peerID(), b.peerID())))
+	count := jobOf(t, v, "count")
+	if v.Status != "error" || count.Status != "error" || !strings.Contains(count.Error, "fewer input files") {
+		t.Fatalf("flow %s, count %s %q", v.Status, count.Status, count.Error)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
 	"github.com/hyphae-run/hyphae/crypto/envelope"
+	"github.com/hyphae-run/hyphae/overlay"
 )
 
 // msgOutLoop takes message keys from a context's msg_out and sends each
@@ -341,7 +342,27 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	if err != nil {
 		return err
 	}
-	return b.deliver(ctx, dst, pre.typ, pre.target, pre.attempt, pre.p)
+	err = b.deliver(ctx, dst, pre.typ, pre.target, pre.attempt, pre.p)
+	if errors.Is(err, overlay.ErrTooLarge) { // as large at every resend
+		return b.tooLarge(ctx, ctxID, key, m, err)
+	}
+	return err
+}
+
+// tooLarge ends message key, which no resend can fit in one overlay
+// message, and the job it sends with the reason (a job's inputs list
+// travels in its message: thousands of input files pass the limit).
+func (b *Bridge) tooLarge(ctx context.Context, ctxID uint64, key string, m *model.Message, err error) error {
+	if m.MessageType == model.MsgTypeJob && len(m.Job) == 1 {
+		return b.unroutable(ctx, ctxID, key, m, fmt.Errorf("the job's message is too large to send "+
+			"(its inputs list travels in it: give it fewer input files, a tar): %w", err))
+	}
+	_, _ = b.st.Bus.OutboxRemove(ctx, ctxID, key)
+	b.log.Warn("bridge: message too large to send", "context", ctxID, "key", key, "err", err)
+	if m.Status.CanMoveTo(model.MsgError) {
+		_ = b.st.Bus.SetMessageStatus(ctx, ctxID, key, model.MsgError, model.Hash{"error": err.Error()})
+	}
+	return nil
 }
 
 // backoff is how long after its sends-th send (counted from where its
