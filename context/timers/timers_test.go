@@ -22,16 +22,24 @@ type clock struct {
 func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-// rounds is a Firer that reports each round of the timers (it runs after
-// the delayed jobs' firer) and keeps nothing due.
+// rounds is a Firer that reports the latest round of the timers (it runs
+// after the delayed jobs' firer) and keeps nothing due. An unread round is
+// replaced, never kept in place of a later one: a reader waiting for the
+// round at a time would otherwise read an older one and miss its own.
 type rounds chan time.Time
 
 func (r rounds) Fire(_ context.Context, _ uint64, now time.Time) (time.Time, error) {
-	select {
-	case r <- now:
-	default:
+	for {
+		select {
+		case r <- now:
+			return time.Time{}, nil
+		default:
+			select {
+			case <-r:
+			default:
+			}
+		}
 	}
-	return time.Time{}, nil
 }
 
 func open(t testing.TB) (*store.Store, *testredis.Server) {
