@@ -119,3 +119,49 @@ func TestResentJobIsProcessedOnce(t *testing.T) {
 		t.Errorf("the resend was taken for a replay (%d)", r)
 	}
 }
+
+// An agent killed after it published a job and before it recorded the
+// send (sendWhileWriting) holds the job unsent at its restart, and the
+// runner's result may come before the job is sent again. That result is
+// not acknowledged (an ack would end the runner's resends while the job
+// waited here for good): its resend, once the send is recorded, lands
+// (e2e: TestFlowSupervisorKill9MidFlowResumes).
+func TestResultBeforeItsSendIsRecordedComesAgain(t *testing.T) {
+	t.Parallel()
+	n := newFakeNet()
+	a := newSide(t, n, nil)
+	x := newStranger(t, n) // the runner
+	a.context(t, 1)
+	ctx := context.Background()
+	j := &model.RunnerJob{ID: 50, CallerID: 7, ContextID: 1, Script: "true", ScriptType: "sh",
+		Status: model.JobDispatched, Attempt: 1, Runner: x.name()}
+	if err := a.st.Jobs.SaveJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	res := &payload{Ref: "2/message:3:4", OriginCtx: 1, OriginJob: jobKey(j), Attempt: 1,
+		Status: string(model.JobFinished), Result: map[string]string{"ran": "x"}}
+	x.send(t, a.peer(), envelope.TypeResult, 1, res)
+	poll.Eventually(t, waitFor, "the early result answered", func() bool { return a.rejected("result_before_send") == 1 })
+	select {
+	case r := <-x.got:
+		t.Fatalf("the early result got a %s (of %q)", r.env.Type, r.p.AckOf)
+	default:
+	}
+	if now := a.job(t, 1, jobKey(j)); now.Status.Terminal() {
+		t.Fatalf("the early result ended the job: %s", now.Status)
+	}
+
+	// The restart sends the job again (msg_out), recording the send.
+	list := `[{"id":"50","caller_id":"7","script":"true","script_type":"sh"}]`
+	a.rawMessage(t, 1, 7, 60, "context_id", "2", "message_type", "job", "job", list, "dst", x.name())
+	if r := x.next(t, envelope.TypeJob); r.p.OriginJob != jobKey(j) {
+		t.Fatalf("the job sent again is %q, want %s", r.p.OriginJob, jobKey(j))
+	}
+	x.send(t, a.peer(), envelope.TypeResult, 1, res) // the runner's resend
+	if r := x.next(t, envelope.TypeAck); r.p.AckOf != res.Ref {
+		t.Fatalf("ack of %q, want %q", r.p.AckOf, res.Ref)
+	}
+	if got := a.waitEnded(t, 1, jobKey(j)); got.Status != model.JobFinished || got.Result["ran"] != "x" {
+		t.Fatalf("the job = %s %v, want finished with the runner's result", got.Status, got.Result)
+	}
+}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -123,6 +124,9 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	if err != nil {
 		return err
 	}
+	if dst == "" && b.sendUnrecorded(ctx, from, p) {
+		return nil // no ack: the runner resends it, and it lands once the send is recorded
+	}
 	if dst == "" || dst != b.names.name(from) {
 		// Not from the peer the job went to (it moved on, or a stranger,
 		// or no such job): refused, changing nothing, but acknowledged so
@@ -174,6 +178,30 @@ func (b *Bridge) onResult(ctx context.Context, from peer.ID, p *payload) error {
 	ack := func() { b.reply(b.ctx, from, envelope.TypeAck, p.OriginCtx, p.Ref, "") }
 	b.acks.later(b.names.name(from), p.Ref, b.cfg.ackDelay(), func() { b.running(ack) })
 	return nil
+}
+
+// sendUnrecorded reports whether result p from peer from is for an origin
+// job here that has not ended, may go to from, and whose send is not
+// recorded: an agent killed after it published a job message and before
+// its write landed (sendWhileWriting) sends the job again at its restart,
+// and the runner's result may come first. Acknowledged, it would be
+// dropped there while the job waited here for good; left unacknowledged,
+// it comes again and lands once the send is recorded.
+func (b *Bridge) sendUnrecorded(ctx context.Context, from peer.ID, p *payload) bool {
+	if has, err := b.hasContext(ctx, p.OriginCtx); err != nil || !has {
+		return false
+	}
+	j, err := b.st.Jobs.LoadJobKey(ctx, p.OriginCtx, p.OriginJob)
+	if err != nil || j.Status.Terminal() {
+		return false
+	}
+	if r := j.Runner; r != "" && r != b.names.name(from) && !strings.HasPrefix(r, "runner:") {
+		return false // it goes elsewhere, or runs here
+	}
+	b.stats.add(b.stats.rejected, "result_before_send")
+	b.log.Debug("bridge: a result for a job whose send is not recorded yet: not acknowledged",
+		"from", b.names.name(from), "context", p.OriginCtx, "job", p.OriginJob)
+	return true
 }
 
 // failSent ends origin job j, whose message will bring no result

@@ -342,6 +342,13 @@ jobs:
 	})
 	s.restart(t)
 	t.Logf("supervisor back after %v", time.Since(start).Round(time.Millisecond))
+	t.Cleanup(func() {
+		if t.Failed() {
+			out, errOut, _ := hyTry("flow", "status", fmt.Sprint(f.ID), "--context", "1", "--json", "--data-dir", s.dir)
+			jobs, _, _ := hyTry("job", "list", "1", "--json", "--data-dir", r1.dir)
+			t.Logf("flow: %s %s\nR1 jobs: %s\nS log:\n%s\nR1 log:\n%s", out, errOut, jobs, s.proc.log, r1.proc.log)
+		}
+	})
 
 	id := fmt.Sprint(f.ID)
 	eventually(t, 60*time.Second, "the flow to end after the restart", func() bool {
