@@ -179,9 +179,12 @@ func (c *BriefCache) readChanges(ctx context.Context, ctxID uint64, e *briefEntr
 	if int(indexed) < len(e.known) { // jobs went (retention): read all again
 		return c.readFull(ctx, ctxID, e)
 	}
-	moved, newest, err := c.st.ChangedSince(ctx, ctxID, e.changes-changesSlack)
+	moved, newest, whole, err := c.st.ChangedSince(ctx, ctxID, e.changes-changesSlack)
 	if err != nil {
 		return err
+	}
+	if !whole { // moves since were trimmed away (JobChangesCap): read all again
+		return c.readFull(ctx, ctxID, e)
 	}
 	reread := slices.DeleteFunc(created, func(k string) bool { return e.known[k] })
 	reread = append(reread, moved...)

@@ -91,22 +91,39 @@ func (s *Jobs) JobBriefsOf(ctx context.Context, ctxID uint64, keys []string) ([]
 
 // ChangedSince returns the jobs that moved at or after sinceMS (unix ms,
 // the server's clock) and the time of the newest move (sinceMS when none).
-func (s *Jobs) ChangedSince(ctx context.Context, ctxID uint64, sinceMS int64) ([]string, int64, error) {
+// whole is false when moves after sinceMS may have been trimmed away
+// (job_changes keeps JobChangesKeep and JobChangesCap): the caller reads
+// everything again.
+func (s *Jobs) ChangedSince(ctx context.Context, ctxID uint64, sinceMS int64) (keys []string, newest int64, whole bool, err error) {
 	db, err := s.db(ctxID)
 	if err != nil {
-		return nil, sinceMS, fmt.Errorf("store.ChangedSince: %w", err)
+		return nil, sinceMS, false, fmt.Errorf("store.ChangedSince: %w", err)
 	}
-	zs, err := db.ZRangeByScoreWithScores(ctx, JobChangesKey,
-		&redis.ZRangeBy{Min: strconv.FormatInt(sinceMS, 10), Max: "+inf"}).Result()
+	var moved, oldest *redis.ZSliceCmd
+	var card *redis.IntCmd
+	_, err = db.Pipelined(ctx, func(p redis.Pipeliner) error {
+		moved = p.ZRangeByScoreWithScores(ctx, JobChangesKey,
+			&redis.ZRangeBy{Min: strconv.FormatInt(sinceMS, 10), Max: "+inf"})
+		oldest = p.ZRangeWithScores(ctx, JobChangesKey, 0, 0)
+		card = p.ZCard(ctx, JobChangesKey)
+		return nil
+	})
 	if err != nil {
-		return nil, sinceMS, fmt.Errorf("store.ChangedSince: %w", err)
+		return nil, sinceMS, false, fmt.Errorf("store.ChangedSince: %w", err)
 	}
-	keys, newest := make([]string, len(zs)), sinceMS
+	zs := moved.Val()
+	keys, newest = make([]string, len(zs)), sinceMS
 	for i, z := range zs {
 		keys[i], _ = z.Member.(string)
 		newest = max(newest, int64(z.Score))
 	}
-	return keys, newest, nil
+	whole = true
+	if o := oldest.Val(); len(o) == 1 && int64(o[0].Score) > sinceMS {
+		// Entries after sinceMS went if the set is at its cap, or sinceMS
+		// is older than what age keeps.
+		whole = card.Val() < JobChangesCap && newest-sinceMS < JobChangesKeep.Milliseconds()
+	}
+	return keys, newest, whole, nil
 }
 
 // LastChange is the time of the newest move in job_changes (unix ms, the

@@ -42,8 +42,15 @@ const (
 // briefs of the jobs (the dashboard's) reads again only those.
 const JobChangesKey = "job_changes"
 
-// JobChangesKeep is how long job_changes remembers a move.
-const JobChangesKeep = 10 * time.Minute
+// JobChangesKeep is how long job_changes remembers a move, and
+// JobChangesCap how many jobs it remembers at most (the newest): at
+// thousands of jobs a second age alone would let it grow past the jobs
+// retention keeps. A reader whose mark is older than its oldest entry
+// reads everything again (BriefCache).
+const (
+	JobChangesKeep = 10 * time.Minute
+	JobChangesCap  = 50000
+)
 
 // TimelineKey is timeline:<job key>, where timelines were kept before
 // they moved into the job's hash (TimelineField).
@@ -74,7 +81,8 @@ type TimelineEntry struct {
 // not read again, and nowMS, the time, when the script was given it. The
 // trim of job_changes costs a command, so it runs on about one move in
 // 16 (its readers ask by score, so older entries left a while longer
-// change no answer). jobChanges is a local a script may set from its KEYS
+// change no answer); the same trim keeps the newest JobChangesCap.
+// jobChanges is a local a script may set from its KEYS
 // (the claim does, claim_build.go).
 var luaTimeline = fmt.Sprintf(`
 local jobChanges = %q
@@ -104,13 +112,16 @@ local function timelineNext(job, event, detail)
   local raw = cjson.encode(list)
   if jobKnown[job] then jobKnown[job].timeline = raw end
   redis.call('ZADD', jobChanges, ms, job)
-  if ms %% 16 == 0 then redis.call('ZREMRANGEBYSCORE', jobChanges, '-inf', ms - %d) end
+  if ms %% 16 == 0 then
+    redis.call('ZREMRANGEBYSCORE', jobChanges, '-inf', ms - %d)
+    redis.call('ZREMRANGEBYRANK', jobChanges, 0, -%d)
+  end
   return raw
 end
 local function timeline(job, event, detail)
   redis.call('HSET', job, 'timeline', timelineNext(job, event, detail))
 end
-`, JobChangesKey, TimelineCap, JobChangesKeep.Milliseconds())
+`, JobChangesKey, TimelineCap, JobChangesKeep.Milliseconds(), JobChangesCap+1)
 
 // timelineSent queues on p, for a job handed to another agent (o.Job with
 // a new runner, store.Dispatch), its "sent" entry (timelineSentSrc).

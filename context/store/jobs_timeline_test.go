@@ -1,8 +1,11 @@
 package store_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hyphae-run/hyphae/context/model"
 	"github.com/hyphae-run/hyphae/context/store"
@@ -73,5 +76,55 @@ func TestTimelineRecordsMovesAndGoesWithTheJob(t *testing.T) {
 	}
 	if _, n, _ := s.Jobs.IndexedSince(ctx, ctxID, 0); n != 0 {
 		t.Fatalf("after pruning, the index holds %d keys", n)
+	}
+}
+
+// job_changes remembers the newest JobChangesCap moves, not every move of
+// the last JobChangesKeep: at thousands of jobs a second it would outgrow
+// the jobs retention keeps. A reader whose mark is older than what was
+// trimmed away is told to read everything again.
+func TestJobChangesKeepsTheNewestCap(t *testing.T) {
+	s, srv := ctOpen(t)
+	ctx := ctCtx(t)
+	const ctxID = 1
+	db := srv.Client(t, ctxID)
+	now, err := db.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := now.UnixMilli() - 60_000 // within JobChangesKeep: age trims none of them
+	over := store.JobChangesCap + 5000
+	for lo := 0; lo < over; lo += 1000 {
+		zs := make([]redis.Z, 0, 1000)
+		for i := lo; i < lo+1000; i++ {
+			zs = append(zs, redis.Z{Score: float64(old), Member: fmt.Sprintf("job:9:%d", i)})
+		}
+		if err := db.ZAdd(ctx, store.JobChangesKey, zs...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var last string
+	for i := 0; i < 20000; i++ { // a trim runs on about one move in 16
+		j := &model.RunnerJob{CallerID: 1, ContextID: ctxID, ScriptType: "sh", Script: "true"}
+		if err := s.Jobs.CreateQueuedJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		last = store.JobKey(1, j.ID)
+		if n := db.ZCard(ctx, store.JobChangesKey).Val(); n <= store.JobChangesCap {
+			break
+		}
+	}
+	if n := db.ZCard(ctx, store.JobChangesKey).Val(); n > store.JobChangesCap {
+		t.Fatalf("job_changes holds %d members, want at most %d", n, store.JobChangesCap)
+	}
+	if _, err := db.ZScore(ctx, store.JobChangesKey, last).Result(); err != nil {
+		t.Fatalf("the newest move (%s) was trimmed: %v", last, err)
+	}
+	if _, _, whole, err := s.Jobs.ChangedSince(ctx, ctxID, old-1); err != nil || whole {
+		t.Fatalf("changes since before the trimmed moves: whole=%v, %v; want false", whole, err)
+	}
+	keys, _, whole, err := s.Jobs.ChangedSince(ctx, ctxID, now.UnixMilli()-1000)
+	if err != nil || !whole || !slices.Contains(keys, last) {
+		t.Fatalf("changes since the new moves: whole=%v, has the newest %v, %v; want both", whole, slices.Contains(keys, last), err)
 	}
 }

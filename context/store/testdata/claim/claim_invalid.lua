@@ -177,7 +177,10 @@ local function timelineNext(job, event, detail)
   local raw = cjson.encode(list)
   if jobKnown[job] then jobKnown[job].timeline = raw end
   redis.call('ZADD', jobChanges, ms, job)
-  if ms % 16 == 0 then redis.call('ZREMRANGEBYSCORE', jobChanges, '-inf', ms - 600000) end
+  if ms % 16 == 0 then
+    redis.call('ZREMRANGEBYSCORE', jobChanges, '-inf', ms - 600000)
+    redis.call('ZREMRANGEBYRANK', jobChanges, 0, -50001)
+  end
   return raw
 end
 local function timeline(job, event, detail)
