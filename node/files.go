@@ -103,6 +103,16 @@ func (l filesLists) PublishList(ctx context.Context, ctxID uint64, key, list str
 	return l.s.PublishList(ctx, ctxID, key, list)
 }
 
+// FetchInputsList: only a bad entry is final; a refusal may be the origin
+// not having recorded yet where the job went, so it counts as a try.
+func (l filesLists) FetchInputsList(ctx context.Context, p peer.ID, ref, desc string) (string, error) {
+	v, err := l.s.FetchInputsList(ctx, p, ref, desc)
+	if errors.Is(err, jobfiles.ErrBadList) {
+		err = fmt.Errorf("%w: %w", bridge.ErrListRefused, err)
+	}
+	return v, err
+}
+
 func (l filesLists) FetchList(ctx context.Context, p peer.ID, ref, desc string, ctxID uint64, key string) (string, error) {
 	v, err := l.s.FetchList(ctx, p, ref, desc, ctxID, key)
 	if errors.Is(err, jobfiles.ErrBadList) || errors.Is(err, files.ErrRefused) || errors.Is(err, files.ErrNotFound) {

@@ -2,7 +2,6 @@ package node_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/hyphae-run/hyphae/node/api/wire"
@@ -49,14 +48,19 @@ func TestFilesLongListComesHome(t *testing.T) {
 }
 
 // A consumer routed to another agent whose inputs list is too long for a
-// job message ends error saying so, instead of its message being resent
-// until its time-out, and the flow ends.
-func TestFilesInputsListTooLongForAJobMessage(t *testing.T) {
+// job message gets it apart (fetched from the job's origin) and finds
+// every file, fetched from the agent that made them.
+func TestFilesLongInputsListGoesApart(t *testing.T) {
 	t.Parallel()
 	a, b := flowPair(t)
-	v := waitFlow(t, a, runFlow(t, a, fmt.Sprintf(listFlow, b.peerID(), b.peerID())))
+	v := waitFlow(t, a, runFlow(t, a, fmt.Sprintf(listFlow, a.peerID(), b.peerID())))
 	count := jobOf(t, v, "count")
-	if v.Status != "error" || count.Status != "error" || !strings.Contains(count.Error, "fewer input files") {
+	if v.Status != "finished" || count.Status != "finished" {
 		t.Fatalf("flow %s, count %s %q", v.Status, count.Status, count.Error)
+	}
+	var c wire.JobView
+	a.call(t, "job.load", wire.JobRef{Context: 1, Key: count.Key}, &c)
+	if c.RanOn != b.peerID() || count.Result["n"] != "6000" {
+		t.Fatalf("the consumer ran on %q and counted %q files, want b and 6000", c.RanOn, count.Result["n"])
 	}
 }

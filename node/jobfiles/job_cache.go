@@ -31,14 +31,15 @@ type cachedJob struct {
 	own    map[string]files.Entry // its files by sha256
 	inputs map[string]bool        // its inputs' blobs
 	list   string                 // sha256 of its files list, the blob it travels as when apart (lists.go)
+	inList string                 // sha256 of its inputs list, likewise
 	until  time.Time
 }
 
 // has reports whether sha is among the job's files or inputs, or is its
-// files list.
+// files or inputs list.
 func (c *cachedJob) has(sha string) bool {
 	_, ok := c.own[sha]
-	return ok || c.inputs[sha] || (sha == c.list && sha != "")
+	return ok || c.inputs[sha] || (sha != "" && (sha == c.list || sha == c.inList))
 }
 
 // jobCache holds cachedJobs by ref.
@@ -63,10 +64,7 @@ func (s *Service) job(ctx context.Context, ctxID uint64, key string) (*cachedJob
 	}
 	c = &cachedJob{job: j, until: now.Add(jobCacheTTL)}
 	c.own, c.inputs = blobsOf(j)
-	if v := j.FilesJSON(); v != "" {
-		sum := sha256.Sum256([]byte(v))
-		c.list = hex.EncodeToString(sum[:])
-	}
+	c.list, c.inList = digestOf(j.FilesJSON()), digestOf(j.InputsJSON())
 	s.jobs.mu.Lock()
 	defer s.jobs.mu.Unlock()
 	if s.jobs.m == nil || len(s.jobs.m) >= jobCacheMax {
@@ -74,6 +72,15 @@ func (s *Service) job(ctx context.Context, ctxID uint64, key string) (*cachedJob
 	}
 	s.jobs.m[ref] = c
 	return c, nil
+}
+
+// digestOf is the hex sha256 of v, "" for none.
+func digestOf(v string) string {
+	if v == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(v))
+	return hex.EncodeToString(sum[:])
 }
 
 // dropExpired is m without its expired entries, or empty when all are live.

@@ -136,6 +136,7 @@ type Bridge struct {
 	runners registry      // runner records per context, for jobs the agent routes
 
 	apart    listsApart // files lists being fetched apart (files_apart.go)
+	inApart  listsApart // inputs lists being fetched apart (files_apart_inputs.go)
 	breakers *breakers  // circuit breakers per destination peer (breaker.go)
 	wake     bridgeWake // the loops' wake-ups (wake.go)
 

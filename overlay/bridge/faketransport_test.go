@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -264,6 +265,9 @@ func (t *fakeTransport) close() {
 }
 
 func (t *fakeTransport) Send(_ context.Context, to peer.ID, data []byte) error {
+	if len(data) > overlay.DefaultMaxMessageSize-4096 { // about the overlay's MaxPayload
+		return fmt.Errorf("fake send of %d bytes: %w", len(data), overlay.ErrTooLarge)
+	}
 	return t.net.send(t.self, to, data)
 }
 

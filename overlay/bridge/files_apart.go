@@ -34,6 +34,10 @@ type FilesLists interface {
 	// and returns it. A wrapped ErrListRefused says no later try can
 	// succeed.
 	FetchList(ctx context.Context, p peer.ID, ref, desc string, ctxID uint64, key string) (list string, err error)
+	// FetchInputsList brings the inputs list of entry desc from peer p,
+	// asked for through the job ref there, holding nothing here: the
+	// list goes into the job it belongs to. Errors as FetchList's.
+	FetchInputsList(ctx context.Context, p peer.ID, ref, desc string) (list string, err error)
 }
 
 // ErrListRefused is a files list that will not be fetched whatever the

@@ -53,6 +53,10 @@ func (m *memLists) FetchList(_ context.Context, _ peer.ID, _, desc string, _ uin
 	return v, nil
 }
 
+func (m *memLists) FetchInputsList(ctx context.Context, p peer.ID, ref, desc string) (string, error) {
+	return m.FetchList(ctx, p, ref, desc, 0, "")
+}
+
 // longList is a files list past what one result carries.
 func longList() string {
 	return "[" + strings.Repeat(`{"path":"x"},`, maxResult/10) + `{}]`
@@ -121,5 +125,85 @@ func TestLongFilesListRefusedEndsTheJob(t *testing.T) {
 	if got.Status != model.JobError || !strings.Contains(got.Error, "the holder says no") || got.FilesJSON() != "" {
 		t.Fatalf("origin job %s (%q), %d bytes of files list, want error with the holder's reason", got.Status,
 			got.Error, len(got.FilesJSON()))
+	}
+}
+
+// runInputsApart sends a job whose inputs list is past one message from a
+// to b, and returns the origin's job and b's copy (nil when none was made)
+// once the origin's job has ended: b ends its copy at once, as a runner would.
+func runInputsApart(t *testing.T, lists *memLists) (origin, remote *model.RunnerJob) {
+	t.Helper()
+	n := newFakeNet()
+	tweak := func(c *Config) { c.FilesLists, c.TimeoutAck = lists, 200*time.Millisecond }
+	a, b := newSide(t, n, tweak), newSide(t, n, tweak)
+	a.context(t, 1)
+	b.grant(t, 2, a.name(), model.RoleExecutor)
+	j := &model.RunnerJob{CallerID: 1, Script: "consume", ScriptType: "sh", Status: model.JobDispatched, Attempt: 1,
+		Runner: b.name(), Extra: model.Hash{model.ExtraInputs: longList()}}
+	if _, err := a.b.Submit(context.Background(), 1, 2, b.name(), j, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *model.RunnerJob, 1)
+	go func() {
+		for i := 0; i < 200; i++ {
+			if js := b.jobs(t, 2); len(js) == 1 {
+				b.finish(t, 2, jobKey(js[0]), nil)
+				done <- js[0]
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		done <- nil
+	}()
+	origin = a.waitEnded(t, 1, jobKey(j))
+	return origin, <-done
+}
+
+// A job whose inputs list is too long for one message reaches its runner
+// with the whole list (fetched apart from the origin) and runs there.
+func TestLongInputsListReachesTheRunner(t *testing.T) {
+	t.Parallel()
+	origin, remote := runInputsApart(t, &memLists{fail: 1})
+	if remote == nil || remote.InputsJSON() != longList() {
+		n := 0
+		if remote != nil {
+			n = len(remote.InputsJSON())
+		}
+		t.Fatalf("the runner's job has %d bytes of inputs list, want %d", n, len(longList()))
+	}
+	if origin.Status != model.JobFinished {
+		t.Fatalf("origin job %s (%q), want finished", origin.Status, origin.Error)
+	}
+}
+
+// An inputs list the origin will not give ends the origin's job with the
+// reason, and the runner makes no job.
+func TestLongInputsListRefusedEndsTheJob(t *testing.T) {
+	t.Parallel()
+	origin, remote := runInputsApart(t, &memLists{refuse: true})
+	if origin.Status != model.JobError || !strings.Contains(origin.Error, "inputs list") ||
+		!strings.Contains(origin.Error, "the holder says no") {
+		t.Fatalf("origin job %s (%q), want error with the reason", origin.Status, origin.Error)
+	}
+	if remote != nil {
+		t.Fatalf("the runner made job %s of a job whose inputs it could not have", jobKey(remote))
+	}
+}
+
+// Where the inputs list cannot go apart (no content store here), a job
+// message too large to send ends its job at once with the reason.
+func TestLongInputsListWithoutAStoreEndsTheJob(t *testing.T) {
+	t.Parallel()
+	n := newFakeNet()
+	a, b := newSide(t, n, nil), newSide(t, n, nil)
+	a.context(t, 1)
+	b.grant(t, 2, a.name(), model.RoleExecutor)
+	j := &model.RunnerJob{CallerID: 1, Script: "consume", ScriptType: "sh", Status: model.JobDispatched, Attempt: 1,
+		Runner: b.name(), Extra: model.Hash{model.ExtraInputs: longList()}}
+	if _, err := a.b.Submit(context.Background(), 1, 2, b.name(), j, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.waitEnded(t, 1, jobKey(j)); got.Status != model.JobError || !strings.Contains(got.Error, "fewer input files") {
+		t.Fatalf("origin job %s (%q), want error saying to give it fewer input files", got.Status, got.Error)
 	}
 }

@@ -42,6 +42,9 @@ func (b *Bridge) onJob(ctx context.Context, from peer.ID, target uint64, p *payl
 		}
 		return err // store trouble: no reply, the sender will resend
 	}
+	if p.InputsList != "" {
+		return b.inputsApart(ctx, from, target, p, refuse) // files_apart_inputs.go: fetched, then handled again
+	}
 	src, err := model.JobFromHash("job from "+sender, p.Job)
 	if err != nil || src.Script == "" || src.ScriptType == "" || p.Ref == "" || p.OriginJob == "" {
 		return refuseAs(reasonMalformedJob, "malformed job: %v", errOr(err, "script, script_type, ref and origin_job are required"))

@@ -33,6 +33,7 @@ func (b *Bridge) launch(ctx context.Context, ctxID uint64, key string, m *model.
 	}
 	if pre == nil && dst != "" {
 		pre = fresh(ctxID, key, m, job) // nil: not a kind fresh builds, the outbox sends it
+		b.inputsOut(ctx, pre)           // a long inputs list goes apart (files_apart_inputs.go)
 	}
 	if dst == "" || pre == nil {
 		return b.st.Bus.Dispatch(ctx, ctxID, o)

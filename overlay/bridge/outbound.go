@@ -342,6 +342,7 @@ func (b *Bridge) sendOne(ctx context.Context, ctxID uint64, key string) error {
 	if err != nil {
 		return err
 	}
+	b.inputsOut(ctx, pre) // a long inputs list goes apart (files_apart_inputs.go)
 	err = b.deliver(ctx, dst, pre.typ, pre.target, pre.attempt, pre.p)
 	if errors.Is(err, overlay.ErrTooLarge) { // as large at every resend
 		return b.tooLarge(ctx, ctxID, key, m, err)

@@ -39,6 +39,11 @@ type payload struct {
 	// list) of the list's blob at the runner, asked for through FilesRef
 	// (files_apart.go).
 	FilesList string `json:"files_list,omitempty"`
+	// InputsList, on a job whose inputs list is too long for one message
+	// (then the job's inputs field holds inputsApartMark): the entry of
+	// the list's blob at the origin, asked for through the origin job's
+	// ref (files_apart_inputs.go).
+	InputsList string `json:"inputs_list,omitempty"`
 }
 
 func (p *payload) encode() []byte {
