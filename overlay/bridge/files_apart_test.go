@@ -133,16 +133,7 @@ func TestLongFilesListRefusedEndsTheJob(t *testing.T) {
 // once the origin's job has ended: b ends its copy at once, as a runner would.
 func runInputsApart(t *testing.T, lists *memLists) (origin, remote *model.RunnerJob) {
 	t.Helper()
-	n := newFakeNet()
-	tweak := func(c *Config) { c.FilesLists, c.TimeoutAck = lists, 200*time.Millisecond }
-	a, b := newSide(t, n, tweak), newSide(t, n, tweak)
-	a.context(t, 1)
-	b.grant(t, 2, a.name(), model.RoleExecutor)
-	j := &model.RunnerJob{CallerID: 1, Script: "consume", ScriptType: "sh", Status: model.JobDispatched, Attempt: 1,
-		Runner: b.name(), Extra: model.Hash{model.ExtraInputs: longList()}}
-	if _, err := a.b.Submit(context.Background(), 1, 2, b.name(), j, 0, false); err != nil {
-		t.Fatal(err)
-	}
+	a, b, j := submitLongInputs(t, lists)
 	done := make(chan *model.RunnerJob, 1)
 	go func() {
 		for i := 0; i < 200; i++ {
@@ -194,16 +185,28 @@ func TestLongInputsListRefusedEndsTheJob(t *testing.T) {
 // message too large to send ends its job at once with the reason.
 func TestLongInputsListWithoutAStoreEndsTheJob(t *testing.T) {
 	t.Parallel()
+	a, _, j := submitLongInputs(t, nil)
+	if got := a.waitEnded(t, 1, jobKey(j)); got.Status != model.JobError || !strings.Contains(got.Error, "fewer input files") {
+		t.Fatalf("origin job %s (%q), want error saying to give it fewer input files", got.Status, got.Error)
+	}
+}
+
+// submitLongInputs submits from a to b a job whose inputs list is past
+// one message; lists nil: neither side has a content store.
+func submitLongInputs(t *testing.T, lists *memLists) (a, b *side, j *model.RunnerJob) {
+	t.Helper()
 	n := newFakeNet()
-	a, b := newSide(t, n, nil), newSide(t, n, nil)
+	tweak := func(c *Config) { c.TimeoutAck = 200 * time.Millisecond }
+	if lists != nil {
+		tweak = func(c *Config) { c.FilesLists, c.TimeoutAck = lists, 200*time.Millisecond }
+	}
+	a, b = newSide(t, n, tweak), newSide(t, n, tweak)
 	a.context(t, 1)
 	b.grant(t, 2, a.name(), model.RoleExecutor)
-	j := &model.RunnerJob{CallerID: 1, Script: "consume", ScriptType: "sh", Status: model.JobDispatched, Attempt: 1,
+	j = &model.RunnerJob{CallerID: 1, Script: "consume", ScriptType: "sh", Status: model.JobDispatched, Attempt: 1,
 		Runner: b.name(), Extra: model.Hash{model.ExtraInputs: longList()}}
 	if _, err := a.b.Submit(context.Background(), 1, 2, b.name(), j, 0, false); err != nil {
 		t.Fatal(err)
 	}
-	if got := a.waitEnded(t, 1, jobKey(j)); got.Status != model.JobError || !strings.Contains(got.Error, "fewer input files") {
-		t.Fatalf("origin job %s (%q), want error saying to give it fewer input files", got.Status, got.Error)
-	}
+	return a, b, j
 }
