@@ -31,6 +31,10 @@ func (t *table) lean() {
 	const accum = "BenchmarkLeanAccumulation"
 	t.cmp("noop jobs/s in the last two blocks of 5,000 after 150,000 jobs, retention on its defaults (vs the first two blocks of the same run)",
 		t.fig(accum, "last-jobs/s"), t.fig(accum, "first-jobs/s"), rate, "≥ 0.95×", atLeast(0.95))
+	t.cmp("… the median block after 100,000 jobs (vs the median of the first four blocks; single blocks swing)",
+		t.fig(accum, "late-median-jobs/s"), t.fig(accum, "first-median-jobs/s"), rate, "", nil)
+	t.abs("… the share of the CPUs the hypervisor stole during that run (the blocks swing with it)",
+		t.fig(accum, "steal-%"), pct, "", nil)
 	t.cmp("… the store's used memory at the end (vs after the first block; its peak in the log)",
 		t.fig(accum, "redis-MiB-end"), t.fig(accum, "redis-MiB-first"), mib, "flat once retention bites", nil)
 	for _, n := range []string{"1", "20"} {
