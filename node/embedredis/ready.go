@@ -7,8 +7,14 @@ import (
 	"time"
 )
 
-// pollInterval is how often a starting or stopping child is probed.
-const pollInterval = 50 * time.Millisecond
+// pollInterval is how often a starting or stopping child is probed at
+// most; a start is probed first after firstPoll, the gap doubling up to
+// pollInterval: redis-server on a fresh data dir answers within a few
+// milliseconds, and the agent's start-up waits for it.
+const (
+	pollInterval = 50 * time.Millisecond
+	firstPoll    = time.Millisecond
+)
 
 // waitReady returns once p answers PING with PONG. It fails if p exits, if
 // nothing answers within readyTimeout, or when ctx ends. A LOADING reply (a
@@ -16,7 +22,8 @@ const pollInterval = 50 * time.Millisecond
 func (c *child) waitReady(ctx context.Context, p *proc) error {
 	deadline := time.NewTimer(readyTimeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(pollInterval)
+	gap := firstPoll
+	tick := time.NewTimer(gap)
 	defer tick.Stop()
 	for loading := false; ; {
 		line, ok := ping(ctx, c.sock)
@@ -37,6 +44,8 @@ func (c *child) waitReady(ctx context.Context, p *proc) error {
 		case <-ctx.Done():
 			return c.startError(p, fmt.Sprintf("waiting for redis-server: %v", ctx.Err()))
 		case <-tick.C:
+			gap = min(2*gap, pollInterval)
+			tick.Reset(gap)
 		}
 	}
 }
