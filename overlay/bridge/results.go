@@ -195,7 +195,7 @@ func (b *Bridge) sendUnrecorded(ctx context.Context, from peer.ID, p *payload) b
 	if err != nil || j.Status.Terminal() {
 		return false
 	}
-	if r := j.Runner; r != "" && r != b.names.name(from) && !strings.HasPrefix(r, "runner:") {
+	if r := j.Runner; r != "" && r != b.names.name(from) && r != from.String() && !strings.HasPrefix(r, "runner:") {
 		return false // it goes elsewhere, or runs here
 	}
 	b.stats.add(b.stats.rejected, "result_before_send")
