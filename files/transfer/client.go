@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/hyphae-run/hyphae/files"
@@ -21,11 +22,18 @@ import (
 // Client fetches blobs into a store from other agents' Servers. It holds
 // no goroutine of its own; Fetch runs on the caller's.
 type Client struct {
-	h     host.Host
-	store *cas.Store
-	cfg   Config
-	sem   chan struct{}
+	h        host.Host
+	store    *cas.Store
+	cfg      Config
+	sem      chan struct{}
+	received atomic.Int64 // content bytes read from streams, a chunk cut short included
 }
+
+// BytesReceived is the content bytes this Client's fetches read from
+// streams, a chunk cut short included: past a file's size by what was
+// received twice (a resumed fetch asks again for the chunk it had not
+// finished, nothing it had verified).
+func (c *Client) BytesReceived() int64 { return c.received.Load() }
 
 // NewClient returns a Client fetching over h into store.
 func NewClient(h host.Host, store *cas.Store, cfg Config) *Client {
@@ -207,7 +215,9 @@ func (c *Client) readChunks(st network.Stream, r io.Reader, e files.Entry, first
 			buf := <-free
 			l := min(e.ChunkSize, e.Size-i*e.ChunkSize)
 			_ = st.SetReadDeadline(time.Now().Add(c.cfg.IdleTimeout))
-			if _, err := io.ReadFull(r, buf[:l]); err != nil {
+			n, err := io.ReadFull(r, buf[:l])
+			c.received.Add(int64(n))
+			if err != nil {
 				chunks <- chunk{i: i, err: fmt.Errorf("chunk %d: %w", i, err)}
 				return
 			}

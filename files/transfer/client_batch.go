@@ -220,7 +220,9 @@ func (c *Client) receiveOne(r io.Reader, e files.Entry, part *cas.Part, buf []by
 	}
 	for i := part.Verified(); i < e.Chunks(); i++ {
 		b := buf[:min(e.ChunkSize, e.Size-i*e.ChunkSize)]
-		if _, err := io.ReadFull(r, b); err != nil {
+		n, err := io.ReadFull(r, b)
+		c.received.Add(int64(n))
+		if err != nil {
 			return files.Sum{}, fmt.Errorf("chunk %d: %w", i, err)
 		}
 		if sha256.Sum256(b) != h.Chunks[i] {

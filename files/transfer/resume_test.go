@@ -33,6 +33,10 @@ func TestCutHalfWayResumes(t *testing.T) {
 		t.Errorf("resume served %d bytes, want %d (from the last verified chunk)", second, e.Size-*verified)
 	}
 	t.Logf("served %d + %d for %d bytes; %d were in flight at the cut", first, second, e.Size, first+second-e.Size)
+	if got := l.cli.BytesReceived(); got < e.Size || got-e.Size > files.DefaultChunkSize {
+		t.Errorf("the client read %d bytes for %d: %d twice, want at most one chunk (%d)",
+			got, e.Size, got-e.Size, files.DefaultChunkSize)
+	}
 	if !bytes.Equal(l.received(t, e), body) {
 		t.Fatal("received differs")
 	}

@@ -40,6 +40,9 @@ type Stats struct {
 	Busy        int64 // answered busy
 	NotFound    int64 // for a blob not in the store
 	BytesServed int64 // content bytes written to streams (not headers)
+	// BytesFetched is not the Server's: the content bytes this agent's
+	// Client read (Client.BytesReceived), for whoever reports both.
+	BytesFetched int64
 }
 
 // Serve starts serving store on h under Protocol; Shutdown stops it.

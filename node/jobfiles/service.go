@@ -85,14 +85,19 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	return srv.Shutdown(ctx)
 }
 
-// Stats is the transfer server's counts (zero before Serve).
+// Stats is the transfer server's counts and the bytes its client
+// fetched (zero before Serve).
 func (s *Service) Stats() transfer.Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.server == nil {
 		return transfer.Stats{}
 	}
-	return s.server.Stats()
+	st := s.server.Stats()
+	if s.client != nil {
+		st.BytesFetched = s.client.BytesReceived()
+	}
+	return st
 }
 
 // Ref names job key of context ctxID on this agent.

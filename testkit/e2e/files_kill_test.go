@@ -171,6 +171,13 @@ jobs:
 		t.Errorf("the nas served %d bytes for a %d-byte file: %d sent twice of the %d home kept at the cut: the fetch started over",
 			served, size, served-size, kept)
 	}
+	// What reached home twice is at most the chunk it had not finished.
+	fetched := metricValue(t, home, "hyphae_files_fetched_bytes_total")
+	t.Logf("home fetched %d bytes for a %d-byte file: %d received twice", fetched, size, fetched-size)
+	if fetched < size || fetched-size > chunk {
+		t.Errorf("home fetched %d bytes for a %d-byte file: %d received twice, want at most one chunk (%d)",
+			fetched, size, fetched-size, chunk)
+	}
 }
 
 // cutAtPart is how much of the dump home holds when its link is cut.
